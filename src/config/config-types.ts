@@ -1,0 +1,116 @@
+// The daemon's configuration, declared once with its defaults. It is resolved once (file, then
+// CODE_EXEC_* environment, then flags), frozen, and passed down; nothing reads process.env later.
+
+/** What an agent may do with its workspace namespace. */
+export type WorkspaceAccess = 'none' | 'read' | 'read-write';
+/** What an agent may do with the shared skill store. */
+export type SkillsAccess = 'none' | 'read' | 'read-write';
+
+/** Deno-style permissions of one agent. */
+export interface Permissions {
+  /** Workspace namespace access. Default 'read-write'. */
+  workspace: WorkspaceAccess;
+  /** Skill store access. Default 'read-write'. */
+  skills: SkillsAccess;
+  /** Upstream tool patterns `SERVER.TOOL`, `*` wildcards allowed (`github.*`). Default ['*']. */
+  tools: readonly string[];
+  /** Hosts the sandbox's `fetch` may reach (`api.example.com`, `*.example.com`, `host:port`). Default []. */
+  net: readonly string[];
+}
+
+export interface AgentConfig {
+  /** Display name used in logs and stats. */
+  name: string;
+  /** Bearer token that identifies this agent on HTTP. */
+  token: string;
+  /** Sub-folder of the workspace root this agent sees as its own root. Default: the agent name. */
+  workspace?: string;
+  permissions: Permissions;
+}
+
+/** An upstream MCP server, in the shape MCP clients already use. */
+export type McpServerConfig =
+  | { command: string; args?: readonly string[]; env?: Readonly<Record<string, string>>; cwd?: string; timeout_ms?: number }
+  | { url: string; headers?: Readonly<Record<string, string>>; timeout_ms?: number };
+
+/** A PII flow rule: which PII types may reach which upstream tools. */
+export interface PiiFlowRule {
+  /** Tool pattern `SERVER.TOOL` with `*` wildcards. */
+  tools: string;
+  /** PII types (EMAIL, PHONE, ...) this rule speaks of; ['*'] for all. */
+  types: readonly string[];
+  action: 'allow' | 'deny';
+}
+
+export interface Config {
+  /** Interface the HTTP daemon binds. Default '127.0.0.1'. */
+  host: string;
+  /** TCP port of the HTTP daemon; 0 picks a free one. Default 7337. */
+  port: number;
+  /** Bearer token required on HTTP when no agents are configured; required for non-loopback binds. */
+  authToken?: string;
+  /** Extra Host header values accepted besides the bind address and localhost. */
+  allowedHosts: readonly string[];
+  /** Origin header values accepted (browsers); none by default. */
+  allowedOrigins: readonly string[];
+  /** Largest HTTP request body, bytes. Default 4 MiB. */
+  maxBodyBytes: number;
+
+  /** Tool catalog folder. Default '<repo>/catalog'. */
+  catalogDir: string;
+  /** Skill store folder. Default '<repo>/skills'. */
+  skillsDir: string;
+  /** Workspace root; each agent gets a namespace below it. Default '<repo>/workspace'. */
+  workspaceDir: string;
+
+  limits: {
+    /** Default wall-clock limit of one execute_code call, seconds. Default 30. */
+    defaultTimeoutSeconds: number;
+    /** Largest timeout_seconds a caller may ask for. Default 300. */
+    maxTimeoutSeconds: number;
+    /** Default memory limit of one call, MiB. Default 500. */
+    defaultMemoryMb: number;
+    /** Largest memory_mb a caller may ask for. Default 2048. */
+    maxMemoryMb: number;
+    /** Characters of result plus output returned inline before the rest spills to a file. Default 20,000. */
+    maxOutputChars: number;
+    /** Largest code string accepted, bytes. Default 1 MiB. */
+    maxCodeBytes: number;
+    /** Largest workspace file read or written, bytes. Default 50 MiB. */
+    maxFileBytes: number;
+    /** Largest fetch response body, bytes. Default 10 MiB. */
+    maxFetchBytes: number;
+    /** Calls waiting for a sandbox before new ones are refused. Default 1,000. */
+    maxQueuedCalls: number;
+  };
+
+  sandbox: {
+    /** Sandbox processes; each hosts a piscina pool and dies alone on a V8 fatal OOM. Default max(2, cores). */
+    processes: number;
+    /** Worker threads per sandbox process. 1 keeps memory attribution exact. Default 1. */
+    threadsPerProcess: number;
+    /** Pyodide worker processes for Python, started ahead of need; 0 disables Python. Default 1. */
+    pythonProcesses: number;
+  };
+
+  pii: {
+    /** Tokenize what execute_code and read_workspace_file return, restore tokens sent to tools. Default false. */
+    auto: boolean;
+    /** Flow rules, checked in order; first match wins; no match allows. */
+    flows: readonly PiiFlowRule[];
+    /** Tokens kept per session before the oldest are dropped. Default 100,000. */
+    maxTokensPerSession: number;
+    /** Idle time after which a session's vault is dropped, seconds. Default 3,600. */
+    sessionTtlSeconds: number;
+  };
+
+  /** Upstream MCP servers, by name. */
+  mcpServers: Readonly<Record<string, McpServerConfig>>;
+  /** Agents by bearer token; empty means one local agent with `defaultPermissions`. */
+  agents: readonly AgentConfig[];
+  /** Permissions of the local agent (stdio, exec, HTTP without agents). */
+  defaultPermissions: Permissions;
+
+  /** pino level. Default 'info'. */
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
