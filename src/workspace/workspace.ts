@@ -1,0 +1,240 @@
+// The workspace: the only file system guest code and the workspace tools ever see. Every path is
+// checked here, once, so confinement does not depend on callers remembering to check.
+
+import { constants as fsc } from 'node:fs';
+import { lstat, mkdir, open, readdir, realpath, rmdir, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+export type WorkspaceErrorCode =
+  | 'PATH_INVALID'
+  | 'PATH_OUTSIDE'
+  | 'NOT_FOUND'
+  | 'TOO_LARGE'
+  | 'IS_DIRECTORY'
+  | 'NOT_A_FILE';
+
+export class WorkspaceError extends Error {
+  constructor(
+    readonly code: WorkspaceErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = code === 'NOT_FOUND' ? 'FileNotFoundError' : code === 'PATH_OUTSIDE' ? 'PermissionError' : 'WorkspaceError';
+  }
+}
+
+/** Longest path accepted, characters. */
+export const MAX_PATH_CHARS = 1024;
+/** Longest single path segment, bytes (the common file system limit). */
+export const MAX_SEGMENT_BYTES = 255;
+/** Most entries list_files returns; a larger tree is cut, sorted first. */
+export const MAX_LIST_ENTRIES = 10_000;
+
+export interface WorkspaceOptions {
+  /** Absolute or relative root folder; created if missing. */
+  root: string;
+  /** Largest file read or written, bytes. */
+  maxFileBytes: number;
+}
+
+export class Workspace {
+  readonly root: string;
+  readonly maxFileBytes: number;
+  readonly #views = new Map<string, WorkspaceView>();
+
+  constructor(options: WorkspaceOptions) {
+    this.root = path.resolve(options.root);
+    this.maxFileBytes = options.maxFileBytes;
+  }
+
+  /** The view of one agent's namespace ('' is the root itself). */
+  namespace(ns: string): WorkspaceView {
+    let view = this.#views.get(ns);
+    if (!view) {
+      const rel = ns === '' ? '' : normalizeRelative(ns, 'workspace namespace');
+      view = new WorkspaceView(path.join(this.root, rel), this.maxFileBytes, rel);
+      this.#views.set(ns, view);
+    }
+    return view;
+  }
+}
+
+export class WorkspaceView {
+  #realRoot: string | undefined;
+
+  constructor(
+    readonly root: string,
+    readonly maxFileBytes: number,
+    readonly namespaceName: string,
+  ) {}
+
+  async readFile(file: unknown): Promise<{ content: string; size: number }> {
+    const full = await this.#resolveExisting(file, 'filename');
+    const info = await stat(full);
+    if (info.isDirectory()) throw new WorkspaceError('IS_DIRECTORY', `${display(file)} is a directory; use list_files to see its content`);
+    if (!info.isFile()) throw new WorkspaceError('NOT_A_FILE', `${display(file)} is not a regular file`);
+    if (info.size > this.maxFileBytes) {
+      throw new WorkspaceError('TOO_LARGE', `${display(file)} is ${info.size} bytes, over the ${this.maxFileBytes}-byte file limit`);
+    }
+    // O_NOFOLLOW: the final component was checked above; refuse a symlink swapped in since.
+    const handle = await open(full, fsc.O_RDONLY | fsc.O_NOFOLLOW);
+    try {
+      const content = await handle.readFile({ encoding: 'utf8' });
+      return { content, size: Buffer.byteLength(content) };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async writeFile(file: unknown, content: unknown): Promise<{ bytes: number }> {
+    if (typeof content !== 'string') throw new WorkspaceError('PATH_INVALID', `content must be a string, got ${typeName(content)}; use JSON.stringify for data`);
+    const bytes = Buffer.byteLength(content);
+    if (bytes > this.maxFileBytes) throw new WorkspaceError('TOO_LARGE', `content is ${bytes} bytes, over the ${this.maxFileBytes}-byte file limit`);
+    const rel = normalizeRelative(file, 'filename');
+    const root = await this.#root();
+    const full = path.join(root, rel);
+    await this.#mkdirInside(path.dirname(full));
+    const existing = await lstat(full).catch(() => undefined);
+    if (existing?.isSymbolicLink()) await this.#assertInside(await realpath(full).catch(() => full), file);
+    if (existing?.isDirectory()) throw new WorkspaceError('IS_DIRECTORY', `${display(file)} is a directory`);
+    const handle = await open(full, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_TRUNC | fsc.O_NOFOLLOW, 0o644);
+    try {
+      await handle.writeFile(content, 'utf8');
+    } finally {
+      await handle.close();
+    }
+    return { bytes };
+  }
+
+  async deleteFile(file: unknown): Promise<void> {
+    const rel = normalizeRelative(file, 'filename');
+    const root = await this.#root();
+    const full = path.join(root, rel);
+    const info = await lstat(full).catch(() => undefined);
+    if (!info) throw new WorkspaceError('NOT_FOUND', `File not found: ${display(file)}`);
+    // A symlink is removed itself, never followed, so deleting one cannot touch its target.
+    if (!info.isSymbolicLink()) await this.#assertInside(await realpath(path.dirname(full)), file);
+    if (info.isDirectory()) {
+      const entries = await readdir(full);
+      if (entries.length > 0) throw new WorkspaceError('IS_DIRECTORY', `${display(file)} is a non-empty directory`);
+      await rmdir(full);
+      return;
+    }
+    await unlink(full);
+  }
+
+  /** Files below subpath, recursively, relative to the namespace root, sorted. */
+  async listFiles(subpath: unknown = '.'): Promise<string[]> {
+    const rel = subpath === '.' || subpath === '' || subpath === undefined ? '' : normalizeRelative(subpath, 'subpath');
+    const root = await this.#root();
+    const start = path.join(root, rel);
+    const info = await stat(start).catch(() => undefined);
+    if (!info) return rel === '' ? [] : Promise.reject(new WorkspaceError('NOT_FOUND', `Directory not found: ${display(subpath)}`));
+    await this.#assertInside(await realpath(start), subpath);
+    if (!info.isDirectory()) return [rel];
+    const out: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      const entries = await readdir(dir, { withFileTypes: true });
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of entries) {
+        if (out.length >= MAX_LIST_ENTRIES) return;
+        const full = path.join(dir, entry.name);
+        // Symlinks are not followed: a link out of the workspace must not reveal what is there.
+        if (entry.isDirectory()) await walk(full);
+        else if (entry.isFile()) out.push(toPosix(path.relative(root, full)));
+      }
+    };
+    await walk(start);
+    return out;
+  }
+
+  async stats(): Promise<{ path: string; file_count: number; total_bytes: number }> {
+    const files = await this.listFiles('.');
+    let total = 0;
+    const root = await this.#root();
+    for (const f of files) total += (await stat(path.join(root, f)).catch(() => undefined))?.size ?? 0;
+    return { path: this.namespaceName === '' ? '.' : this.namespaceName, file_count: files.length, total_bytes: total };
+  }
+
+  async #root(): Promise<string> {
+    if (this.#realRoot === undefined) {
+      await mkdir(this.root, { recursive: true });
+      this.#realRoot = await realpath(this.root);
+    }
+    return this.#realRoot;
+  }
+
+  async #resolveExisting(file: unknown, what: string): Promise<string> {
+    const rel = normalizeRelative(file, what);
+    const root = await this.#root();
+    const full = path.join(root, rel);
+    let real: string;
+    try {
+      real = await realpath(full);
+    } catch {
+      throw new WorkspaceError('NOT_FOUND', `File not found: ${display(file)}`);
+    }
+    await this.#assertInside(real, file);
+    return real;
+  }
+
+  async #assertInside(real: string, original: unknown): Promise<void> {
+    const root = await this.#root();
+    if (real !== root && !real.startsWith(root + path.sep)) {
+      throw new WorkspaceError('PATH_OUTSIDE', `Access denied: ${display(original)} leads outside the workspace`);
+    }
+  }
+
+  /** mkdir -p, refusing to create through a symlinked ancestor that leads out. */
+  async #mkdirInside(dir: string): Promise<void> {
+    const root = await this.#root();
+    let existing = dir;
+    while (existing !== root && !(await lstat(existing).catch(() => undefined))) existing = path.dirname(existing);
+    await this.#assertInside(await realpath(existing), path.relative(root, dir));
+    const info = await stat(existing);
+    if (!info.isDirectory()) throw new WorkspaceError('NOT_A_FILE', `${toPosix(path.relative(root, existing))} is a file, not a directory`);
+    await mkdir(dir, { recursive: true });
+  }
+}
+
+/**
+ * Checks and normalizes a guest-supplied relative path. Refuses, with the reason: non-strings,
+ * empty, NUL and control characters, backslashes, absolute paths, `..` that climbs out, and
+ * over-long names.
+ */
+export function normalizeRelative(input: unknown, what: string): string {
+  if (typeof input !== 'string') throw new WorkspaceError('PATH_INVALID', `${what} must be a string, got ${typeName(input)}`);
+  if (input.length === 0) throw new WorkspaceError('PATH_INVALID', `${what} must not be empty`);
+  if (input.length > MAX_PATH_CHARS) throw new WorkspaceError('PATH_INVALID', `${what} is ${input.length} characters; the limit is ${MAX_PATH_CHARS}`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(input)) throw new WorkspaceError('PATH_INVALID', `${what} contains a NUL or control character`);
+  if (input.includes('\\')) throw new WorkspaceError('PATH_INVALID', `${what} contains a backslash; use / to separate folders`);
+  if (path.posix.isAbsolute(input) || /^[A-Za-z]:/.test(input)) {
+    throw new WorkspaceError('PATH_OUTSIDE', `Access denied: ${what} ${display(input)} is absolute; paths are relative to the workspace`);
+  }
+  const normal = path.posix.normalize(input);
+  if (normal === '..' || normal.startsWith('../')) {
+    throw new WorkspaceError('PATH_OUTSIDE', `Access denied: ${what} ${display(input)} leads outside the workspace`);
+  }
+  const cleaned = normal === '.' ? '' : normal.replace(/\/+$/, '');
+  if (cleaned === '') throw new WorkspaceError('PATH_INVALID', `${what} ${display(input)} names the workspace itself, not a file`);
+  for (const segment of cleaned.split('/')) {
+    if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) {
+      throw new WorkspaceError('PATH_INVALID', `${what} has a name longer than ${MAX_SEGMENT_BYTES} bytes`);
+    }
+  }
+  return cleaned;
+}
+
+function toPosix(p: string): string {
+  return p.split(path.sep).join('/');
+}
+
+function display(p: unknown): string {
+  const s = typeof p === 'string' ? p : String(typeName(p));
+  return JSON.stringify(s.length > 120 ? `${s.slice(0, 117)}...` : s);
+}
+
+function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+}
