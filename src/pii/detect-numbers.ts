@@ -1,0 +1,112 @@
+// Detectors for numbers with a structure: payment cards, SSNs, phone numbers and IBANs. Each
+// regex proposes a bounded candidate; a validator decides. Lookbehinds keep digits inside a
+// longer word or number from matching.
+
+import { PRIORITY, scan } from './candidate.js';
+import type { Candidate } from './candidate.js';
+import { cardIssuerValid, e164Valid, ibanLength, ibanValid, luhnValid, nanpValid, ssnValid } from './validators.js';
+
+/** 13-19 digits, bare or in groups split by one kind of separator (space or dash). */
+const CARD_RE = /(?<![\w-])\d{4}(?:([ -])\d{1,6}(?:\1\d{1,6}){1,4}|\d{9,15})(?!\w)/g;
+
+function cardGroupingValid(groups: readonly string[]): boolean {
+  const lengths = groups.map((g) => g.length);
+  const last = lengths[lengths.length - 1] ?? 0;
+  if (lengths.slice(0, -1).every((n) => n === 4) && last >= 1 && last <= 4) return true;
+  // Amex 4-6-5 and Diners Club 4-6-4.
+  return lengths.length === 3 && lengths[0] === 4 && lengths[1] === 6 && (last === 5 || last === 4);
+}
+
+export function detectCards(text: string, out: Candidate[]): void {
+  scan(CARD_RE, text, (m) => {
+    const sep = m[1];
+    if (sep === undefined) {
+      if (!cardIssuerValid(m[0]) || !luhnValid(m[0])) return -1;
+      out.push({ type: 'CREDIT_CARD', start: m.index, end: m.index + m[0].length, value: m[0], priority: PRIORITY.CREDIT_CARD });
+      return m.index + m[0].length;
+    }
+    // Trailing groups may be an expiry date or another field: try the longest valid prefix.
+    const groups = m[0].split(sep);
+    for (let k = groups.length; k >= 2; k--) {
+      const used = groups.slice(0, k);
+      const digits = used.join('');
+      if (digits.length < 13 || digits.length > 19) continue;
+      if (!cardGroupingValid(used) || !cardIssuerValid(digits) || !luhnValid(digits)) continue;
+      const end = m.index + digits.length + (k - 1);
+      out.push({ type: 'CREDIT_CARD', start: m.index, end, value: text.slice(m.index, end), priority: PRIORITY.CREDIT_CARD });
+      return end;
+    }
+    return -1;
+  });
+}
+
+/** 123-45-6789 or 123 45 6789. */
+const SSN_RE = /(?<![\w-])(\d{3})([- ])(\d{2})\2(\d{4})(?!\w|-\d|\2\d)/g;
+/** Nine bare digits only after a label that says what they are. */
+const SSN_LABELLED_RE = /\b(?:ssn|social security(?: number| no\.?)?)\s{0,3}(?:#|no\.?)?\s{0,3}[:=#]?\s{0,3}(\d{3})(\d{2})(\d{4})(?!\w)/gi;
+
+export function detectSsns(text: string, out: Candidate[]): void {
+  for (const re of [SSN_RE, SSN_LABELLED_RE]) {
+    const labelled = re === SSN_LABELLED_RE;
+    scan(re, text, (m) => {
+      const [area, group, serial] = labelled ? [m[1], m[2], m[3]] : [m[1], m[3], m[4]];
+      if (area === undefined || group === undefined || serial === undefined || !ssnValid(area, group, serial)) return -1;
+      const end = m.index + m[0].length;
+      const start = labelled ? end - 9 : m.index;
+      out.push({ type: 'SSN', start, end, value: text.slice(start, end), priority: PRIORITY.SSN });
+      return end;
+    });
+  }
+}
+
+/**
+ * NANP with separators: (555) 123-4567, 555-123-4567, 555.123.4567, 555 123 4567, with an
+ * optional +1 or 1- prefix. Ten bare digits are left alone: they are more often order numbers
+ * or epochs than phone numbers; a +1 makes them E.164 below.
+ */
+const NANP_RE = /(?<![\w+.\-/])(?:\+1[ .-]?|1[ .-])?(?:\((\d{3})\) ?(\d{3})[ .-]|(\d{3})([ .-])(\d{3})\4)(\d{4})(?!\w|[.-]\d)/g;
+/** E.164: + then 8-15 digits, optionally grouped by single spaces or dashes. */
+const E164_RE = /(?<![\w+])\+[1-9](?:[ -]?\d){6,14}(?!\w)/g;
+
+export function detectPhones(text: string, out: Candidate[]): void {
+  scan(NANP_RE, text, (m) => {
+    const area = m[1] ?? m[3];
+    const exchange = m[2] ?? m[5];
+    const line = m[6];
+    if (area === undefined || exchange === undefined || line === undefined || !nanpValid(area + exchange + line)) return -1;
+    const end = m.index + m[0].length;
+    out.push({ type: 'PHONE', start: m.index, end, value: m[0], priority: PRIORITY.PHONE });
+    return end;
+  });
+  if (!text.includes('+')) return;
+  scan(E164_RE, text, (m) => {
+    if (!e164Valid(m[0].replace(/\D/g, ''))) return -1;
+    const end = m.index + m[0].length;
+    out.push({ type: 'PHONE', start: m.index, end, value: m[0], priority: PRIORITY.PHONE });
+    return end;
+  });
+}
+
+/** Country code, check digits, then the national part, compact or in groups split by spaces. */
+const IBAN_RE = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){10,30}(?![A-Za-z0-9])/g;
+
+export function detectIbans(text: string, out: Candidate[]): void {
+  scan(IBAN_RE, text, (m) => {
+    const length = ibanLength(m[0].slice(0, 2));
+    if (length === undefined) return -1;
+    // The regex may have run on into a following code: cut at the country's length.
+    let compact = '';
+    let i = 0;
+    const raw = m[0];
+    while (i < raw.length && compact.length < length) {
+      const c = raw[i] ?? '';
+      if (c !== ' ') compact += c;
+      i++;
+    }
+    if (compact.length !== length || (i < raw.length && raw[i] !== ' ')) return -1;
+    if (!ibanValid(compact)) return -1;
+    const end = m.index + i;
+    out.push({ type: 'IBAN', start: m.index, end, value: raw.slice(0, i), priority: PRIORITY.IBAN });
+    return end;
+  });
+}

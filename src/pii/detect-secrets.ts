@@ -1,0 +1,93 @@
+// Detectors for credentials: provider key formats (prefixes make them near-certain), JWTs,
+// PEM private key blocks, and `key=value` / `key: value` pairs whose key names a secret.
+
+import { PRIORITY, scan } from './candidate.js';
+import type { Candidate } from './candidate.js';
+import { jwtHeaderValid } from './validators.js';
+
+/**
+ * Provider formats: AWS access key ids, GitHub, Slack, Stripe secret and restricted keys,
+ * Anthropic, OpenAI, Google API keys, GitLab, npm, SendGrid.
+ */
+const PROVIDER_KEY_RE = new RegExp(
+  '(?<![\\w-])(?:' +
+    [
+      '(?:AKIA|ASIA)[A-Z0-9]{16}',
+      'gh[pousr]_[A-Za-z0-9]{36,251}',
+      'github_pat_[A-Za-z0-9_]{22,244}',
+      'xox[abprs]-[A-Za-z0-9-]{10,250}',
+      '(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}',
+      'sk-(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}',
+      'sk-[A-Za-z0-9]{32,250}',
+      'AIza[A-Za-z0-9_-]{35}',
+      'glpat-[A-Za-z0-9_-]{20,250}',
+      'npm_[A-Za-z0-9]{36}',
+      'SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}',
+    ].join('|') +
+    ')(?![\\w-])',
+  'g',
+);
+/** Cheap pre-check: none of the prefixes above, no provider key. */
+const PROVIDER_HINT_RE = /AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|[sr]k_(?:live|test)_|sk-|AIza|glpat-|npm_|SG\./;
+
+export function detectProviderKeys(text: string, out: Candidate[]): void {
+  if (!PROVIDER_HINT_RE.test(text)) return;
+  scan(PROVIDER_KEY_RE, text, (m) => {
+    const end = m.index + m[0].length;
+    out.push({ type: 'API_KEY', start: m.index, end, value: m[0], priority: PRIORITY.PROVIDER_KEY });
+    return end;
+  });
+}
+
+/** header.payload.signature in base64url; the header must decode to JSON with an `alg`. */
+const JWT_RE = /(?<![\w-])(eyJ[\w-]{4,2048})\.[\w-]{2,16384}\.[\w-]{0,2048}(?![\w-])/g;
+
+export function detectJwts(text: string, out: Candidate[]): void {
+  if (!text.includes('eyJ')) return;
+  scan(JWT_RE, text, (m) => {
+    if (m[1] === undefined || !jwtHeaderValid(m[1])) return -1;
+    const end = m.index + m[0].length;
+    out.push({ type: 'API_KEY', start: m.index, end, value: m[0], priority: PRIORITY.JWT });
+    return end;
+  });
+}
+
+const PEM_BEGIN = '-----BEGIN ';
+const PEM_HEADER_RE = /-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY( BLOCK)?-----/y;
+/** Base64 body lines, for a block whose END line is missing (a truncated paste). */
+const PEM_BODY_RE = /(?:\r?\n[A-Za-z0-9+/=]{1,100})*/y;
+const MAX_PEM_CHARS = 65_536;
+
+export function detectPemKeys(text: string, out: Candidate[]): void {
+  // END markers already searched for: their next position, or -1 when there is none further on,
+  // so many BEGIN lines without an END do not rescan the text each time.
+  const nextEnd = new Map<string, number>();
+  let from = 0;
+  for (;;) {
+    const start = text.indexOf(PEM_BEGIN, from);
+    if (start < 0) return;
+    PEM_HEADER_RE.lastIndex = start;
+    const header = PEM_HEADER_RE.exec(text);
+    if (header === null) {
+      from = start + PEM_BEGIN.length;
+      continue;
+    }
+    const bodyStart = start + header[0].length;
+    const marker = `-----END ${header[1] ?? ''}PRIVATE KEY${header[2] ?? ''}-----`;
+    let endAt = nextEnd.get(marker);
+    if (endAt === undefined || (endAt >= 0 && endAt < bodyStart)) {
+      endAt = text.indexOf(marker, bodyStart);
+      nextEnd.set(marker, endAt);
+    }
+    let end: number;
+    if (endAt >= 0 && endAt - start <= MAX_PEM_CHARS) {
+      end = endAt + marker.length;
+    } else {
+      PEM_BODY_RE.lastIndex = bodyStart;
+      PEM_BODY_RE.exec(text);
+      end = Math.min(PEM_BODY_RE.lastIndex, start + MAX_PEM_CHARS);
+    }
+    out.push({ type: 'API_KEY', start, end, value: text.slice(start, end), priority: PRIORITY.PEM });
+    from = end;
+  }
+}

@@ -1,0 +1,54 @@
+// Token format and derivation. A token is `[TYPE_xxxxxxxx]`: eight hex digits of an HMAC-SHA256
+// keyed by a per-session secret, so a token says nothing about its value to anyone without the
+// secret (unlike an unsalted hash of a phone number, which a brute force reverses), is stable
+// within a session and unlinkable across sessions.
+
+import { createHmac } from 'node:crypto';
+import type { PiiType } from './pii-types.js';
+
+/** Hex digits in a token. */
+export const TOKEN_HEX_CHARS = 8;
+
+/** A token of any known type; group 1 is the type, group 2 the hex digest. */
+export const TOKEN_RE = /\[(EMAIL|PHONE|SSN|CREDIT_CARD|IP_ADDRESS|IBAN|API_KEY)_([0-9a-f]{8})\]/g;
+
+/** Attempts before allocation gives up; reaching it would need billions of tokens in one vault. */
+const MAX_ATTEMPTS = 1024;
+
+/** Every token-shaped string in text, in order, repeats included. */
+export function tokensIn(text: string): string[] {
+  if (!text.includes('[')) return [];
+  return Array.from(text.matchAll(TOKEN_RE), (m) => m[0]);
+}
+
+export function formatToken(type: PiiType, hex: string): string {
+  return `[${type}_${hex}]`;
+}
+
+/**
+ * The token for a value on a given attempt. Attempt 0 is the plain HMAC; later attempts add a
+ * counter, so the fallback after a collision is deterministic too.
+ */
+export function tokenCandidate(secret: Uint8Array, type: PiiType, value: string, attempt: number): string {
+  const hmac = createHmac('sha256', secret).update(type).update('\0').update(value);
+  if (attempt > 0) hmac.update(`\0${attempt}`);
+  return formatToken(type, hmac.digest('hex').slice(0, TOKEN_HEX_CHARS));
+}
+
+/**
+ * The first candidate token for a value that `isTaken` does not report as held by another
+ * value. Two different values of one session therefore never share a token, even on the rare
+ * 32-bit collision.
+ */
+export function allocateToken(
+  secret: Uint8Array,
+  type: PiiType,
+  value: string,
+  isTaken: (token: string) => boolean,
+): string {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const token = tokenCandidate(secret, type, value, attempt);
+    if (!isTaken(token)) return token;
+  }
+  throw new Error(`PII token space exhausted after ${MAX_ATTEMPTS} attempts`);
+}

@@ -1,0 +1,187 @@
+// One session's vault: turns PII into tokens and back. Only this vault can restore its tokens,
+// because only it holds the values and the HMAC secret. Bounded: past `maxEntries` tokens the
+// least recently used are forgotten, and a forgotten token is reported as unknown.
+
+import { randomBytes } from 'node:crypto';
+import { detectPii, piiTypesIn, sortTypes } from './detectors.js';
+import type {
+  DetokenizeResult,
+  DetokenizeValueResult,
+  PiiMatch,
+  PiiType,
+  PiiVaultOptions,
+  TokenizeResult,
+} from './pii-types.js';
+import { allocateToken, TOKEN_RE } from './tokens.js';
+
+/** Tokens kept per vault by default. */
+export const DEFAULT_MAX_TOKENS = 100_000;
+/** Bytes of HMAC key. */
+export const SECRET_BYTES = 32;
+
+interface Entry {
+  type: PiiType;
+  value: string;
+}
+
+function checkPositiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+export class PiiVault {
+  readonly #secret: Uint8Array;
+  readonly #maxEntries: number;
+  /** token -> entry; Map order is recency order, oldest first. */
+  readonly #byToken = new Map<string, Entry>();
+  /** `${type}\0${value}` -> token. */
+  readonly #byValue = new Map<string, string>();
+
+  constructor(options: PiiVaultOptions = {}) {
+    this.#maxEntries = checkPositiveInteger('maxEntries', options.maxEntries ?? DEFAULT_MAX_TOKENS);
+    if (options.secret !== undefined && options.secret.length < SECRET_BYTES) {
+      throw new RangeError(`secret must be at least ${SECRET_BYTES} bytes, got ${options.secret.length}`);
+    }
+    this.#secret = options.secret !== undefined ? Uint8Array.from(options.secret) : randomBytes(SECRET_BYTES);
+  }
+
+  /** Tokens currently held. */
+  get size(): number {
+    return this.#byToken.size;
+  }
+
+  /** Largest number of tokens held before the least recently used are dropped. */
+  get maxEntries(): number {
+    return this.#maxEntries;
+  }
+
+  /** Replaces every PII value in text by its token. */
+  tokenize(text: string): TokenizeResult {
+    const matches = detectPii(text);
+    if (matches.length === 0) return { text, found: 0, types: [] };
+    return this.#replace(text, matches);
+  }
+
+  /** Replaces every token this vault knows by its value; reports the token-shaped rest. */
+  detokenize(text: string): DetokenizeResult {
+    const unknown = new Set<string>();
+    const types = new Set<PiiType>();
+    const restored = this.#restore(text, unknown, types);
+    return { text: restored, unknown: [...unknown], types: sortTypes(types) };
+  }
+
+  /** The distinct PII types in a raw text, in PII_TYPES order (for flow checks of raw values). */
+  typesIn(text: string): PiiType[] {
+    return piiTypesIn(text);
+  }
+
+  /**
+   * Tokenizes JSON-shaped data deeply: strings anywhere in arrays and objects, object keys
+   * included (a result grouped by email has emails as keys). Numbers, booleans and null are kept
+   * as they are; an object is copied as a plain object of its own enumerable properties.
+   */
+  tokenizeValue(value: unknown): unknown {
+    return this.#walk(value, (s) => this.tokenize(s).text, new Set());
+  }
+
+  /** Detokenizes JSON-shaped data deeply, keys included, like tokenizeValue. */
+  detokenizeValue(value: unknown): DetokenizeValueResult {
+    const unknown = new Set<string>();
+    const types = new Set<PiiType>();
+    const restored = this.#walk(value, (s) => this.#restore(s, unknown, types), new Set());
+    return { value: restored, unknown: [...unknown], types: sortTypes(types) };
+  }
+
+  /** Forgets every token. */
+  clear(): void {
+    this.#byToken.clear();
+    this.#byValue.clear();
+  }
+
+  #replace(text: string, matches: readonly PiiMatch[]): TokenizeResult {
+    const parts: string[] = [];
+    const distinct = new Set<string>();
+    const types = new Set<PiiType>();
+    let at = 0;
+    for (const m of matches) {
+      const token = this.#tokenFor(m.type, m.value);
+      parts.push(text.slice(at, m.start), token);
+      distinct.add(token);
+      types.add(m.type);
+      at = m.end;
+    }
+    parts.push(text.slice(at));
+    return { text: parts.join(''), found: distinct.size, types: sortTypes(types) };
+  }
+
+  #tokenFor(type: PiiType, value: string): string {
+    const key = `${type}\0${value}`;
+    const existing = this.#byValue.get(key);
+    if (existing !== undefined) {
+      this.#touch(existing);
+      return existing;
+    }
+    const token = allocateToken(this.#secret, type, value, (t) => this.#byToken.has(t));
+    this.#byToken.set(token, { type, value });
+    this.#byValue.set(key, token);
+    while (this.#byToken.size > this.#maxEntries) {
+      const oldest = this.#byToken.keys().next();
+      if (oldest.done === true) break;
+      this.#forget(oldest.value);
+    }
+    return token;
+  }
+
+  #touch(token: string): void {
+    const entry = this.#byToken.get(token);
+    if (entry === undefined) return;
+    this.#byToken.delete(token);
+    this.#byToken.set(token, entry);
+  }
+
+  #forget(token: string): void {
+    const entry = this.#byToken.get(token);
+    if (entry === undefined) return;
+    this.#byToken.delete(token);
+    this.#byValue.delete(`${entry.type}\0${entry.value}`);
+  }
+
+  #restore(text: string, unknown: Set<string>, types: Set<PiiType>): string {
+    if (!text.includes('[')) return text;
+    return text.replace(TOKEN_RE, (token) => {
+      const entry = this.#byToken.get(token);
+      if (entry === undefined) {
+        unknown.add(token);
+        return token;
+      }
+      this.#touch(token);
+      types.add(entry.type);
+      return entry.value;
+    });
+  }
+
+  #walk(value: unknown, mapString: (s: string) => string, ancestors: Set<object>): unknown {
+    if (typeof value === 'string') return mapString(value);
+    if (typeof value !== 'object' || value === null) return value;
+    if (ancestors.has(value)) return '[Circular]';
+    ancestors.add(value);
+    try {
+      if (Array.isArray(value)) return value.map((item: unknown) => this.#walk(item, mapString, ancestors));
+      const toJSON: unknown = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return this.#walk(toJSON.call(value), mapString, ancestors);
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        // defineProperty, not assignment: a "__proto__" key must stay data, not a prototype.
+        Object.defineProperty(out, mapString(k), {
+          value: this.#walk(v, mapString, ancestors),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    } finally {
+      ancestors.delete(value);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+// The registry of per-session vaults. A session's vault is created on first use and dropped when
+// the session ends, when it has been idle past the TTL, or when too many sessions are open (least
+// recently used first). Stats report counts only, never values.
+
+import { LRUCache } from 'lru-cache';
+import type { PiiVaultsOptions, PiiVaultsStats } from './pii-types.js';
+import { DEFAULT_MAX_TOKENS, PiiVault } from './vault.js';
+
+/** Sessions kept by default. */
+export const DEFAULT_MAX_SESSIONS = 10_000;
+/** Idle seconds before a vault is dropped, by default. */
+export const DEFAULT_SESSION_TTL_SECONDS = 3_600;
+
+function checkPositive(name: string, value: number, integer: boolean): number {
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isSafeInteger(value))) {
+    throw new RangeError(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
+  }
+  return value;
+}
+
+export class PiiVaults {
+  readonly #maxTokensPerSession: number;
+  readonly #vaults: LRUCache<string, PiiVault>;
+
+  constructor(options: PiiVaultsOptions = {}) {
+    this.#maxTokensPerSession = checkPositive('maxTokensPerSession', options.maxTokensPerSession ?? DEFAULT_MAX_TOKENS, true);
+    const maxSessions = checkPositive('maxSessions', options.maxSessions ?? DEFAULT_MAX_SESSIONS, true);
+    const ttlSeconds = checkPositive('sessionTtlSeconds', options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS, false);
+    const now = options.now;
+    this.#vaults = new LRUCache<string, PiiVault>({
+      max: maxSessions,
+      ttl: ttlSeconds * 1000,
+      updateAgeOnGet: true,
+      // Resolution 0: read the clock on every check, so an injected clock is obeyed exactly.
+      ttlResolution: 0,
+      ...(now !== undefined ? { perf: { now } } : {}),
+      dispose: (vault) => vault.clear(),
+    });
+  }
+
+  /** The session's vault, created on first use; using it resets its idle timer. */
+  vault(sessionId: string): PiiVault {
+    if (typeof sessionId !== 'string' || sessionId.length === 0) throw new TypeError('sessionId must be a non-empty string');
+    let vault = this.#vaults.get(sessionId);
+    if (vault === undefined) {
+      vault = new PiiVault({ maxEntries: this.#maxTokensPerSession });
+      this.#vaults.set(sessionId, vault);
+    }
+    return vault;
+  }
+
+  /** Whether a live vault exists for the session (does not create one or reset its timer). */
+  has(sessionId: string): boolean {
+    return this.#vaults.has(sessionId, { updateAgeOnHas: false });
+  }
+
+  /** Forgets the session's vault and every token in it. Dropping an unknown session is a no-op. */
+  drop(sessionId: string): void {
+    this.#vaults.delete(sessionId);
+  }
+
+  /** Forgets every vault. */
+  clear(): void {
+    this.#vaults.clear();
+  }
+
+  /** Live sessions and the tokens they hold; counts only. */
+  stats(): PiiVaultsStats {
+    this.#vaults.purgeStale();
+    let tokens = 0;
+    for (const vault of this.#vaults.values()) tokens += vault.size;
+    return { sessions: this.#vaults.size, tokens };
+  }
+}
