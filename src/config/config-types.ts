@@ -111,6 +111,20 @@ export interface Config {
   /** Permissions of the local agent (stdio, exec, HTTP without agents). */
   defaultPermissions: Permissions;
 
+  /** MCP front: sessions, progress and shutdown. */
+  server: ServerConfig;
+
   /** pino level. Default 'info'. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export interface ServerConfig {
+  /** Idle time after which an HTTP MCP session is closed and its state dropped, seconds. Default 1,800. */
+  sessionIdleSeconds: number;
+  /** Most HTTP MCP sessions open at once; a new one past it is refused with 503. Default 1,000. */
+  maxSessions: number;
+  /** How long SIGINT/SIGTERM waits for calls in flight before closing anyway, seconds. Default 10. */
+  drainSeconds: number;
+  /** Interval of execute_code progress notifications when the client sent a progress token, ms. Default 1,000. */
+  progressIntervalMs: number;
 }

@@ -1,0 +1,98 @@
+// The embedded defaults. Folders default to the package's own catalog/, skills/ and workspace/,
+// found from this file's location, so `npm start` in the repository serves the repository.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config, Permissions } from './config-types.js';
+
+const PACKAGE_NAME = 'code-execution-mcp';
+
+/** The folder holding this package's package.json (works from src/ under vitest and from dist/). */
+export function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        const parsed: unknown = JSON.parse(readFileSync(manifest, 'utf8'));
+        if (isRecord(parsed) && parsed['name'] === PACKAGE_NAME) return dir;
+      } catch {
+        // not ours; keep walking up
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`cannot find the ${PACKAGE_NAME} package root above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+}
+
+let cachedVersion: string | undefined;
+
+/** The package version from package.json. */
+export function packageVersion(): string {
+  if (cachedVersion === undefined) {
+    const parsed: unknown = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8'));
+    cachedVersion = isRecord(parsed) && typeof parsed['version'] === 'string' ? parsed['version'] : '0.0.0';
+  }
+  return cachedVersion;
+}
+
+/** Permissions of an agent that does not say otherwise. */
+export const DEFAULT_PERMISSIONS: Readonly<Permissions> = Object.freeze({
+  workspace: 'read-write',
+  skills: 'read-write',
+  tools: Object.freeze(['*']),
+  net: Object.freeze([]),
+});
+
+/** A fresh, mutable copy of the defaults (the loader layers file, env and flags on top). */
+export function defaultConfig(root: string = packageRoot()): Config {
+  return {
+    host: '127.0.0.1',
+    port: 7337,
+    allowedHosts: [],
+    allowedOrigins: [],
+    maxBodyBytes: 4 * 1024 * 1024,
+    catalogDir: path.join(root, 'catalog'),
+    skillsDir: path.join(root, 'skills'),
+    workspaceDir: path.join(root, 'workspace'),
+    limits: {
+      defaultTimeoutSeconds: 30,
+      maxTimeoutSeconds: 300,
+      defaultMemoryMb: 500,
+      maxMemoryMb: 2048,
+      maxOutputChars: 20_000,
+      maxCodeBytes: 1024 * 1024,
+      maxFileBytes: 50 * 1024 * 1024,
+      maxFetchBytes: 10 * 1024 * 1024,
+      maxQueuedCalls: 1000,
+    },
+    sandbox: {
+      processes: Math.max(2, availableParallelism()),
+      threadsPerProcess: 1,
+      pythonProcesses: 1,
+    },
+    pii: {
+      auto: false,
+      flows: [],
+      maxTokensPerSession: 100_000,
+      sessionTtlSeconds: 3600,
+    },
+    mcpServers: {},
+    agents: [],
+    defaultPermissions: { ...DEFAULT_PERMISSIONS, tools: ['*'], net: [] },
+    server: {
+      sessionIdleSeconds: 1800,
+      maxSessions: 1000,
+      drainSeconds: 10,
+      progressIntervalMs: 1000,
+    },
+    logLevel: 'info',
+  };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,9 @@
+// Public surface of the configuration subsystem.
+export type * from './config-types.js';
+export { loadConfig, ConfigError, DEFAULT_CONFIG_FILE } from './load-config.js';
+export type { LoadConfigOptions, LoadedConfig } from './load-config.js';
+export { defaultConfig, packageRoot, packageVersion, DEFAULT_PERMISSIONS } from './defaults.js';
+export { OPTIONS, FILE_ONLY_OPTIONS, LOG_LEVELS } from './options.js';
+export type { OptionSpec, CommandName } from './options.js';
+export { isSafeNamespace, MIN_TOKEN_CHARS } from './structured.js';
+export { optionsHelp } from './help.js';

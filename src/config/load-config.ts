@@ -1,0 +1,190 @@
+// Resolves the configuration once: embedded defaults, then the JSON file, then CODE_EXEC_*
+// environment variables, then flags. Every problem found is reported together, each naming its
+// key, and the result is deeply frozen so nothing downstream can drift from what was validated.
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config-types.js';
+import { defaultConfig, isRecord, packageRoot } from './defaults.js';
+import { OPTIONS, FILE_ONLY_OPTIONS } from './options.js';
+import type { OptionSpec } from './options.js';
+import { MIN_TOKEN_CHARS, checkAgents, checkFlows, checkMcpServers, checkPermissions } from './structured.js';
+import { checkJsonValue, checkTextValue, closest } from './values.js';
+import type { Checked, OptionValue, ValueSource } from './values.js';
+
+export const DEFAULT_CONFIG_FILE = 'code-execution-mcp.json';
+
+/** One or more configuration problems; `problems` holds one message per bad key. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadConfigOptions {
+  /** `--config FILE`; when absent, CODE_EXEC_CONFIG, then ./code-execution-mcp.json if present. */
+  configFile?: string;
+  /** Parsed flags, by long flag name (see OPTIONS[].flag). */
+  flags?: Readonly<Record<string, string | boolean | undefined>>;
+  env?: Readonly<Record<string, string | undefined>>;
+  cwd?: string;
+  /** Root that default folders are relative to; the package root by default. */
+  root?: string;
+}
+
+export interface LoadedConfig {
+  config: Readonly<Config>;
+  /** The JSON file that was read, if any. */
+  file: string | undefined;
+}
+
+const FILE_GROUPS = ['limits', 'sandbox', 'pii', 'server'] as const;
+
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? {};
+  const flags = options.flags ?? {};
+  const config = defaultConfig(options.root ?? packageRoot());
+  const problems: string[] = [];
+
+  const file = locateFile(options.configFile ?? env['CODE_EXEC_CONFIG'], cwd, problems);
+  let raw: Record<string, unknown> = {};
+  if (file !== undefined) raw = readJsonFile(file, problems) ?? {};
+  const fileSource: ValueSource = { label: file ? path.basename(file) : DEFAULT_CONFIG_FILE, baseDir: file ? path.dirname(file) : cwd };
+
+  // 1. the file's scalar options
+  for (const { key, value } of scalarEntries(raw, problems)) {
+    const spec = OPTIONS.find((o) => o.key === key);
+    if (spec) apply(config, spec, checkJsonValue(spec, value, { ...fileSource, label: key }), problems);
+  }
+  // 2. environment, 3. flags
+  for (const spec of OPTIONS) {
+    const text = env[spec.env];
+    if (text !== undefined) apply(config, spec, checkTextValue(spec, text, { label: spec.env, baseDir: cwd }), problems);
+  }
+  for (const spec of OPTIONS) {
+    const value = flags[spec.flag];
+    const negated = flags[`no-${spec.flag}`];
+    if (spec.kind === 'bool' && negated === true) apply(config, spec, { ok: true, value: false }, problems);
+    if (value === undefined) continue;
+    const checked = typeof value === 'boolean' ? ({ ok: true, value } as Checked) : checkTextValue(spec, value, { label: `--${spec.flag}`, baseDir: cwd });
+    apply(config, spec, checked, problems);
+  }
+
+  // structured options (file only)
+  const piiRaw = isRecord(raw['pii']) ? raw['pii'] : {};
+  config.defaultPermissions = checkPermissions('defaultPermissions', raw['defaultPermissions'], config.defaultPermissions, problems);
+  config.agents = checkAgents(raw['agents'], config.defaultPermissions, problems);
+  config.mcpServers = checkMcpServers(raw['mcpServers'], fileSource.baseDir, problems);
+  config.pii.flows = checkFlows(piiRaw['flows'], problems);
+
+  crossCheck(config, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { config: deepFreeze(config), file };
+}
+
+function locateFile(explicit: string | undefined, cwd: string, problems: string[]): string | undefined {
+  if (explicit !== undefined) {
+    const full = path.resolve(cwd, explicit);
+    if (!existsSync(full)) {
+      problems.push(`config file ${full} does not exist; fix the --config path (or CODE_EXEC_CONFIG)`);
+      return undefined;
+    }
+    return full;
+  }
+  const implicit = path.join(cwd, DEFAULT_CONFIG_FILE);
+  return existsSync(implicit) ? implicit : undefined;
+}
+
+function readJsonFile(file: string, problems: string[]): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    problems.push(`config file ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+  if (!isRecord(parsed)) {
+    problems.push(`config file ${file} must hold a JSON object`);
+    return undefined;
+  }
+  return parsed;
+}
+
+/** Flattens the file's scalar options to dotted keys, reporting keys that are not options. */
+function scalarEntries(raw: Record<string, unknown>, problems: string[]): { key: string; value: unknown }[] {
+  const known = new Set(OPTIONS.map((o) => o.key));
+  const structured = new Set(FILE_ONLY_OPTIONS.map((o) => o.key));
+  const allKeys = [...known, ...structured];
+  const entries: { key: string; value: unknown }[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === '$schema' || structured.has(key)) continue;
+    if ((FILE_GROUPS as readonly string[]).includes(key)) {
+      if (!isRecord(value)) {
+        problems.push(`${key} must be an object (e.g. {"${key}": {...}})`);
+        continue;
+      }
+      for (const [sub, subValue] of Object.entries(value)) {
+        const dotted = `${key}.${sub}`;
+        if (structured.has(dotted)) continue;
+        if (known.has(dotted)) entries.push({ key: dotted, value: subValue });
+        else problems.push(unknownKeyMessage(dotted, allKeys));
+      }
+      continue;
+    }
+    if (known.has(key)) entries.push({ key, value });
+    else problems.push(unknownKeyMessage(key, allKeys));
+  }
+  return entries;
+}
+
+function unknownKeyMessage(key: string, all: readonly string[]): string {
+  const hint = closest(key, all);
+  return `${key} is not an option${hint ? `; did you mean ${hint}?` : ''} (run with --help for the list)`;
+}
+
+function apply(config: Config, spec: OptionSpec, checked: Checked, problems: string[]): void {
+  if (!checked.ok) {
+    problems.push(checked.message);
+    return;
+  }
+  setPath(config, spec.key, checked.value);
+}
+
+function setPath(target: Config, key: string, value: OptionValue): void {
+  const parts = key.split('.');
+  let node: Record<string, unknown> = target as unknown as Record<string, unknown>;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (!isRecord(next)) throw new Error(`internal: config group ${part} missing`);
+    node = next;
+  }
+  const last = parts[parts.length - 1];
+  if (last !== undefined) node[last] = Array.isArray(value) ? [...value] : value;
+}
+
+function crossCheck(config: Config, problems: string[]): void {
+  const { limits } = config;
+  if (limits.defaultTimeoutSeconds > limits.maxTimeoutSeconds) {
+    problems.push(`limits.defaultTimeoutSeconds (${limits.defaultTimeoutSeconds}) must not exceed limits.maxTimeoutSeconds (${limits.maxTimeoutSeconds})`);
+  }
+  if (limits.defaultMemoryMb > limits.maxMemoryMb) {
+    problems.push(`limits.defaultMemoryMb (${limits.defaultMemoryMb}) must not exceed limits.maxMemoryMb (${limits.maxMemoryMb})`);
+  }
+  if (config.authToken !== undefined && config.authToken.length < MIN_TOKEN_CHARS) {
+    problems.push(`authToken (CODE_EXEC_TOKEN / --token) must be at least ${MIN_TOKEN_CHARS} characters; generate one with: openssl rand -hex 24`);
+  }
+  if (config.authToken !== undefined && config.agents.some((a) => a.token === config.authToken)) {
+    problems.push('authToken must differ from every agents[].token (it identifies the default agent)');
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,87 @@
+// Every scalar option, declared once: its key in the JSON file, its CODE_EXEC_* variable, its flag,
+// its range and its documentation. Loading, validation and `--help` are all generated from here,
+// so an option cannot be documented in one place and parsed differently in another.
+
+export type OptionKind = 'int' | 'string' | 'bool' | 'list' | 'path' | 'enum';
+
+export interface OptionSpec {
+  /** Dotted key in the JSON file and in Config, e.g. 'limits.maxTimeoutSeconds'. */
+  key: string;
+  /** Environment variable. */
+  env: string;
+  /** Long flag, without the leading dashes. */
+  flag: string;
+  kind: OptionKind;
+  /** Inclusive range for 'int'. */
+  min?: number;
+  max?: number;
+  /** Accepted values for 'enum'. */
+  values?: readonly string[];
+  /** Placeholder shown in --help ('N', 'HOST', ...). */
+  arg: string;
+  /** One line: what it does and its unit. */
+  doc: string;
+  /** Default as shown in --help. */
+  defaultText: string;
+  /** Never echoed back in messages. */
+  secret?: boolean;
+  /** Shown in the help of these commands only; all of them when absent. */
+  commands?: readonly CommandName[];
+}
+
+export type CommandName = 'serve' | 'stdio' | 'exec';
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const OPTIONS: readonly OptionSpec[] = [
+  { key: 'host', env: 'CODE_EXEC_HOST', flag: 'host', kind: 'string', arg: 'HOST', doc: 'Interface the HTTP daemon binds; a non-loopback address needs a token', defaultText: '127.0.0.1', commands: ['serve'] },
+  { key: 'port', env: 'CODE_EXEC_PORT', flag: 'port', kind: 'int', min: 0, max: 65535, arg: 'N', doc: 'TCP port of the HTTP daemon; 0 picks a free one (the bound port is logged and written to --port-file)', defaultText: '7337', commands: ['serve'] },
+  { key: 'authToken', env: 'CODE_EXEC_TOKEN', flag: 'token', kind: 'string', arg: 'TOKEN', doc: 'Bearer token: required by `serve` on HTTP (at least 16 characters), sent by `stdio --connect` to the daemon', defaultText: 'none', secret: true, commands: ['serve', 'stdio'] },
+  { key: 'allowedHosts', env: 'CODE_EXEC_ALLOWED_HOSTS', flag: 'allowed-hosts', kind: 'list', arg: 'H1,H2', doc: 'Host header values accepted besides the bind address, localhost, 127.0.0.1 and [::1]', defaultText: 'none', commands: ['serve'] },
+  { key: 'allowedOrigins', env: 'CODE_EXEC_ALLOWED_ORIGINS', flag: 'allowed-origins', kind: 'list', arg: 'O1,O2', doc: 'Origin header values accepted (browser clients), e.g. http://localhost:6274; loopback origins are accepted', defaultText: 'none', commands: ['serve'] },
+  { key: 'maxBodyBytes', env: 'CODE_EXEC_MAX_BODY_BYTES', flag: 'max-body-bytes', kind: 'int', min: KIB, max: 1024 * MIB, arg: 'BYTES', doc: 'Largest HTTP request body, bytes; larger bodies get 413', defaultText: String(4 * MIB), commands: ['serve'] },
+
+  { key: 'catalogDir', env: 'CODE_EXEC_CATALOG_DIR', flag: 'catalog-dir', kind: 'path', arg: 'DIR', doc: 'Tool catalog folder (CATEGORY/TOOL.json)', defaultText: '<package>/catalog' },
+  { key: 'skillsDir', env: 'CODE_EXEC_SKILLS_DIR', flag: 'skills-dir', kind: 'path', arg: 'DIR', doc: 'Skill store folder (NAME/index.js + SKILL.md)', defaultText: '<package>/skills' },
+  { key: 'workspaceDir', env: 'CODE_EXEC_WORKSPACE_DIR', flag: 'workspace-dir', kind: 'path', arg: 'DIR', doc: 'Workspace root; each agent sees its own namespace below it', defaultText: '<package>/workspace' },
+
+  { key: 'limits.defaultTimeoutSeconds', env: 'CODE_EXEC_DEFAULT_TIMEOUT_SECONDS', flag: 'default-timeout-seconds', kind: 'int', min: 1, max: 3600, arg: 'S', doc: 'timeout_seconds of execute_code when the caller gives none, seconds', defaultText: '30' },
+  { key: 'limits.maxTimeoutSeconds', env: 'CODE_EXEC_MAX_TIMEOUT_SECONDS', flag: 'max-timeout-seconds', kind: 'int', min: 1, max: 3600, arg: 'S', doc: 'Largest timeout_seconds a caller may ask for, seconds', defaultText: '300' },
+  { key: 'limits.defaultMemoryMb', env: 'CODE_EXEC_DEFAULT_MEMORY_MB', flag: 'default-memory-mb', kind: 'int', min: 16, max: 65536, arg: 'MB', doc: 'memory_mb of execute_code when the caller gives none, MiB', defaultText: '500' },
+  { key: 'limits.maxMemoryMb', env: 'CODE_EXEC_MAX_MEMORY_MB', flag: 'max-memory-mb', kind: 'int', min: 16, max: 65536, arg: 'MB', doc: 'Largest memory_mb a caller may ask for, MiB', defaultText: '2048' },
+  { key: 'limits.maxOutputChars', env: 'CODE_EXEC_MAX_OUTPUT_CHARS', flag: 'max-output-chars', kind: 'int', min: 100, max: 100_000_000, arg: 'N', doc: 'Characters of result plus output returned inline; the rest spills to a workspace file', defaultText: '20000' },
+  { key: 'limits.maxCodeBytes', env: 'CODE_EXEC_MAX_CODE_BYTES', flag: 'max-code-bytes', kind: 'int', min: 1, max: 64 * MIB, arg: 'BYTES', doc: 'Largest code string accepted by execute_code, bytes', defaultText: String(MIB) },
+  { key: 'limits.maxFileBytes', env: 'CODE_EXEC_MAX_FILE_BYTES', flag: 'max-file-bytes', kind: 'int', min: 1, max: 4096 * MIB, arg: 'BYTES', doc: 'Largest workspace file read or written, bytes', defaultText: String(50 * MIB) },
+  { key: 'limits.maxFetchBytes', env: 'CODE_EXEC_MAX_FETCH_BYTES', flag: 'max-fetch-bytes', kind: 'int', min: 1, max: 1024 * MIB, arg: 'BYTES', doc: 'Largest body the sandbox fetch returns, bytes', defaultText: String(10 * MIB) },
+  { key: 'limits.maxQueuedCalls', env: 'CODE_EXEC_MAX_QUEUED_CALLS', flag: 'max-queued-calls', kind: 'int', min: 1, max: 1_000_000, arg: 'N', doc: 'Calls waiting for a sandbox before new ones fail with OverloadedError', defaultText: '1000' },
+
+  { key: 'sandbox.processes', env: 'CODE_EXEC_SANDBOX_PROCESSES', flag: 'sandbox-processes', kind: 'int', min: 1, max: 64, arg: 'N', doc: 'Sandbox processes, each hosting a worker pool (a fatal OOM kills only one)', defaultText: 'max(2, CPU cores)' },
+  { key: 'sandbox.threadsPerProcess', env: 'CODE_EXEC_THREADS_PER_PROCESS', flag: 'threads-per-process', kind: 'int', min: 1, max: 64, arg: 'N', doc: 'Worker threads per sandbox process', defaultText: '1' },
+  { key: 'sandbox.pythonProcesses', env: 'CODE_EXEC_PYTHON_PROCESSES', flag: 'python-processes', kind: 'int', min: 0, max: 16, arg: 'N', doc: 'Pyodide processes for Python; 0 disables Python', defaultText: '1' },
+
+  { key: 'pii.auto', env: 'CODE_EXEC_PII_AUTO', flag: 'pii-auto', kind: 'bool', arg: 'BOOL', doc: 'Tokenize PII in what execute_code and read_workspace_file return; restore tokens sent to upstream tools', defaultText: 'false' },
+  { key: 'pii.maxTokensPerSession', env: 'CODE_EXEC_PII_MAX_TOKENS_PER_SESSION', flag: 'pii-max-tokens-per-session', kind: 'int', min: 1, max: 10_000_000, arg: 'N', doc: 'PII tokens kept per session before the oldest are dropped', defaultText: '100000' },
+  { key: 'pii.sessionTtlSeconds', env: 'CODE_EXEC_PII_SESSION_TTL_SECONDS', flag: 'pii-session-ttl-seconds', kind: 'int', min: 1, max: 30 * 86_400, arg: 'S', doc: 'Idle time after which a session PII vault is dropped, seconds', defaultText: '3600' },
+
+  { key: 'server.sessionIdleSeconds', env: 'CODE_EXEC_SESSION_IDLE_SECONDS', flag: 'session-idle-seconds', kind: 'int', min: 1, max: 7 * 86_400, arg: 'S', doc: 'Idle time after which an HTTP MCP session is closed, seconds', defaultText: '1800', commands: ['serve'] },
+  { key: 'server.maxSessions', env: 'CODE_EXEC_MAX_SESSIONS', flag: 'max-sessions', kind: 'int', min: 1, max: 100_000, arg: 'N', doc: 'Most HTTP MCP sessions open at once; more get 503', defaultText: '1000', commands: ['serve'] },
+  { key: 'server.drainSeconds', env: 'CODE_EXEC_DRAIN_SECONDS', flag: 'drain-seconds', kind: 'int', min: 0, max: 600, arg: 'S', doc: 'On SIGINT/SIGTERM, how long calls in flight may finish before the daemon closes anyway, seconds', defaultText: '10', commands: ['serve', 'stdio'] },
+  { key: 'server.progressIntervalMs', env: 'CODE_EXEC_PROGRESS_INTERVAL_MS', flag: 'progress-interval-ms', kind: 'int', min: 50, max: 60_000, arg: 'MS', doc: 'Interval of execute_code progress notifications (when the client sends a progress token), ms', defaultText: '1000', commands: ['serve', 'stdio'] },
+
+  { key: 'logLevel', env: 'CODE_EXEC_LOG_LEVEL', flag: 'log-level', kind: 'enum', values: LOG_LEVELS, arg: 'LEVEL', doc: `Log level on stderr (${LOG_LEVELS.join(', ')})`, defaultText: 'info' },
+];
+
+/** Options that only the JSON file can carry (structured values). */
+export const FILE_ONLY_OPTIONS: readonly { key: string; doc: string }[] = [
+  { key: 'mcpServers', doc: 'Upstream MCP servers: { NAME: { "command", "args"?, "env"?, "cwd"? } | { "url", "headers"? } } (the shape MCP clients use)' },
+  { key: 'agents', doc: 'Agents by bearer token: [{ "name", "token", "workspace"?, "permissions"? }]; each gets its own workspace namespace' },
+  { key: 'defaultPermissions', doc: 'Permissions of the local agent: { "workspace": none|read|read-write, "skills": none|read|read-write, "tools": ["SERVER.TOOL" patterns], "net": [hosts] }' },
+  { key: 'pii.flows', doc: 'PII flow rules: [{ "tools": "SERVER.TOOL pattern", "types": ["EMAIL", ...], "action": "allow"|"deny" }], first match wins' },
+];
+
+export function optionByKey(key: string): OptionSpec | undefined {
+  return OPTIONS.find((o) => o.key === key);
+}

@@ -1,0 +1,65 @@
+// One MCP server per session: the SDK's McpServer with every tool whose subsystem is wired,
+// bound to the session's agent. Transports (stdio, Streamable HTTP, in-memory) connect to it
+// through ObservedTransport so every call is logged and counted.
+
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolContext } from './define-tool.js';
+import type { McpServices, SessionInfo } from './mcp-types.js';
+import { ObservedTransport } from './observed-transport.js';
+import { registerOptionalTools } from './tools/optional-tools.js';
+import { registerExecuteCode } from './tools/execute-code.js';
+import { registerStatsTool } from './tools/stats-tool.js';
+import { registerWorkspaceTools } from './tools/workspace-tools.js';
+
+export const SERVER_NAME = 'code-execution-mcp';
+
+const INSTRUCTIONS = [
+  'Run code instead of calling tools one by one.',
+  'Use execute_code to process data inside the sandbox and return only small results; discover tools with search_tools and get_tool_definition, then call them from code as tools.SERVER.TOOL(args).',
+  'Keep files in your workspace (write_workspace_file, read_file() in code) and save working code as skills (save_skill, import_skill in code).',
+].join(' ');
+
+export interface McpSession {
+  readonly server: McpServer;
+  readonly info: SessionInfo;
+  /** Connect a transport; returns the observing wrapper (to inject cancellations). */
+  connect(transport: Transport): Promise<ObservedTransport>;
+  close(): Promise<void>;
+}
+
+export function createMcpSession(services: McpServices, info: SessionInfo): McpSession {
+  const server = new McpServer(
+    { name: SERVER_NAME, title: 'Code Execution MCP', version: services.version },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  const handled = new Set<RequestId>();
+  const ctx: ToolContext = { services, session: info, handled };
+  registerExecuteCode(server, ctx);
+  registerOptionalTools(server, ctx);
+  registerWorkspaceTools(server, ctx);
+  registerStatsTool(server, ctx);
+
+  let closed = false;
+  return {
+    server,
+    info,
+    async connect(transport) {
+      const observed = new ObservedTransport(
+        transport,
+        handled,
+        ({ tool, durationMs }) =>
+          services.recorder.record({ agent: info.agent.name, session: info.sessionId, tool, outcome: 'invalid', duration_ms: durationMs }),
+        services.now,
+      );
+      await server.connect(observed);
+      return observed;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// The MCP front's contract: what one MCP server (one session) is built from. The composition root
+// (src/daemon.ts) fills McpServices once; each session adds who is calling.
+
+import type { Config, Permissions } from '../config/config-types.js';
+import type { Executor } from '../executor/executor-types.js';
+import type { Logger } from '../util/logger.js';
+import type { Workspace } from '../workspace/index.js';
+import type { CallRecorder } from './call-recorder.js';
+import type { OptionalServices } from './optional-services.js';
+import type { PiiBoundary } from './pii-boundary.js';
+
+/** Who a session belongs to: the local agent, or an agent identified by its bearer token. */
+export interface AgentIdentity {
+  name: string;
+  /** Workspace namespace relative to the workspace root; '' is the root itself. */
+  workspaceNamespace: string;
+  permissions: Permissions;
+}
+
+/** One MCP session: an HTTP session, the stdio connection, or an in-memory test pair. */
+export interface SessionInfo {
+  /** MCP session id (HTTP) or a generated one (stdio): keys the PII vault. */
+  sessionId: string;
+  agent: AgentIdentity;
+  transport: 'stdio' | 'http' | 'memory';
+  /** Aborted when the session ends or the daemon shuts down: calls in flight are cancelled. */
+  signal: AbortSignal;
+}
+
+/** The subsystems every session shares. */
+export interface McpServices extends OptionalServices {
+  config: Readonly<Config>;
+  executor: Executor;
+  workspace: Workspace;
+  logger: Logger;
+  recorder: CallRecorder;
+  /** PII tokenization of what leaves the daemon (pii.auto); PASS_THROUGH_BOUNDARY otherwise. */
+  boundary: PiiBoundary;
+  version: string;
+  /** Milliseconds clock for uptime and durations; injectable for tests. */
+  now: () => number;
+  startedAtMs: number;
+  /** Open MCP sessions (HTTP daemon), for stats. */
+  openSessions?: () => number;
+}
+
+/**
+ * How a tool call ended, for logs and metrics:
+ * - 'ok': success;
+ * - 'error': the tool ran and failed (guest code threw, file not found, ...);
+ * - 'invalid': arguments rejected before the tool ran, or unknown tool;
+ * - 'denied': the agent lacks a permission;
+ * - 'timeout', 'memory', 'cancelled': execute_code limits and cancellation;
+ * - 'overloaded': queue full;
+ * - 'internal': a bug on our side (logged with its stack).
+ */
+export type CallOutcome = 'ok' | 'error' | 'invalid' | 'denied' | 'timeout' | 'memory' | 'cancelled' | 'overloaded' | 'internal';
+
+export const CALL_OUTCOMES: readonly CallOutcome[] = ['ok', 'error', 'invalid', 'denied', 'timeout', 'memory', 'cancelled', 'overloaded', 'internal'];

@@ -1,0 +1,19 @@
+// The client boundary for PII: with pii.auto on, what leaves the daemon towards the model
+// (execute_code results and output, read_workspace_file content, progress lines) passes through
+// here and is tokenized with the session's vault. Without pii.auto it passes through unchanged.
+
+import type { SessionInfo } from './mcp-types.js';
+
+export interface PiiBoundary {
+  /** True when outgoing data is tokenized. */
+  readonly active: boolean;
+  outgoingText(text: string, session: SessionInfo): string;
+  /** A JSON value: every string inside it is tokenized. */
+  outgoingValue(value: unknown, session: SessionInfo): unknown;
+}
+
+export const PASS_THROUGH_BOUNDARY: PiiBoundary = Object.freeze({
+  active: false,
+  outgoingText: (text: string) => text,
+  outgoingValue: (value: unknown) => value,
+});

@@ -1,0 +1,164 @@
+// execute_code: hands the code to the executor with the caller's identity, limits capped by the
+// configuration, the request's abort signal (notifications/cancelled, client disconnect, session
+// end) and, when the client asked for progress, a reporter that streams output lines.
+
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ExecutionResult, Language } from '../../executor/executor-types.js';
+import { defineTool } from '../define-tool.js';
+import type { ToolContext, ToolExtra, ToolResponse } from '../define-tool.js';
+import type { CallOutcome } from '../mcp-types.js';
+import { ProgressReporter } from '../progress.js';
+import { args, number, oneOf, text } from '../schema-helpers.js';
+import { ToolFailure } from '../tool-result.js';
+
+export const LANGUAGES = ['javascript', 'typescript', 'python'] as const satisfies readonly Language[];
+/** Smallest memory_mb accepted, MiB: below it a sandbox cannot even start. */
+export const MIN_MEMORY_MB = 16;
+
+const OUTCOME_BY_ERROR_TYPE: Partial<Record<string, CallOutcome>> = {
+  TimeoutError: 'timeout',
+  MemoryLimitError: 'memory',
+  CancelledError: 'cancelled',
+  OverloadedError: 'overloaded',
+  ValidationError: 'invalid',
+  PermissionError: 'denied',
+};
+
+export const executionResultSchema = z.looseObject({
+  success: z.boolean(),
+  result: z.unknown(),
+  output: z.array(z.string()),
+  execution_time_ms: z.number(),
+  error: z.string().optional(),
+  error_type: z.string().optional(),
+  traceback: z.string().optional(),
+  truncated: z.boolean().optional(),
+  output_file: z.string().optional(),
+  context_savings: z.looseObject({ tokens_in: z.number(), tokens_out: z.number(), tokens_saved: z.number() }).optional(),
+});
+
+export function registerExecuteCode(server: McpServer, ctx: ToolContext): void {
+  const { services, session } = ctx;
+  const { limits } = services.config;
+  const python = services.config.sandbox.pythonProcesses > 0;
+  const languages = python ? LANGUAGES : (['javascript', 'typescript'] as const);
+  const openWorld = Object.keys(services.config.mcpServers).length > 0 || session.agent.permissions.net.length > 0;
+
+  defineTool(
+    server,
+    ctx,
+    'execute_code',
+    {
+      title: 'Execute code',
+      description: [
+        `Run ${python ? 'JavaScript, TypeScript or Python' : 'JavaScript or TypeScript'} in a sandbox and get a small JSON result back.`,
+        'The code is the body of an async function: use top-level await, and `return X` (or assign a global `result`) to make the result.',
+        'console.log / print output is returned in `output`. `context_vars` become globals.',
+        'Inside: read_file(path), write_file(path, content), list_files(subpath?), delete_file(path), workspace; save_skill, load_skill, list_skills, import_skill(name);',
+        'tokenize_pii(text), detokenize_pii(text); filter_by_field, summarize_list, aggregate_stats, format_output; search_tools(query); sleep(ms);',
+        'tools.SERVER.TOOL(args) for upstream MCP tools; fetch only for allowed hosts. No process, require, host imports or host file system.',
+        'Process large data here and return only what you need: intermediate data never enters the conversation.',
+      ].join(' '),
+      input: args('execute_code', {
+        code: text('code', 'the source to run, as the body of an async function', { allowEmpty: true }),
+        language: oneOf('language', languages as unknown as readonly [string, ...string[]], 'language of the code').default('javascript'),
+        context_vars: z
+          .record(z.string(), z.unknown(), { error: 'context_vars must be an object of global names to JSON values, e.g. {"rows": [1, 2]}' })
+          .optional()
+          .describe('globals for the code, as a JSON object'),
+        timeout_seconds: number('timeout_seconds', 'wall-clock limit of the whole call, seconds', {
+          min: 0,
+          exclusiveMin: true,
+          max: limits.maxTimeoutSeconds,
+          unit: 'seconds',
+        }).default(Math.min(limits.defaultTimeoutSeconds, limits.maxTimeoutSeconds)),
+        memory_mb: number('memory_mb', 'memory limit of the sandbox, MiB', { min: MIN_MEMORY_MB, max: limits.maxMemoryMb, integer: true, unit: 'MiB' }).default(
+          Math.min(limits.defaultMemoryMb, limits.maxMemoryMb),
+        ),
+      }),
+      output: executionResultSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: openWorld },
+    },
+    async (input, extra) => runCode(ctx, input, extra),
+  );
+}
+
+interface ExecuteInput {
+  code: string;
+  language: string;
+  context_vars?: Record<string, unknown> | undefined;
+  timeout_seconds: number;
+  memory_mb: number;
+}
+
+async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra): Promise<ToolResponse> {
+  const { services, session } = ctx;
+  const { limits } = services.config;
+  const codeBytes = Buffer.byteLength(input.code, 'utf8');
+  if (codeBytes > limits.maxCodeBytes) {
+    throw new ToolFailure(
+      'CODE_TOO_LARGE',
+      `code is ${codeBytes} bytes, over the ${limits.maxCodeBytes}-byte limit (limits.maxCodeBytes); put large data in a workspace file (write_workspace_file) and read it with read_file()`,
+      'invalid',
+    );
+  }
+
+  const signal = AbortSignal.any([extra.signal, session.signal]);
+  const token = extra._meta?.progressToken;
+  const reporter =
+    token === undefined
+      ? undefined
+      : new ProgressReporter({
+          token,
+          intervalMs: services.config.server.progressIntervalMs,
+          totalSeconds: input.timeout_seconds,
+          send: (n) => extra.sendNotification(n),
+          now: services.now,
+          transformLine: (line) => services.boundary.outgoingText(line, session),
+        });
+  reporter?.start();
+  let result: ExecutionResult;
+  try {
+    result = await services.executor.execute(
+      {
+        code: input.code,
+        language: input.language as Language,
+        ...(input.context_vars ? { contextVars: input.context_vars } : {}),
+        timeoutSeconds: input.timeout_seconds,
+        memoryMb: input.memory_mb,
+      },
+      {
+        agent: session.agent.name,
+        sessionId: session.sessionId,
+        workspaceNamespace: session.agent.workspaceNamespace,
+        permissions: session.agent.permissions,
+      },
+      { signal, ...(reporter ? { onOutput: (line: string) => reporter.line(line) } : {}) },
+    );
+  } finally {
+    reporter?.stop();
+  }
+
+  const outgoing = services.boundary.active ? protect(result, ctx) : result;
+  const outcome: CallOutcome = result.success ? 'ok' : (OUTCOME_BY_ERROR_TYPE[result.error_type ?? ''] ?? 'error');
+  return {
+    result: outgoing as unknown as Record<string, unknown>,
+    isError: !result.success,
+    outcome,
+    ...(result.error_type ? { errorCode: result.error_type } : {}),
+  };
+}
+
+/** pii.auto: tokenize every string that goes back to the model. */
+function protect(result: ExecutionResult, ctx: ToolContext): ExecutionResult {
+  const { boundary } = ctx.services;
+  const s = ctx.session;
+  return {
+    ...result,
+    result: boundary.outgoingValue(result.result, s),
+    output: result.output.map((line) => boundary.outgoingText(line, s)),
+    ...(result.error !== undefined ? { error: boundary.outgoingText(result.error, s) } : {}),
+    ...(result.traceback !== undefined ? { traceback: boundary.outgoingText(result.traceback, s) } : {}),
+  };
+}
