@@ -1,0 +1,149 @@
+// The catalog's contract: entry, search and stats shapes that the MCP front, the sandbox and
+// the upstream client share. Kept apart from the implementation so callers import types only.
+
+/** Where an entry came from: a catalog file, a live upstream MCP server, or a saved skill. */
+export type ToolSource = 'catalog' | 'upstream' | 'skill';
+
+/** How much of each tool a search returns. */
+export type DetailLevel = 'name' | 'summary' | 'full';
+
+export const DETAIL_LEVELS: readonly DetailLevel[] = ['name', 'summary', 'full'];
+
+/** A JSON Schema object (the catalog does not constrain its dialect beyond draft-07 keywords). */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/** One tool, as the catalog holds it. Entries are frozen: never mutate one. */
+export interface ToolEntry {
+  /** Tool name as the server exposes it ('read_text_file'). Unique within its category. */
+  readonly name: string;
+  /** The folder under catalog/, the upstream server name, or 'skills'. */
+  readonly category: string;
+  readonly description: string;
+  /** Server that provides the tool: the key of `tools.SERVER` in the sandbox, 'sandbox' for built-ins. */
+  readonly mcp_server: string;
+  /** How the tool is called from code, e.g. 'tools.github.create_issue(args)'. */
+  readonly functions: readonly string[];
+  /** Short task phrases the tool serves; indexed for search. */
+  readonly use_cases: readonly string[];
+  readonly input_schema: JsonSchema;
+  readonly output_schema?: JsonSchema;
+  readonly source: ToolSource;
+  /** Catalog file, relative to the catalog folder ('github/create_issue.json'); catalog entries only. */
+  readonly file?: string;
+}
+
+/** What `setDynamicTools` takes: the category is the one being replaced. */
+export type DynamicToolEntry = Omit<ToolEntry, 'category'>;
+
+/** A full entry with its generated TypeScript signature (detail 'full' and `get`). */
+export interface ToolDefinition extends ToolEntry {
+  readonly typescript: string;
+  /** Other categories holding a tool of the same bare name, when the name was ambiguous. */
+  readonly also_in?: readonly string[];
+}
+
+export interface ToolNameView {
+  readonly name: string;
+  readonly category: string;
+}
+
+export interface ToolSummaryView extends ToolNameView {
+  readonly description: string;
+  readonly mcp_server: string;
+}
+
+export type ToolView = ToolNameView | ToolSummaryView | ToolDefinition;
+
+export interface SearchOptions {
+  /** Free text; '' lists every tool alphabetically. */
+  query: string;
+  /** Only tools of this category. */
+  category?: string | null;
+  /** Default 'summary'. */
+  detail_level?: DetailLevel;
+  /** 1..100, default 10. */
+  limit?: number;
+}
+
+export interface SearchResult {
+  readonly query: string;
+  readonly category: string | null;
+  readonly detail_level: DetailLevel;
+  /** Number of tools returned (after `limit`). */
+  readonly count: number;
+  /** Best first; ties broken by name, then category. */
+  readonly tools: readonly ToolView[];
+}
+
+export interface CategoryInfo {
+  readonly description: string;
+  readonly tool_count: number;
+}
+
+export interface CategoriesResult {
+  readonly categories: Readonly<Record<string, CategoryInfo>>;
+  readonly total_tools: number;
+}
+
+export interface InvalidFile {
+  /** Relative to the catalog folder. */
+  readonly file: string;
+  readonly reason: string;
+}
+
+export interface CacheStats {
+  readonly size: number;
+  readonly max: number;
+  readonly hits: number;
+  readonly misses: number;
+}
+
+export interface CatalogStats {
+  readonly total_tools: number;
+  readonly categories: number;
+  /** Catalog files currently contributing an entry (including a kept previous version). */
+  readonly files_loaded: number;
+  readonly invalid_files: readonly InvalidFile[];
+  /** Time the last applied change (initial load, file batch or dynamic category) took, ms. */
+  readonly last_reload_ms: number;
+  /** Bumped on every change of the visible catalog. */
+  readonly generation: number;
+  readonly watching: boolean;
+  readonly cache: {
+    readonly parsed_files: CacheStats;
+    readonly search_results: CacheStats;
+  };
+}
+
+/** Why the catalog changed. */
+export type CatalogChangeReason = 'load' | 'files' | 'dynamic';
+
+export interface CatalogChange {
+  readonly generation: number;
+  readonly reason: CatalogChangeReason;
+  /** Categories whose tools or description changed, sorted. */
+  readonly categories: readonly string[];
+}
+
+export type CatalogChangeListener = (change: CatalogChange) => void;
+
+/** Stable codes of catalog failures. */
+export type CatalogErrorCode =
+  | 'TOOL_NOT_FOUND'
+  | 'CATEGORY_NOT_FOUND'
+  | 'INVALID_ARGUMENT'
+  | 'INVALID_OPTION'
+  | 'CATALOG_CLOSED';
+
+/** The one error class of the catalog; `code` is stable, `message` says what to do. */
+export class CatalogError extends Error {
+  override readonly name = 'CatalogError';
+  constructor(
+    readonly code: CatalogErrorCode,
+    message: string,
+    /** Close names, for TOOL_NOT_FOUND and CATEGORY_NOT_FOUND (qualified 'category.name' for tools). */
+    readonly suggestions: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,66 @@
+// "Did you mean" for unknown tool and category names: edit distance first (typos), then the
+// search index (other words for the same thing), so a wrong name still leads somewhere.
+
+/**
+ * Optimal-string-alignment distance (Levenshtein plus adjacent transposition), stopping early
+ * once every cell of a row exceeds `max`; returns `max + 1` then.
+ */
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
+  if (a === b) return 0;
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prevPrev: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, (prevPrev[j - 2] as number) + 1);
+      }
+      row.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin > max) return max + 1;
+    prevPrev = prev;
+    prev = row;
+  }
+  return prev[b.length] as number;
+}
+
+export interface Candidate {
+  /** What is shown ('github.get_issue'). */
+  label: string;
+  /** What the typed name is compared with ('get_issue'); several keys may point at one label. */
+  keys: readonly string[];
+}
+
+/**
+ * Up to `count` labels closest to `input`: by edit distance when close enough to be a typo
+ * (at most 40% of the longer word, and at least 2), then the `fallback` labels (search hits) in
+ * their own order. Ties are broken by label so the answer is stable.
+ */
+export function closestNames(input: string, candidates: Iterable<Candidate>, fallback: readonly string[] = [], count = 3): string[] {
+  const needle = input.toLowerCase();
+  const scored: { label: string; distance: number }[] = [];
+  for (const candidate of candidates) {
+    let best = Number.POSITIVE_INFINITY;
+    for (const key of candidate.keys) {
+      const k = key.toLowerCase();
+      const max = Math.max(2, Math.floor(Math.max(k.length, needle.length) * 0.4));
+      const d = editDistance(needle, k, max);
+      // A name that contains the input (or the reverse) is a near miss too: 'issue' -> 'get_issue'.
+      const contained = needle.length >= 3 && (k.includes(needle) || needle.includes(k)) ? max : Number.POSITIVE_INFINITY;
+      best = Math.min(best, d <= max ? d : contained);
+    }
+    if (Number.isFinite(best)) scored.push({ label: candidate.label, distance: best });
+  }
+  scored.sort((x, y) => x.distance - y.distance || (x.label < y.label ? -1 : x.label > y.label ? 1 : 0));
+  const out: string[] = [];
+  for (const label of [...scored.map((s) => s.label), ...fallback]) {
+    if (!out.includes(label)) out.push(label);
+    if (out.length === count) break;
+  }
+  return out;
+}
