@@ -111,8 +111,11 @@ export interface Config {
   /** Permissions of the local agent (stdio, exec, HTTP without agents). */
   defaultPermissions: Permissions;
 
-  /** MCP front: sessions, progress and shutdown. */
-  server: ServerConfig;
+  /**
+   * MCP front: sessions, progress and shutdown. Always set by loadConfig; optional so configs
+   * built by hand (tests of other subsystems) stay valid. Read it through `serverSettings()`.
+   */
+  server?: ServerConfig;
 
   /** pino level. Default 'info'. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Config, Permissions } from './config-types.js';
+import type { Config, Permissions, ServerConfig } from './config-types.js';
 
 const PACKAGE_NAME = 'code-execution-mcp';
 
@@ -47,6 +47,18 @@ export const DEFAULT_PERMISSIONS: Readonly<Permissions> = Object.freeze({
   net: Object.freeze([]),
 });
 
+export const DEFAULT_SERVER: Readonly<ServerConfig> = Object.freeze({
+  sessionIdleSeconds: 1800,
+  maxSessions: 1000,
+  drainSeconds: 10,
+  progressIntervalMs: 1000,
+});
+
+/** The MCP front settings of a config, with defaults for configs built by hand. */
+export function serverSettings(config: Pick<Config, 'server'>): Readonly<ServerConfig> {
+  return config.server ?? DEFAULT_SERVER;
+}
+
 /** A fresh, mutable copy of the defaults (the loader layers file, env and flags on top). */
 export function defaultConfig(root: string = packageRoot()): Config {
   return {
@@ -83,12 +95,7 @@ export function defaultConfig(root: string = packageRoot()): Config {
     mcpServers: {},
     agents: [],
     defaultPermissions: { ...DEFAULT_PERMISSIONS, tools: ['*'], net: [] },
-    server: {
-      sessionIdleSeconds: 1800,
-      maxSessions: 1000,
-      drainSeconds: 10,
-      progressIntervalMs: 1000,
-    },
+    server: { ...DEFAULT_SERVER },
     logLevel: 'info',
   };
 }

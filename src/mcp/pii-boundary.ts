@@ -2,6 +2,7 @@
 // (execute_code results and output, read_workspace_file content, progress lines) passes through
 // here and is tokenized with the session's vault. Without pii.auto it passes through unchanged.
 
+import type { PiiVaults } from '../pii/index.js';
 import type { SessionInfo } from './mcp-types.js';
 
 export interface PiiBoundary {
@@ -17,3 +18,12 @@ export const PASS_THROUGH_BOUNDARY: PiiBoundary = Object.freeze({
   outgoingText: (text: string) => text,
   outgoingValue: (value: unknown) => value,
 });
+
+/** The pii.auto boundary over the session vaults: each session tokenizes with its own vault. */
+export function createPiiBoundary(vaults: PiiVaults): PiiBoundary {
+  return Object.freeze({
+    active: true,
+    outgoingText: (text: string, session: SessionInfo) => vaults.vault(session.sessionId).tokenize(text).text,
+    outgoingValue: (value: unknown, session: SessionInfo) => vaults.vault(session.sessionId).tokenizeValue(value),
+  });
+}

@@ -4,6 +4,7 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { serverSettings } from '../../config/defaults.js';
 import type { ExecutionResult, Language } from '../../executor/executor-types.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext, ToolExtra, ToolResponse } from '../define-tool.js';
@@ -111,7 +112,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
       ? undefined
       : new ProgressReporter({
           token,
-          intervalMs: services.config.server.progressIntervalMs,
+          intervalMs: serverSettings(services.config).progressIntervalMs,
           totalSeconds: input.timeout_seconds,
           send: (n) => extra.sendNotification(n),
           now: services.now,

@@ -3,7 +3,9 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolContext } from '../define-tool.js';
+import { registerPiiTools } from './pii-tools.js';
 
-export function registerOptionalTools(_server: McpServer, _ctx: ToolContext): void {
-  // filled in as src/catalog, src/skills and src/pii land
+export function registerOptionalTools(server: McpServer, ctx: ToolContext): void {
+  const { pii } = ctx.services;
+  if (pii) registerPiiTools(server, ctx, pii);
 }

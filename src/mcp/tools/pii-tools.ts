@@ -1,0 +1,49 @@
+// sanitize_pii and restore_pii: tokens from the calling session's own vault, so a token can be
+// restored only in the MCP session that made it.
+
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { PiiVaults } from '../../pii/index.js';
+import { defineTool } from '../define-tool.js';
+import type { ToolContext } from '../define-tool.js';
+import { args, text } from '../schema-helpers.js';
+
+export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: PiiVaults): void {
+  const vault = () => vaults.vault(ctx.session.sessionId);
+
+  defineTool(
+    server,
+    ctx,
+    'sanitize_pii',
+    {
+      title: 'Sanitize PII',
+      description:
+        'Replace personal data in text (emails, phone numbers, SSNs, payment cards, IP addresses, IBANs, API keys and secrets) by tokens like [EMAIL_3f9a1c2b]. The same value gives the same token within this session; restore_pii turns tokens back, in this session only.',
+      input: args('sanitize_pii', { text: text('text', 'the text to sanitize', { allowEmpty: true }) }),
+      output: z.looseObject({ sanitized_text: z.string(), pii_found: z.number(), pii_types: z.array(z.string()) }),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ text: input }) => {
+      const { text: sanitized, found, types } = vault().tokenize(input);
+      return { result: { sanitized_text: sanitized, pii_found: found, pii_types: types } };
+    },
+  );
+
+  defineTool(
+    server,
+    ctx,
+    'restore_pii',
+    {
+      title: 'Restore PII',
+      description:
+        'Replace PII tokens made in this session (by sanitize_pii or tokenize_pii) by the original values. Tokens from another session, forged or expired tokens are left as they are and listed in unknown_tokens.',
+      input: args('restore_pii', { text: text('text', 'text holding tokens such as [EMAIL_3f9a1c2b]', { allowEmpty: true }) }),
+      output: z.looseObject({ restored_text: z.string(), unknown_tokens: z.array(z.string()).optional() }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ text: input }) => {
+      const { text: restored, unknown } = vault().detokenize(input);
+      return { result: { restored_text: restored, ...(unknown.length > 0 ? { unknown_tokens: unknown } : {}) } };
+    },
+  );
+}
