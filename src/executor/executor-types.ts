@@ -101,6 +101,10 @@ export interface ExecutorStats {
  */
 export interface HostApi {
   call(method: string, args: readonly unknown[], ctx: HostCallContext): Promise<unknown>;
+  /** Upstream tools this identity may call from code, as `server.tool`. */
+  toolNames(identity: CallIdentity): string[];
+  /** Whether this identity may use `fetch` at all. */
+  fetchAllowed(identity: CallIdentity): boolean;
 }
 
 export interface HostCallContext {

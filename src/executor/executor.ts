@@ -1,0 +1,289 @@
+// The executor: checks a request, hands it to the sandbox pool of its language, routes the
+// guest's host calls to the HostApi, and shapes the outcome into execute_code's result (output
+// budget, spill file, token accounting). It never throws for anything a guest or caller does.
+
+import { randomBytes } from 'node:crypto';
+import { createHistogram } from 'node:perf_hooks';
+import type { RecordableHistogram } from 'node:perf_hooks';
+import type { Outcome, RunRequest } from '../../workers/protocol.js';
+import { SANDBOX_API_NAMES } from '../../workers/sandbox/api-names.js';
+import type { Config } from '../config/config-types.js';
+import type { Logger } from '../util/logger.js';
+import type { Workspace } from '../workspace/index.js';
+import type {
+  CallIdentity,
+  ExecuteOptions,
+  ExecutionRequest,
+  ExecutionResult,
+  Executor,
+  ExecutorStats,
+  HostApi,
+  HostCallContext,
+} from './executor-types.js';
+import { HostError } from './executor-types.js';
+import { SandboxPool } from './sandbox-pool.js';
+
+export interface ExecutorOptions {
+  config: Config;
+  hostApi: HostApi;
+  logger: Logger;
+  /** Where over-budget output is spilled; without it output is only cut. */
+  workspace?: Workspace;
+  /** Token counter for context_savings (a real tokenizer in production). */
+  countTokens?: (value: unknown) => number;
+}
+
+const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
+const RESERVED = new Set<string>([...SANDBOX_API_NAMES, '__proto__', 'constructor', 'globalThis', 'eval', 'Function', 'Compartment', 'harden', 'lockdown']);
+/** Largest context_vars, as JSON characters. */
+const MAX_CONTEXT_CHARS = 16 * 1024 * 1024;
+
+export class PooledExecutor implements Executor {
+  readonly #config: Config;
+  readonly #host: HostApi;
+  readonly #log: Logger;
+  readonly #workspace: Workspace | undefined;
+  readonly #countTokens: ((value: unknown) => number) | undefined;
+  readonly #js: SandboxPool;
+  readonly #python: SandboxPool | undefined;
+  readonly #latency: RecordableHistogram = createHistogram();
+  readonly #byOutcome: Record<string, number> = {};
+  #completed = 0;
+  #failed = 0;
+  #closed = false;
+
+  constructor(options: ExecutorOptions) {
+    this.#config = options.config;
+    this.#host = options.hostApi;
+    this.#log = options.logger;
+    this.#workspace = options.workspace;
+    this.#countTokens = options.countTokens;
+    const { sandbox, limits } = options.config;
+    this.#js = new SandboxPool(
+      { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
+      sandbox.processes,
+      limits.maxQueuedCalls,
+      this.#log.child({ pool: 'js' }),
+    );
+    this.#python =
+      sandbox.pythonProcesses > 0
+        ? new SandboxPool(
+            { kind: 'python', threads: 1, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
+            sandbox.pythonProcesses,
+            limits.maxQueuedCalls,
+            this.#log.child({ pool: 'python' }),
+          )
+        : undefined;
+  }
+
+  /** Starts the JavaScript pool (awaited: no cold start) and the Python pool (in the background). */
+  async start(): Promise<void> {
+    if (this.#python) {
+      this.#python.start().catch((err: unknown) => this.#log.error({ code: 'PYTHON_POOL_FAILED', err: (err as Error).message }, 'python sandbox failed to start'));
+    }
+    await this.#js.start();
+  }
+
+  async execute(request: ExecutionRequest, identity: CallIdentity, options: ExecuteOptions = {}): Promise<ExecutionResult> {
+    const started = performance.now();
+    const invalid = this.#validate(request);
+    if (invalid) return this.#finish(started, failure('ValidationError', invalid), identity, 0);
+    const pool = request.language === 'python' ? this.#python : this.#js;
+    if (!pool) {
+      return this.#finish(started, failure('ValidationError', 'python is not enabled on this daemon (sandbox.pythonProcesses is 0); use javascript or typescript'), identity, 0);
+    }
+    const timeoutMs = Math.round(request.timeoutSeconds * 1000);
+    const run: RunRequest = {
+      code: request.code,
+      language: request.language,
+      contextJson: request.contextVars && Object.keys(request.contextVars).length > 0 ? JSON.stringify(request.contextVars) : undefined,
+      timeoutMs,
+      memoryMb: request.memoryMb,
+      workspaceName: identity.workspaceNamespace || 'workspace',
+      toolNames: this.#host.toolNames(identity),
+      fetchAllowed: this.#host.fetchAllowed(identity),
+      streamOutput: options.onOutput !== undefined,
+    };
+    const callEnded = new AbortController();
+    let tokensIn = 0;
+    const ctx: HostCallContext = {
+      identity,
+      language: request.language,
+      signal: callEnded.signal,
+      account: (direction, payload) => {
+        if (direction === 'in') tokensIn += this.#countTokens ? this.#countTokens(payload) : 0;
+      },
+    };
+    try {
+      const finished = await pool.run({
+        request: run,
+        deadline: started + timeoutMs,
+        signal: options.signal,
+        onHostCall: (callId, method, args, reply) => {
+          this.#host.call(method, args, ctx).then(
+            (value) => reply({ kind: 'host-reply', callId, ok: true, value }),
+            (err: unknown) => reply({ kind: 'host-reply', callId, ok: false, error: hostErrorOf(err) }),
+          );
+        },
+        onOutput: (lines) => {
+          for (const line of lines) options.onOutput?.(line);
+        },
+      });
+      return await this.#finish(started, finished.outcome, identity, tokensIn);
+    } finally {
+      callEnded.abort();
+    }
+  }
+
+  stats(): ExecutorStats {
+    const h = this.#latency;
+    const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+    const count = this.#completed + this.#failed;
+    const python = this.#python;
+    return {
+      processes: this.#config.sandbox.processes + (python ? this.#config.sandbox.pythonProcesses : 0),
+      threads: this.#js.threads + (python?.threads ?? 0),
+      busy: this.#js.busy + (python?.busy ?? 0),
+      queued: this.#js.queued + (python?.queued ?? 0),
+      completed: this.#completed,
+      failed: this.#failed,
+      timeouts: this.#byOutcome.TimeoutError ?? 0,
+      memory_kills: this.#byOutcome.MemoryLimitError ?? 0,
+      cancelled: this.#byOutcome.CancelledError ?? 0,
+      process_restarts: this.#js.counters.processRestarts + (python?.counters.processRestarts ?? 0),
+      latency: {
+        count,
+        p50_ms: count ? ms(h.percentile(50)) : 0,
+        p95_ms: count ? ms(h.percentile(95)) : 0,
+        p99_ms: count ? ms(h.percentile(99)) : 0,
+        mean_ms: count ? ms(h.mean) : 0,
+      },
+      by_outcome: { ...this.#byOutcome },
+    };
+  }
+
+  /** Per-process detail for health and metrics endpoints. */
+  processes(): { kind: string; pid: number | undefined; state: string; busy: number }[] {
+    return [
+      ...this.#js.processes().map((p) => ({ kind: 'js', ...p })),
+      ...(this.#python?.processes().map((p) => ({ kind: 'python', ...p })) ?? []),
+    ];
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([this.#js.close(), this.#python?.close()]);
+  }
+
+  #validate(r: ExecutionRequest): string | undefined {
+    const { limits } = this.#config;
+    if (typeof r.code !== 'string') return 'code must be a string';
+    if (Buffer.byteLength(r.code) > limits.maxCodeBytes) return `code is ${Buffer.byteLength(r.code)} bytes; the limit is ${limits.maxCodeBytes}`;
+    if (!LANGUAGES.has(r.language)) return `language must be "javascript", "typescript" or "python", got ${JSON.stringify(r.language)}`;
+    if (typeof r.timeoutSeconds !== 'number' || !(r.timeoutSeconds > 0) || r.timeoutSeconds > limits.maxTimeoutSeconds) {
+      return `timeout_seconds must be a number greater than 0 and at most ${limits.maxTimeoutSeconds}`;
+    }
+    if (!Number.isInteger(r.memoryMb) || r.memoryMb < 16 || r.memoryMb > limits.maxMemoryMb) {
+      return `memory_mb must be an integer between 16 and ${limits.maxMemoryMb}`;
+    }
+    if (r.contextVars !== undefined) {
+      if (r.contextVars === null || typeof r.contextVars !== 'object' || Array.isArray(r.contextVars)) return 'context_vars must be an object mapping names to JSON values';
+      for (const key of Object.keys(r.contextVars)) {
+        if (RESERVED.has(key)) return `context_vars key "${key}" would hide the sandbox's own ${key}; rename it`;
+        if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) return `context_vars key ${JSON.stringify(key.slice(0, 80))} is not a valid identifier`;
+      }
+      let size: number;
+      try {
+        size = JSON.stringify(r.contextVars).length;
+      } catch {
+        return 'context_vars must be JSON data';
+      }
+      if (size > MAX_CONTEXT_CHARS) return `context_vars is ${size} characters of JSON; the limit is ${MAX_CONTEXT_CHARS}`;
+    }
+    return undefined;
+  }
+
+  async #finish(started: number, outcome: Outcome, identity: CallIdentity, tokensIn: number): Promise<ExecutionResult> {
+    const result: ExecutionResult = {
+      success: outcome.ok,
+      result: outcome.ok ? outcome.value : null,
+      output: outcome.output,
+      execution_time_ms: 0,
+    };
+    if (!outcome.ok) {
+      result.error = outcome.error.message;
+      result.error_type = outcome.error.type;
+      if (outcome.error.traceback) result.traceback = outcome.error.traceback;
+    }
+    if (outcome.outputDropped) {
+      result.output = [...result.output, `[${outcome.outputDropped} more output lines were dropped: the per-call output limit was reached]`];
+      result.truncated = true;
+    }
+    await this.#applyBudget(result, identity);
+    if (this.#countTokens) {
+      const tokensOut = this.#countTokens({ result: result.result, output: result.output });
+      result.context_savings = { tokens_in: tokensIn, tokens_out: tokensOut, tokens_saved: Math.max(0, tokensIn - tokensOut) };
+    }
+    const elapsed = performance.now() - started;
+    result.execution_time_ms = Math.round(elapsed * 100) / 100;
+    this.#latency.record(Math.max(1, Math.round(elapsed * 1e6)));
+    const key = outcome.ok ? 'success' : outcome.error.type;
+    this.#byOutcome[key] = (this.#byOutcome[key] ?? 0) + 1;
+    if (outcome.ok) this.#completed++;
+    else this.#failed++;
+    return result;
+  }
+
+  /** Cuts result plus output to the configured size; the whole goes to a workspace file. */
+  async #applyBudget(r: ExecutionResult, identity: CallIdentity): Promise<void> {
+    const budget = this.#config.limits.maxOutputChars;
+    const resultJson = JSON.stringify(r.result) ?? 'null';
+    let outputChars = 0;
+    for (const line of r.output) outputChars += line.length;
+    if (resultJson.length + outputChars <= budget) return;
+
+    if (this.#workspace && identity.permissions.workspace === 'read-write') {
+      const name = `outputs/execution-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.json`;
+      try {
+        await this.#workspace.namespace(identity.workspaceNamespace).writeFile(name, JSON.stringify({ result: r.result, output: r.output }, null, 2));
+        r.output_file = name;
+      } catch (err) {
+        this.#log.warn({ code: 'OUTPUT_SPILL_FAILED', err: (err as Error).message }, 'could not write the full output to the workspace');
+      }
+    }
+    const resultShare = outputChars === 0 ? budget : Math.floor(budget * 0.75);
+    if (resultJson.length > resultShare) {
+      r.result = `${resultJson.slice(0, resultShare)}...[truncated: ${resultJson.length} characters in all${r.output_file ? `, see ${r.output_file}` : ''}]`;
+    }
+    let left = budget - Math.min(resultJson.length, resultShare);
+    const kept: string[] = [];
+    for (const line of r.output) {
+      if (left <= 0) break;
+      kept.push(line.length > left ? `${line.slice(0, left)}...` : line);
+      left -= line.length;
+    }
+    if (kept.length < r.output.length || left < 0) {
+      kept.push(`[output truncated: ${r.output.length} lines, ${outputChars} characters in all${r.output_file ? `; see ${r.output_file}` : ''}]`);
+    }
+    r.output = kept;
+    r.truncated = true;
+  }
+}
+
+function failure(type: string, message: string): Outcome {
+  return { ok: false, error: { type, message }, output: [] };
+}
+
+/** A host-side failure as the guest will see it: a name it can catch on and a message, no stack. */
+function hostErrorOf(err: unknown): { name: string; message: string; code?: string } {
+  if (err instanceof HostError) return { name: err.errorName, message: err.message, code: err.code };
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    // Messages of unexpected errors may name host paths; the guest sees them scrubbed.
+    const message = err.message.replace(/(?:\/[\w.@+-]+){2,}/g, '<path>');
+    return { name: err.name || 'Error', message, code: typeof code === 'string' ? code : undefined };
+  }
+  return { name: 'Error', message: String(err) };
+}
+

@@ -1,0 +1,198 @@
+// A sandbox process: hosts one piscina pool of SES worker threads for the coordinator. It is a
+// separate process because some allocations make V8 abort the whole process (fatal OOM); when
+// that happens only this process and its calls die, and the coordinator starts another.
+// Started by src/executor/sandbox-process.ts with `--enable-experimental-regexp-engine-on-excessive-backtracks`
+// on the command line (Node refuses that flag in worker execArgv), so catastrophic regular
+// expressions in guest code fall back to a linear engine.
+
+import { MessageChannel } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { LRUCache } from 'lru-cache';
+import { Piscina } from 'piscina';
+import { preprocess } from './preprocess.js';
+import type { Preprocessed } from './preprocess.js';
+import type { AbortReason, ErrorInfo, FromSandbox, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, WorkerMessage, WorkerTask } from './protocol.js';
+
+const MB = 1024 * 1024;
+const started = performance.now();
+const options = JSON.parse(process.argv[2] ?? '{}') as SandboxProcessOptions;
+
+const workerFile = options.kind === 'python' ? 'python-worker.js' : 'sandbox-worker.js';
+const pool = new Piscina({
+  filename: new URL(`./${workerFile}`, import.meta.url).href,
+  minThreads: options.threads,
+  maxThreads: options.threads,
+  idleTimeout: 2 ** 31 - 1,
+  concurrentTasksPerWorker: 1,
+  // 'sync' parks idle workers in Atomics.wait (fast pick-up). Guest work cannot outlive its
+  // task anyway: each task ends with a macrotask turn after its scope is closed.
+  atomics: 'sync',
+  resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, stackSizeMb: 4 },
+  recordTiming: false,
+});
+
+interface Running {
+  controller: AbortController;
+  reason?: AbortReason;
+  port: MessagePort;
+  wake: Int32Array;
+  rssAtStart: number;
+  memoryMb: number;
+}
+
+const running = new Map<number, Running>();
+/** Agents re-run the same code often; preprocessing (TS strip, parse) is cached by source. */
+const prepared = new LRUCache<string, Preprocessed>({ max: 500, maxSize: 32 * MB, sizeCalculation: (v, k) => k.length + (v.ok ? v.source.length : 200) });
+
+function send(msg: FromSandbox): void {
+  if (process.connected) process.send?.(msg);
+}
+
+function prepare(req: RunRequest): Preprocessed {
+  if (req.language === 'python') return { ok: true, source: req.code };
+  const key = `${req.language}\0${req.code}`;
+  let p = prepared.get(key);
+  if (!p) {
+    p = preprocess(req.code, req.language);
+    if (req.code.length < 256 * 1024) prepared.set(key, p);
+  }
+  return p;
+}
+
+function start(id: number, req: RunRequest): void {
+  const pre = prepare(req);
+  if (!pre.ok) {
+    send({ type: 'done', id, outcome: { ok: false, error: pre.error, output: [] }, workerReplaced: false });
+    return;
+  }
+  const { port1, port2 } = new MessageChannel();
+  const wake = new Int32Array(new SharedArrayBuffer(4));
+  const controller = new AbortController();
+  const entry: Running = { controller, port: port1, wake, rssAtStart: process.memoryUsage.rss(), memoryMb: req.memoryMb };
+  running.set(id, entry);
+  port1.on('message', (m: WorkerMessage) => {
+    if (m.kind === 'host-call') send({ type: 'host-call', id, callId: m.callId, method: m.method, args: m.args });
+    else send({ type: 'output', id, lines: m.lines });
+  });
+  const { code: _code, ...rest } = req;
+  const task: WorkerTask = { ...rest, source: pre.source, port: port2, wake };
+  pool
+    .run(task, { signal: controller.signal, transferList: [port2] as never })
+    .then(
+      (outcome: Outcome) => send({ type: 'done', id, outcome, workerReplaced: false }),
+      (err: unknown) => {
+        send({ type: 'done', id, outcome: { ok: false, error: failureOf(err, entry, req), output: [] }, workerReplaced: true });
+        rewarm();
+      },
+    )
+    .finally(() => {
+      port1.close();
+      running.delete(id);
+    });
+}
+
+function failureOf(err: unknown, entry: Running, req: RunRequest): ErrorInfo {
+  const e = err as { name?: string; code?: string; message?: string };
+  switch (entry.reason) {
+    case 'timeout':
+      return { type: 'TimeoutError', message: `execution timed out after ${req.timeoutMs / 1000} seconds; the worker was stopped and replaced` };
+    case 'cancelled':
+      return { type: 'CancelledError', message: 'the call was cancelled by the client' };
+    case 'memory':
+      return { type: 'MemoryLimitError', message: `the call used more than its memory_mb limit of ${req.memoryMb} MB; the worker was stopped and replaced` };
+    case 'shutdown':
+      return { type: 'CancelledError', message: 'the daemon is shutting down' };
+    default:
+      break;
+  }
+  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return { type: 'MemoryLimitError', message: `the call ran out of memory (the sandbox heap limit is ${options.maxMemoryMb} MB); the worker was replaced` };
+  }
+  return { type: 'SandboxCrashError', message: `the sandbox worker died: ${e?.message ?? String(err)}; it was replaced` };
+}
+
+/** After piscina replaces a terminated worker, wait until the new one is warm, then say so. */
+function rewarm(): void {
+  const { port2 } = new MessageChannel();
+  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
+  pool
+    .run(task, { transferList: [port2] as never })
+    .then(
+      () => send({ type: 'worker-ready' }),
+      () => send({ type: 'worker-ready' }),
+    )
+    .finally(() => port2.close());
+}
+
+function abort(id: number, reason: AbortReason): void {
+  const entry = running.get(id);
+  if (!entry || entry.reason) return;
+  entry.reason = reason;
+  entry.controller.abort();
+}
+
+/**
+ * Resident memory against the running calls' limits. resourceLimits do not count ArrayBuffers
+ * and some allocations outrun them, so the process watches its real footprint. With one thread
+ * per process the excess belongs to exactly one call.
+ */
+function checkMemory(): void {
+  if (running.size === 0) return;
+  const rss = process.memoryUsage.rss();
+  let baseline = Infinity;
+  let allowance = 0;
+  for (const r of running.values()) {
+    baseline = Math.min(baseline, r.rssAtStart);
+    allowance += r.memoryMb * MB;
+  }
+  if (rss - baseline <= allowance) return;
+  for (const [id, r] of running) if (!r.reason) abort(id, 'memory');
+}
+
+process.on('message', (msg: ToSandbox) => {
+  switch (msg.type) {
+    case 'run':
+      start(msg.id, msg.request);
+      break;
+    case 'abort':
+      abort(msg.id, msg.reason);
+      break;
+    case 'host-reply': {
+      const entry = running.get(msg.id);
+      if (!entry) break;
+      entry.port.postMessage(msg.reply);
+      Atomics.store(entry.wake, 0, 1);
+      Atomics.notify(entry.wake, 0);
+      break;
+    }
+    case 'shutdown':
+      for (const id of running.keys()) abort(id, 'shutdown');
+      void pool.close({ force: true }).finally(() => process.exit(0));
+      break;
+  }
+});
+
+// The coordinator is gone: nobody can use this process any more.
+process.on('disconnect', () => process.exit(0));
+
+pool.on('error', (err: unknown) => {
+  send({ type: 'fatal', message: `sandbox pool error: ${(err as Error)?.message ?? String(err)}` });
+  process.exit(1);
+});
+
+setInterval(checkMemory, options.memoryPollMs).unref();
+
+// Warm every thread (import ses, lockdown) before saying ready, so no call pays a cold start.
+const warm = Array.from({ length: options.threads }, () => {
+  const { port2 } = new MessageChannel();
+  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
+  return pool.run(task, { transferList: [port2] as never }).finally(() => port2.close());
+});
+Promise.all(warm).then(
+  () => send({ type: 'ready', threads: options.threads, startupMs: Math.round(performance.now() - started) }),
+  (err: unknown) => {
+    send({ type: 'fatal', message: `sandbox workers failed to start: ${(err as Error)?.message ?? String(err)}` });
+    process.exit(1);
+  },
+);

@@ -1,0 +1,164 @@
+// Turns submitted JavaScript or TypeScript into source a SES Compartment will evaluate, without
+// moving line or column numbers where that can be helped. SES refuses any source text holding
+// `import(`, `<!--`, `-->` or a direct `eval(` - even in strings and comments - so those are
+// rewritten inside strings, templates, regexes and comments, and refused with a clear message only
+// where they are real code.
+
+import { createRequire } from 'node:module';
+import { Parser, tokTypes } from 'acorn';
+import type { Comment, Token } from 'acorn';
+import tsBlankSpace from 'ts-blank-space';
+import type * as TypeScript from 'typescript';
+import { USER_CODE_URL, WRAP_PREFIX } from './protocol.js';
+import type { ErrorInfo, SandboxLanguage } from './protocol.js';
+
+export { WRAP_PREFIX };const WRAP_SUFFIX = '\n})';
+
+export type Preprocessed = { ok: true; source: string } | { ok: false; error: ErrorInfo };
+
+/** The patterns SES's evaluator rejects, as it matches them. */
+const REJECTED = [
+  { re: /(^|[^.]|\.\.\.)\bimport(\s*(?:\(|\/[/*]))/, what: 'import(' },
+  { re: /<!--/, what: '<!--' },
+  { re: /-->/, what: '-->' },
+  { re: /(^|[^.]|\.\.\.)\beval(\s*\()/, what: 'eval(' },
+] as const;
+
+/** Preprocess `code` for evaluation under `url` (user-code.js, or skill:NAME for skills). */
+export function preprocess(code: string, language: SandboxLanguage, url = USER_CODE_URL): Preprocessed {
+  let js = code;
+  if (language === 'typescript') {
+    const stripped = stripTypes(code);
+    if (!stripped.ok) return stripped;
+    js = stripped.source;
+  }
+  const wrapped = WRAP_PREFIX + js + WRAP_SUFFIX;
+  const tokens: Token[] = [];
+  const comments: Comment[] = [];
+  try {
+    Parser.parse(wrapped, {
+      ecmaVersion: 'latest',
+      sourceType: 'script',
+      allowHashBang: false,
+      locations: true,
+      onToken: tokens,
+      onComment: comments,
+    });
+  } catch (err) {
+    return { ok: false, error: syntaxError(err, url) };
+  }
+  const edits: Edit[] = [];
+  for (const t of tokens) {
+    if (t.type === tokTypes.string || t.type === tokTypes.template || t.type === tokTypes.regexp) {
+      escapeInLiteral(wrapped, t.start, t.end, edits);
+    }
+  }
+  for (const c of comments) defuseInComment(wrapped, c.start, c.end, edits);
+  let source = applyEdits(wrapped, edits);
+
+  // What is still there is real code: a dynamic import, a direct eval, or `x-->y` / `a<!--b`.
+  source = source.replace(/-->/g, '-- >').replace(/<!--/g, '< !--');
+  for (const { re, what } of REJECTED) {
+    const m = re.exec(source);
+    if (!m) continue;
+    const pos = positionOf(source, m.index + (m[1]?.length ?? 0));
+    const message =
+      what === 'import('
+        ? 'dynamic import() is not available in the sandbox: there are no host modules. Use `await import_skill("name")` for a saved skill.'
+        : 'direct eval(...) is not supported in the sandbox; use indirect eval `(0, eval)(source)` if you really need it.';
+    return { ok: false, error: { type: 'SyntaxError', message, line: pos.line, column: pos.column, traceback: `SyntaxError: ${message}\n    at ${url}:${pos.line}:${pos.column}` } };
+  }
+  return { ok: true, source: `${source}\n//# sourceURL=${url}` };
+}
+
+function stripTypes(code: string): Preprocessed {
+  const unsupported: string[] = [];
+  const out = tsBlankSpace(code, (node) => {
+    unsupported.push(node.getText().split('\n')[0]?.slice(0, 60) ?? '');
+  });
+  if (unsupported.length === 0) return { ok: true, source: out };
+  // enum, namespace and parameter properties need real code generation; the full compiler does it
+  // at the cost of exact columns (lines are kept by retaining line breaks where it can).
+  return { ok: true, source: transpileWithCompiler(code) };
+}
+
+let ts: typeof TypeScript | undefined;
+function transpileWithCompiler(code: string): string {
+  ts ??= loadTypeScript();
+  return ts.transpileModule(code, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.Preserve, removeComments: false },
+    reportDiagnostics: false,
+  }).outputText;
+}
+
+function loadTypeScript(): typeof TypeScript {
+  // Loaded on first need only: the compiler is large and most calls never need it.
+  return createRequire(import.meta.url)('typescript') as typeof TypeScript;
+}
+
+type Edit = { start: number; end: number; text: string };
+
+/** Inside a string, template or regex literal, an escape keeps the value and breaks the pattern. */
+function escapeInLiteral(src: string, start: number, end: number, edits: Edit[]): void {
+  const raw = src.slice(start, end);
+  if (!/import|<!--|-->|eval/.test(raw)) return;
+  const replaced = raw
+    .replace(/\bimport(?=\s*(?:\(|\/[/*]))/g, '\\x69mport')
+    .replace(/\beval(?=\s*\()/g, '\\x65val')
+    .replace(/<!--/g, '\\x3c!--')
+    .replace(/-->/g, '--\\x3e');
+  if (replaced !== raw) edits.push({ start, end, text: replaced });
+}
+
+/** Inside a comment, meaning does not matter: change one character, keep the length. */
+function defuseInComment(src: string, start: number, end: number, edits: Edit[]): void {
+  const raw = src.slice(start, end);
+  if (!/import|<!--|-->|eval/.test(raw)) return;
+  const body = raw.slice(2, raw.startsWith('/*') ? -2 : undefined);
+  const fixed = body
+    .replace(/\bimport(?=\s*(?:\(|\/[/*]))/g, 'Import')
+    .replace(/\beval(?=\s*\()/g, 'Eval')
+    .replace(/<!--/g, '<!~~')
+    .replace(/-->/g, '~~>');
+  if (fixed !== body) edits.push({ start: start + 2, end: start + 2 + body.length, text: fixed });
+}
+
+function applyEdits(src: string, edits: Edit[]): string {
+  if (edits.length === 0) return src;
+  edits.sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (const e of edits) {
+    out += src.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return out + src.slice(at);
+}
+
+/** Line and column (1-based) in the user's code of an offset in the wrapped source. */
+function positionOf(wrapped: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < wrapped.length; i++) {
+    if (wrapped.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  const column = offset - lineStart + 1 - (line === 1 ? WRAP_PREFIX.length : 0);
+  return { line, column: Math.max(1, column) };
+}
+
+function syntaxError(err: unknown, url: string): ErrorInfo {
+  const e = err as { message?: string; loc?: { line: number; column: number } };
+  const loc = e.loc ?? { line: 1, column: 0 };
+  const line = loc.line;
+  const column = Math.max(1, loc.column + 1 - (line === 1 ? WRAP_PREFIX.length : 0));
+  let message = String(e.message ?? err).replace(/\s*\(\d+:\d+\)$/, '');
+  if (/'import' and 'export' may (only )?appear at the top level/.test(message)) {
+    message =
+      'import/export statements are not available in code run by execute_code: the code is the body of an async function. ' +
+      'Use `await import_skill("name")` for saved skills; `return` a value to make the result.';
+  }
+  return { type: 'SyntaxError', message, line, column, traceback: `SyntaxError: ${message}\n    at ${url}:${line}:${column}` };
+}

@@ -1,0 +1,94 @@
+// Messages between the coordinator, a sandbox process (pool host) and its worker threads,
+// defined once for all sides. Everything here crosses a structured-clone boundary: plain data only.
+
+import type { MessagePort } from 'node:worker_threads';
+
+export type SandboxLanguage = 'javascript' | 'typescript' | 'python';
+
+/** JSON data as it travels (after the worker turned guest values into plain data). */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A call as the coordinator hands it to a sandbox process. */
+export interface RunRequest {
+  code: string;
+  language: SandboxLanguage;
+  /** JSON text of context_vars, parsed afresh inside the worker. */
+  contextJson?: string;
+  timeoutMs: number;
+  memoryMb: number;
+  /** The agent's workspace name as the guest sees it (`workspace` global). */
+  workspaceName: string;
+  /** Upstream tool names the guest may call, as `server.tool` (already filtered by permissions). */
+  toolNames: string[];
+  /** Whether `fetch` is endowed (the agent has some net permission). */
+  fetchAllowed: boolean;
+  /** Stream output lines back as they are written. */
+  streamOutput: boolean;
+}
+
+/** What the worker thread receives from its pool host (after preprocessing). */
+export interface WorkerTask extends Omit<RunRequest, 'code'> {
+  /** Evaluable JavaScript (for JS/TS: wrapped, neutralized); Python: the source as is. */
+  source: string;
+  /** Port to the pool host for host calls and output streaming. */
+  port: MessagePort;
+  /** Int32Array[1] over a SharedArrayBuffer: set to 1 and notified when a host reply is posted. */
+  wake: Int32Array;
+}
+
+export type ErrorInfo = {
+  type: string;
+  message: string;
+  traceback?: string;
+  line?: number;
+  column?: number;
+};
+
+export type Outcome =
+  | { ok: true; value: Json; output: string[]; outputDropped?: number; heapBytes?: number }
+  | { ok: false; error: ErrorInfo; output: string[]; outputDropped?: number };
+
+/** Worker → pool host, over the task's port. */
+export type WorkerMessage =
+  | { kind: 'host-call'; callId: number; method: string; args: unknown[] }
+  | { kind: 'output'; lines: string[] };
+
+/** Pool host → worker, over the task's port. */
+export type HostReply =
+  | { kind: 'host-reply'; callId: number; ok: true; value: unknown }
+  | { kind: 'host-reply'; callId: number; ok: false; error: { name: string; message: string; code?: string } };
+
+/** Coordinator → sandbox process (IPC). */
+export type ToSandbox =
+  | { type: 'run'; id: number; request: RunRequest }
+  | { type: 'abort'; id: number; reason: AbortReason }
+  | { type: 'host-reply'; id: number; reply: HostReply }
+  | { type: 'shutdown' };
+
+/** Sandbox process → coordinator (IPC). */
+export type FromSandbox =
+  | { type: 'ready'; threads: number; startupMs: number }
+  /** A replaced worker thread is warm again (after a timeout, cancel or memory kill). */
+  | { type: 'worker-ready' }
+  | { type: 'done'; id: number; outcome: Outcome; workerReplaced: boolean }
+  | { type: 'host-call'; id: number; callId: number; method: string; args: unknown[] }
+  | { type: 'output'; id: number; lines: string[] }
+  | { type: 'fatal'; message: string };
+
+export type AbortReason = 'timeout' | 'cancelled' | 'memory' | 'shutdown';
+
+/** Options a sandbox process is started with (argv[2] as JSON). */
+export interface SandboxProcessOptions {
+  kind: 'js' | 'python';
+  threads: number;
+  /** V8 old-generation limit of each worker thread, MiB (the configured maximum memory_mb). */
+  maxMemoryMb: number;
+  /** How often the process checks its resident memory against running calls' limits, ms. */
+  memoryPollMs: number;
+}
+
+/** Prefix put before the user's first line: kept on that line so line numbers match. */
+export const WRAP_PREFIX = '(async function () {';
+
+/** The file name guest frames carry, so tracebacks show user lines and never host paths. */
+export const USER_CODE_URL = 'user-code.js';

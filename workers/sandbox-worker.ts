@@ -1,0 +1,102 @@
+// A piscina worker thread that runs guest JavaScript: SES lockdown() once at start, then a fresh
+// Compartment per task whose only powers are the endowments of workers/sandbox/globals.ts.
+// Everything is imported before lockdown (piscina's own loader included), as SES requires.
+
+import 'ses';
+import { getHeapStatistics } from 'node:v8';
+import type { Outcome, WorkerTask } from './protocol.js';
+import { CallScope, makeError } from './sandbox/call-scope.js';
+import { errorInfo } from './sandbox/errors.js';
+import { buildGlobals } from './sandbox/globals.js';
+import type { Evaluator } from './sandbox/globals.js';
+import { newBudget, toJsonSafe } from './sandbox/serialize.js';
+
+/** Characters of result a worker serializes at most; the coordinator spills what passes its budget. */
+const MAX_RESULT_CHARS = 16 * 1024 * 1024;
+const MB = 1024 * 1024;
+
+lockdown({
+  // Guests see no stacks (no host paths); the host reads them with getStackString.
+  errorTaming: 'safe',
+  stackFiltering: 'verbose',
+  // The defaults exit the process on an uncaught error; a worker must survive its guests.
+  errorTrapping: 'none',
+  unhandledRejectionTrapping: 'none',
+  consoleTaming: 'unsafe',
+  overrideTaming: 'moderate',
+  domainTaming: 'safe',
+});
+
+let current: CallScope | undefined;
+
+// A guest promise rejected with no handler must not kill the worker (Node's default 'throw').
+process.on('unhandledRejection', (reason) => {
+  current?.log([`Unhandled promise rejection: ${errorInfo(reason).message}`]);
+});
+process.on('uncaughtException', (err) => {
+  current?.fail(err instanceof Error ? err : makeError('Error', String(err)));
+});
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export default async function run(task: WorkerTask): Promise<Outcome> {
+  if (task.source === '') return { ok: true, value: null, output: [] }; // warm-up task
+  const scope = new CallScope(task.port, task.wake, performance.now() + task.timeoutMs, task.streamOutput);
+  current = scope;
+  const heapAtStart = heapBytes();
+  let compartment: Compartment | undefined;
+  const evaluator = (): Evaluator => compartment as unknown as Evaluator;
+  try {
+    compartment = new Compartment({ __options__: true, globals: buildGlobals(scope, task, evaluator) });
+    const main = compartment.evaluate(task.source) as () => Promise<unknown>;
+    const returned = await race(scope, task.timeoutMs, main());
+    const value = returned === undefined ? (compartment.globalThis as { result?: unknown }).result : returned;
+    const budget = newBudget(MAX_RESULT_CHARS);
+    const json = toJsonSafe(value, budget);
+    // One macrotask turn: a microtask flood the guest started never lets this resolve, so it ends
+    // as a timeout (the pool host terminates the worker) instead of starving every later task.
+    await turn();
+    const used = heapBytes() - heapAtStart;
+    if (used > task.memoryMb * MB) {
+      return failure(scope, makeError('MemoryLimitError', `the call holds ${Math.round(used / MB)} MB, over its memory_mb limit of ${task.memoryMb}`));
+    }
+    return { ok: true, value: json, output: scope.output, outputDropped: scope.outputDropped || undefined, heapBytes: used };
+  } catch (err) {
+    await turn();
+    return failure(scope, err);
+  } finally {
+    scope.close();
+    current = undefined;
+  }
+}
+
+function failure(scope: CallScope, err: unknown): Outcome {
+  return { ok: false, error: errorInfo(err), output: scope.output, outputDropped: scope.outputDropped || undefined };
+}
+
+/** The guest's promise against the call's deadline and against a fatal error in a guest callback. */
+function race(scope: CallScope, timeoutMs: number, guest: Promise<unknown>): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(makeError('TimeoutError', `execution timed out after ${timeoutMs / 1000} seconds`)), timeoutMs);
+    scope.fail = (err) => {
+      clearTimeout(timer);
+      reject(err);
+    };
+    guest.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** Heap in use plus memory held outside it (ArrayBuffers), which resourceLimits do not count. */
+function heapBytes(): number {
+  const s = getHeapStatistics();
+  return s.used_heap_size + s.external_memory;
+}

@@ -1,0 +1,203 @@
+// Everything one execute_code call owns inside a worker: its port to the host, its timers, its
+// output, its deadline. When the call ends the scope is closed: timers are cleared, the port is
+// closed and every endowed function refuses to act, so work a call leaves behind has no powers.
+
+import { receiveMessageOnPort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import type { HostReply, WorkerMessage } from '../protocol.js';
+import { formatArgs } from './format.js';
+
+/** Output lines kept per call; beyond it lines are counted, not kept. */
+export const MAX_OUTPUT_LINES = 10_000;
+/** Output characters kept per call. */
+export const MAX_OUTPUT_CHARS = 2_000_000;
+/** Streamed output is sent at most this often, ms. */
+const OUTPUT_FLUSH_MS = 50;
+
+const INTRINSIC_ERRORS: Record<string, ErrorConstructor> = { TypeError, RangeError, SyntaxError, ReferenceError };
+
+/**
+ * An error for the guest, built from the intrinsic constructors only: a host subclass would give
+ * the guest a mutable prototype shared by every later call in this worker.
+ */
+export function makeError(name: string, message: string): Error {
+  const Ctor = INTRINSIC_ERRORS[name] ?? Error;
+  const err = new Ctor(message);
+  if (err.name !== name) Object.defineProperty(err, 'name', { value: name, enumerable: false, configurable: true, writable: true });
+  return err;
+}
+
+type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void };
+
+export class CallScope {
+  readonly output: string[] = [];
+  outputDropped = 0;
+  #outputChars = 0;
+  #active = true;
+  #nextCallId = 1;
+  readonly #pending = new Map<number, Pending>();
+  readonly #timers = new Map<number, NodeJS.Timeout>();
+  #nextTimerId = 1;
+  #stream: string[] = [];
+  #lastFlush = 0;
+  #flushTimer: NodeJS.Timeout | undefined;
+  readonly #onMessage: (m: HostReply) => void;
+  /** Set by the runner: rejects the call's race (timeout, fatal guest error in a timer). */
+  fail: (err: Error) => void = () => {};
+
+  constructor(
+    readonly port: MessagePort,
+    readonly wake: Int32Array,
+    readonly deadline: number,
+    readonly streamOutput: boolean,
+  ) {
+    this.#onMessage = (m) => this.#dispatch(m);
+    port.on('message', this.#onMessage);
+  }
+
+  get active(): boolean {
+    return this.#active;
+  }
+
+  /** Throws when the call is over: endowed functions call this first. */
+  assertActive(what: string): void {
+    if (!this.#active) throw makeError('Error', `${what} was called after its execute_code call ended`);
+  }
+
+  log(args: readonly unknown[], prefix = ''): void {
+    if (!this.#active) return;
+    const line = prefix + formatArgs(args);
+    if (this.output.length >= MAX_OUTPUT_LINES || this.#outputChars + line.length > MAX_OUTPUT_CHARS) {
+      this.outputDropped++;
+      return;
+    }
+    this.#outputChars += line.length;
+    this.output.push(line);
+    if (this.streamOutput) {
+      this.#stream.push(line);
+      this.#maybeFlush();
+    }
+  }
+
+  #maybeFlush(): void {
+    const now = performance.now();
+    if (now - this.#lastFlush >= OUTPUT_FLUSH_MS) {
+      this.flushOutput();
+    } else if (!this.#flushTimer) {
+      this.#flushTimer = setTimeout(() => this.flushOutput(), OUTPUT_FLUSH_MS);
+    }
+  }
+
+  flushOutput(): void {
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (this.#stream.length === 0) return;
+    this.#lastFlush = performance.now();
+    const msg: WorkerMessage = { kind: 'output', lines: this.#stream };
+    this.#stream = [];
+    this.port.postMessage(msg);
+  }
+
+  /** A host call that blocks the guest until the coordinator answers (file, skill, PII calls). */
+  callSync(method: string, args: unknown[]): unknown {
+    this.assertActive(method);
+    const callId = this.#nextCallId++;
+    this.#post(callId, method, args);
+    for (;;) {
+      const remaining = this.deadline - performance.now();
+      if (remaining <= 0) throw makeError('TimeoutError', `${method} did not answer before the call's time limit`);
+      Atomics.wait(this.wake, 0, 0, remaining);
+      Atomics.store(this.wake, 0, 0);
+      let reply: HostReply | undefined;
+      for (let m = receiveMessageOnPort(this.port); m !== undefined; m = receiveMessageOnPort(this.port)) {
+        const msg = m.message as HostReply;
+        if (msg.callId === callId) reply = msg;
+        else this.#dispatch(msg);
+      }
+      if (reply) return unwrap(reply);
+    }
+  }
+
+  /** A host call whose answer the guest awaits (upstream tools, fetch). */
+  callAsync(method: string, args: unknown[]): Promise<unknown> {
+    this.assertActive(method);
+    const callId = this.#nextCallId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(callId, { resolve, reject });
+      this.#post(callId, method, args);
+    });
+  }
+
+  #post(callId: number, method: string, args: unknown[]): void {
+    const msg: WorkerMessage = { kind: 'host-call', callId, method, args };
+    this.port.postMessage(msg);
+  }
+
+  #dispatch(msg: HostReply): void {
+    const p = this.#pending.get(msg.callId);
+    if (!p) return;
+    this.#pending.delete(msg.callId);
+    try {
+      p.resolve(unwrap(msg));
+    } catch (err) {
+      p.reject(err);
+    }
+  }
+
+  setTimer(fn: unknown, ms: unknown, args: unknown[], repeat: boolean): number {
+    this.assertActive(repeat ? 'setInterval' : 'setTimeout');
+    if (typeof fn !== 'function') throw makeError('TypeError', `${repeat ? 'setInterval' : 'setTimeout'} needs a function, got ${typeof fn}`);
+    const delay = Math.max(repeat ? 1 : 0, Math.min(Number(ms) || 0, 2 ** 31 - 1));
+    const id = this.#nextTimerId++;
+    const run = (): void => {
+      if (!this.#active) return;
+      if (!repeat) this.#timers.delete(id);
+      try {
+        // A guest callback: an exception in it is the guest's, reported like Node's uncaught error.
+        (fn as (...a: unknown[]) => unknown)(...args);
+      } catch (err) {
+        this.fail(err instanceof Error ? err : makeError('Error', `Uncaught exception in timer: ${String(err)}`));
+      }
+    };
+    const handle = repeat ? setInterval(run, delay) : setTimeout(run, delay);
+    this.#timers.set(id, handle);
+    return id;
+  }
+
+  clearTimer(id: unknown): void {
+    const handle = typeof id === 'number' ? this.#timers.get(id) : undefined;
+    if (!handle) return;
+    clearTimeout(handle);
+    this.#timers.delete(id as number);
+  }
+
+  sleep(ms: unknown): Promise<void> {
+    this.assertActive('sleep');
+    return new Promise((resolve) => {
+      const id = this.#nextTimerId++;
+      const handle = setTimeout(() => {
+        this.#timers.delete(id);
+        resolve();
+      }, Math.max(0, Math.min(Number(ms) || 0, 2 ** 31 - 1)));
+      this.#timers.set(id, handle);
+    });
+  }
+
+  /** Ends the call: nothing it left behind may act or keep the worker busy. */
+  close(): void {
+    if (!this.#active) return;
+    this.flushOutput();
+    this.#active = false;
+    for (const handle of this.#timers.values()) clearTimeout(handle);
+    this.#timers.clear();
+    // Pending host calls are dropped, not rejected: a rejection would run guest handlers after the end.
+    this.#pending.clear();
+    this.port.off('message', this.#onMessage);
+    this.port.close();
+  }
+}
+
+function unwrap(reply: HostReply): unknown {
+  if (reply.ok) return reply.value;
+  throw makeError(reply.error.name, reply.error.message);
+}

@@ -1,0 +1,228 @@
+// The guest's whole world: the endowments of one call's Compartment. Every power is a function
+// that checks its call is still running and goes to the host through the call's port; every
+// object handed over is hardened or freshly made, so nothing here is shared between calls.
+
+import { webcrypto } from 'node:crypto';
+import type { WorkerTask } from '../protocol.js';
+import type { CallScope } from './call-scope.js';
+import { makeError } from './call-scope.js';
+import { aggregateStats, filterByField, formatOutput, summarizeList } from './data-helpers.js';
+import { toJsonSafe } from './serialize.js';
+
+export { SANDBOX_API_NAMES } from './api-names.js';
+
+declare global {
+  var harden: <T>(value: T) => T;
+}
+
+
+/** Host arguments travel as plain data; the cap keeps a runaway value from filling memory. */
+const MAX_ARG_CHARS = 256 * 1024 * 1024;
+
+interface ModuleSource {
+  name: string;
+  language: string;
+  source: string;
+}
+
+export interface Evaluator {
+  evaluate(source: string): unknown;
+}
+
+/** Host classes and functions the guest may use, hardened once per worker after lockdown. */
+let shared: Record<string, unknown> | undefined;
+
+function sharedEndowments(): Record<string, unknown> {
+  if (shared) return shared;
+  const GuestMath = Object.create(Object.prototype, Object.getOwnPropertyDescriptors(Math)) as Math;
+  const endowments: Record<string, unknown> = {
+    // lockdown leaves the start compartment's Date and Math.random working; compartments get
+    // versions that throw. The guest gets the working ones: time and randomness are expected.
+    Date,
+    Math: GuestMath,
+    URL,
+    URLSearchParams,
+    atob: (s: unknown) => wrapHostErrors(() => atob(String(s))),
+    btoa: (s: unknown) => wrapHostErrors(() => btoa(String(s))),
+    structuredClone: (v: unknown) => wrapHostErrors(() => structuredClone(v)),
+    crypto: {
+      randomUUID: () => webcrypto.randomUUID(),
+      getRandomValues: <T extends ArrayBufferView>(array: T): T => {
+        if (!ArrayBuffer.isView(array) || array instanceof DataView) throw makeError('TypeError', 'crypto.getRandomValues needs an integer typed array');
+        return wrapHostErrors(() => webcrypto.getRandomValues(array as unknown as Uint8Array)) as unknown as T;
+      },
+    },
+  };
+  for (const name of ['Float32Array', 'Float64Array'] as const) {
+    if (typeof globalThis[name] === 'function') endowments[name] = globalThis[name];
+  }
+  shared = harden(endowments);
+  return shared;
+}
+
+/** Runs a host function, turning host errors (DOMException etc.) into intrinsic errors. */
+function wrapHostErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    const e = err as { name?: unknown; message?: unknown };
+    throw makeError(typeof e?.name === 'string' ? e.name : 'Error', typeof e?.message === 'string' ? e.message : String(err));
+  }
+}
+
+export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () => Evaluator): Record<string, unknown> {
+  const sync = (method: string, ...args: unknown[]): unknown => scope.callSync(method, args.map(plain));
+  const async = (method: string, ...args: unknown[]): Promise<unknown> => scope.callAsync(method, args.map(plain));
+
+  const log = (...args: unknown[]): void => scope.log(args);
+  const console = {
+    log,
+    info: log,
+    debug: log,
+    warn: (...args: unknown[]) => scope.log(args),
+    error: (...args: unknown[]) => scope.log(args),
+    trace: log,
+    dir: (v: unknown) => scope.log([v]),
+    table: (v: unknown) => scope.log([v]),
+  };
+
+  const modules = new Map<string, Promise<unknown>>();
+  const loading: string[] = [];
+  const importSkill = (name: unknown): Promise<unknown> => {
+    scope.assertActive('import_skill');
+    if (typeof name !== 'string') return Promise.reject(makeError('TypeError', 'import_skill(name): name must be a string'));
+    const inProgress = loading.indexOf(name);
+    if (inProgress >= 0) {
+      const cycle = [...loading.slice(inProgress), name].join(' -> ');
+      return Promise.reject(makeError('ImportError', `import cycle between skills: ${cycle}`));
+    }
+    const cached = modules.get(name);
+    if (cached) return cached;
+    let mod: ModuleSource;
+    try {
+      mod = sync('skill_module', name) as ModuleSource;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (mod.language === 'python') {
+      return Promise.reject(makeError('ImportError', `skill ${name} is Python; import it from Python code, or read it with load_skill`));
+    }
+    loading.push(name);
+    const done = (): void => {
+      const i = loading.lastIndexOf(name);
+      if (i >= 0) loading.splice(i, 1);
+    };
+    const p = (async () => {
+      try {
+        const factory = evaluator().evaluate(mod.source) as () => Promise<unknown>;
+        return await factory();
+      } finally {
+        done();
+      }
+    })();
+    modules.set(name, p);
+    return p;
+  };
+
+  // Null-prototype containers: a server or tool named `__proto__` stays a plain key.
+  const tools: Record<string, Record<string, (args?: unknown) => Promise<unknown>>> = Object.create(null);
+  for (const qualified of task.toolNames) {
+    const dot = qualified.indexOf('.');
+    const server = qualified.slice(0, dot);
+    const tool = qualified.slice(dot + 1);
+    const ns = (tools[server] ??= Object.create(null) as Record<string, (args?: unknown) => Promise<unknown>>);
+    ns[tool] = (args?: unknown) => async('call_tool', server, tool, args ?? {});
+  }
+
+  const globals: Record<string, unknown> = {
+    ...sharedEndowments(),
+    console,
+    print: log,
+    setTimeout: (fn: unknown, ms?: unknown, ...args: unknown[]) => scope.setTimer(fn, ms, args, false),
+    setInterval: (fn: unknown, ms?: unknown, ...args: unknown[]) => scope.setTimer(fn, ms, args, true),
+    clearTimeout: (id: unknown) => scope.clearTimer(id),
+    clearInterval: (id: unknown) => scope.clearTimer(id),
+    queueMicrotask: (fn: unknown) => {
+      scope.assertActive('queueMicrotask');
+      if (typeof fn !== 'function') throw makeError('TypeError', 'queueMicrotask needs a function');
+      void Promise.resolve().then(() => {
+        if (!scope.active) return;
+        try {
+          (fn as () => void)();
+        } catch (err) {
+          scope.fail(err instanceof Error ? err : makeError('Error', `Uncaught exception in microtask: ${String(err)}`));
+        }
+      });
+    },
+    sleep: (ms: unknown) => scope.sleep(ms),
+
+    workspace: task.workspaceName,
+    read_file: (path: unknown) => sync('read_file', path),
+    write_file: (path: unknown, content: unknown) => sync('write_file', path, content),
+    list_files: (subpath?: unknown) => sync('list_files', subpath ?? '.'),
+    delete_file: (path: unknown) => sync('delete_file', path),
+
+    save_skill: (name: unknown, code: unknown, description?: unknown, language?: unknown) =>
+      sync('save_skill', name, code, description ?? '', language ?? null),
+    load_skill: (name: unknown) => sync('load_skill', name),
+    list_skills: () => sync('list_skills'),
+    import_skill: importSkill,
+
+    tokenize_pii: (text: unknown) => sync('tokenize_pii', text),
+    detokenize_pii: (text: unknown) => sync('detokenize_pii', text),
+
+    filter_by_field: filterByField,
+    summarize_list: summarizeList,
+    aggregate_stats: aggregateStats,
+    format_output: formatOutput,
+    search_tools: (query: unknown, options?: unknown) => sync('search_tools', query ?? '', options ?? {}),
+
+    tools,
+    result: undefined,
+  };
+  if (task.fetchAllowed) {
+    globals.fetch = async (input: unknown, init?: unknown) => {
+      const res = (await async('fetch', String(input), init ?? {})) as FetchReply;
+      return makeResponse(res);
+    };
+  }
+  if (task.contextJson) {
+    const vars = JSON.parse(task.contextJson) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(vars)) {
+      Object.defineProperty(globals, k, { value: v, writable: true, enumerable: true, configurable: true });
+    }
+  }
+  // The functions and containers above are made afresh for each call and the host never reads
+  // them back, so they need no hardening (which would cost more than the rest of the call);
+  // what is shared between calls (sharedEndowments) is hardened once.
+  return globals;
+}
+
+interface FetchReply {
+  status: number;
+  statusText: string;
+  url: string;
+  headers: [string, string][];
+  body: string;
+}
+
+function makeResponse(r: FetchReply): unknown {
+  const headers = new Map(r.headers.map(([k, v]) => [k.toLowerCase(), v]));
+  return harden({
+    ok: r.status >= 200 && r.status < 300,
+    status: r.status,
+    statusText: r.statusText,
+    url: r.url,
+    headers: {
+      get: (name: unknown) => headers.get(String(name).toLowerCase()) ?? null,
+      has: (name: unknown) => headers.has(String(name).toLowerCase()),
+      entries: () => [...headers.entries()],
+    },
+    text: async () => r.body,
+    json: async () => JSON.parse(r.body) as unknown,
+  });
+}
+
+function plain(v: unknown): unknown {
+  return typeof v === 'string' ? v : toJsonSafe(v, { chars: MAX_ARG_CHARS, cut: false });
+}
