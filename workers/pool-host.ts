@@ -32,8 +32,12 @@ const pool = new Piscina({
   recordTiming: false,
 });
 
+/** Python: how long an interrupted call may take to unwind before its worker is terminated, ms. */
+const INTERRUPT_GRACE_MS = 1_000;
+
 interface Running {
   controller: AbortController;
+  interrupt: Int32Array;
   reason?: AbortReason;
   port: MessagePort;
   wake: Int32Array;
@@ -69,18 +73,21 @@ function start(id: number, req: RunRequest): void {
   const { port1, port2 } = new MessageChannel();
   const wake = new Int32Array(new SharedArrayBuffer(4));
   const controller = new AbortController();
-  const entry: Running = { controller, port: port1, wake, rssAtStart: process.memoryUsage.rss(), memoryMb: req.memoryMb };
+  const interrupt = new Int32Array(new SharedArrayBuffer(4));
+  const entry: Running = { controller, interrupt, port: port1, wake, rssAtStart: process.memoryUsage.rss(), memoryMb: req.memoryMb };
   running.set(id, entry);
   port1.on('message', (m: WorkerMessage) => {
     if (m.kind === 'host-call') send({ type: 'host-call', id, callId: m.callId, method: m.method, args: m.args });
     else send({ type: 'output', id, lines: m.lines });
   });
   const { code: _code, ...rest } = req;
-  const task: WorkerTask = { ...rest, source: pre.source, port: port2, wake };
+  const task: WorkerTask = { ...rest, source: pre.source, port: port2, wake, interrupt };
   pool
     .run(task, { signal: controller.signal, transferList: [port2] as never })
     .then(
-      (outcome: Outcome) => send({ type: 'done', id, outcome, workerReplaced: false }),
+      // An interrupted Python call ends normally with KeyboardInterrupt: report why it was stopped.
+      (outcome: Outcome) =>
+        send({ type: 'done', id, outcome: entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome, workerReplaced: false }),
       (err: unknown) => {
         send({ type: 'done', id, outcome: { ok: false, error: failureOf(err, entry, req), output: [] }, workerReplaced: true });
         rewarm();
@@ -92,15 +99,16 @@ function start(id: number, req: RunRequest): void {
     });
 }
 
-function failureOf(err: unknown, entry: Running, req: RunRequest): ErrorInfo {
+function failureOf(err: unknown, entry: Running, req: RunRequest, replaced = true): ErrorInfo {
   const e = err as { name?: string; code?: string; message?: string };
+  const after = replaced ? '; the worker was stopped and replaced' : '';
   switch (entry.reason) {
     case 'timeout':
-      return { type: 'TimeoutError', message: `execution timed out after ${req.timeoutMs / 1000} seconds; the worker was stopped and replaced` };
+      return { type: 'TimeoutError', message: `execution timed out after ${req.timeoutMs / 1000} seconds${after}` };
     case 'cancelled':
       return { type: 'CancelledError', message: 'the call was cancelled by the client' };
     case 'memory':
-      return { type: 'MemoryLimitError', message: `the call used more than its memory_mb limit of ${req.memoryMb} MB; the worker was stopped and replaced` };
+      return { type: 'MemoryLimitError', message: `the call used more than its memory_mb limit of ${req.memoryMb} MB${after}` };
     case 'shutdown':
       return { type: 'CancelledError', message: 'the daemon is shutting down' };
     default:
@@ -115,7 +123,7 @@ function failureOf(err: unknown, entry: Running, req: RunRequest): ErrorInfo {
 /** After piscina replaces a terminated worker, wait until the new one is warm, then say so. */
 function rewarm(): void {
   const { port2 } = new MessageChannel();
-  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
+  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
   pool
     .run(task, { transferList: [port2] as never })
     .then(
@@ -129,6 +137,14 @@ function abort(id: number, reason: AbortReason): void {
   const entry = running.get(id);
   if (!entry || entry.reason) return;
   entry.reason = reason;
+  if (options.kind === 'python' && reason !== 'memory' && reason !== 'shutdown') {
+    // Pyodide checks this buffer between bytecodes: the call unwinds and the warm worker stays.
+    Atomics.store(entry.interrupt, 0, 2);
+    setTimeout(() => {
+      if (running.get(id) === entry) entry.controller.abort();
+    }, INTERRUPT_GRACE_MS).unref();
+    return;
+  }
   entry.controller.abort();
 }
 
@@ -186,7 +202,7 @@ setInterval(checkMemory, options.memoryPollMs).unref();
 // Warm every thread (import ses, lockdown) before saying ready, so no call pays a cold start.
 const warm = Array.from({ length: options.threads }, () => {
   const { port2 } = new MessageChannel();
-  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
+  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
   return pool.run(task, { transferList: [port2] as never }).finally(() => port2.close());
 });
 Promise.all(warm).then(

@@ -34,6 +34,11 @@ export interface WorkerTask extends Omit<RunRequest, 'code'> {
   port: MessagePort;
   /** Int32Array[1] over a SharedArrayBuffer: set to 1 and notified when a host reply is posted. */
   wake: Int32Array;
+  /**
+   * Int32Array[1] over a SharedArrayBuffer: the pool host stores 2 (SIGINT) to stop a runaway
+   * call without killing the worker (Pyodide's interrupt buffer); JavaScript workers ignore it.
+   */
+  interrupt: Int32Array;
 }
 
 export type ErrorInfo = {
