@@ -1,0 +1,88 @@
+// SKILL.md: YAML front matter (name, description, language, created, updated, hash) over a
+// markdown body. Reading is strict about types, so a hand-broken file is reported, not guessed at.
+
+import { parse, stringify } from 'yaml';
+import { SKILL_LANGUAGES } from './skill-types.js';
+import type { SkillLanguage } from './skill-types.js';
+
+export const SKILL_MD = 'SKILL.md';
+
+/** The front matter fields the store writes. */
+export interface SkillFrontMatter {
+  name: string;
+  description: string;
+  language: SkillLanguage;
+  created: string;
+  updated: string;
+  hash: string;
+}
+
+/** What a SKILL.md on disk says; every field may be missing from a hand-written file. */
+export interface ParsedSkillMarkdown {
+  fields: Partial<SkillFrontMatter>;
+  body: string;
+}
+
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+
+/** Parses SKILL.md; throws an Error whose message says what is broken. No front matter at all is allowed. */
+export function parseSkillMarkdown(text: string): ParsedSkillMarkdown {
+  if (!/^\uFEFF?---[ \t]*\r?\n/.test(text)) return { fields: {}, body: text };
+  const match = FRONT_MATTER.exec(text);
+  if (!match) throw new Error('SKILL.md front matter has no closing "---" line');
+  let data: unknown;
+  try {
+    data = parse(match[1] ?? '');
+  } catch (error) {
+    throw new Error(`SKILL.md front matter is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+  if (data === null || data === undefined) data = {};
+  if (typeof data !== 'object' || Array.isArray(data)) throw new Error('SKILL.md front matter must be a YAML mapping (key: value lines)');
+  return { fields: readFields(data as Record<string, unknown>), body: text.slice(match[0].length) };
+}
+
+function readFields(data: Record<string, unknown>): Partial<SkillFrontMatter> {
+  const fields: Partial<SkillFrontMatter> = {};
+  const text = (key: keyof SkillFrontMatter): string | undefined => {
+    const value = data[key];
+    if (value === undefined || value === null) return undefined;
+    if (value instanceof Date) return value.toISOString();
+    if (typeof value !== 'string') throw new Error(`SKILL.md front matter field "${key}" must be a string`);
+    return value;
+  };
+  const name = text('name');
+  if (name !== undefined) fields.name = name;
+  const description = text('description');
+  if (description !== undefined) fields.description = description;
+  const language = text('language');
+  if (language !== undefined) {
+    if (!SKILL_LANGUAGES.includes(language as SkillLanguage)) {
+      throw new Error(`SKILL.md front matter field "language" must be one of ${SKILL_LANGUAGES.join(', ')} (got "${language}")`);
+    }
+    fields.language = language as SkillLanguage;
+  }
+  for (const key of ['created', 'updated'] as const) {
+    const value = text(key);
+    if (value === undefined) continue;
+    if (Number.isNaN(Date.parse(value))) throw new Error(`SKILL.md front matter field "${key}" must be an ISO 8601 time (got "${value}")`);
+    fields[key] = value;
+  }
+  const hash = text('hash');
+  if (hash !== undefined) fields.hash = hash;
+  return fields;
+}
+
+export function renderSkillMarkdown(fields: SkillFrontMatter, body: string): string {
+  const yaml = stringify(
+    {
+      name: fields.name,
+      description: fields.description,
+      language: fields.language,
+      created: fields.created,
+      updated: fields.updated,
+      hash: fields.hash,
+    },
+    { lineWidth: 0 },
+  );
+  return `---\n${yaml}---\n\n${body.replace(/^\s*\n/, '').replace(/\s*$/, '\n')}`;
+}

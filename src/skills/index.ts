@@ -1,0 +1,25 @@
+// The skills subsystem's public API: the store, its contract types and its error class.
+
+export { SkillStore, DEFAULT_SKILL_CACHE_SIZE, DEFAULT_MAX_SKILL_CODE_BYTES } from './skill-store.js';
+export { SkillError, isSkillError } from './skill-error.js';
+export type { SkillErrorCode, SkillErrorDetails } from './skill-error.js';
+export { skillNameProblem, assertSkillName, suggestNames, SKILL_NAME_PATTERN, MAX_SKILL_NAME_CHARS } from './skill-names.js';
+export { detectLanguage } from './skill-parse.js';
+export { CODE_FILES } from './skill-disk.js';
+export { SKILL_LANGUAGES } from './skill-types.js';
+export type {
+  CompiledSkill,
+  InvalidSkill,
+  LoadedSkill,
+  PythonValidator,
+  SaveSkillInput,
+  SaveSkillResult,
+  SkillChange,
+  SkillChangeListener,
+  SkillLanguage,
+  SkillList,
+  SkillMetadata,
+  SkillStoreOptions,
+  SkillStoreStats,
+  SkillSummary,
+} from './skill-types.js';

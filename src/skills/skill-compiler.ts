@@ -1,0 +1,99 @@
+// Turns skill code into what the store needs: an analysis (exports, imports, docs; a parse that
+// also validates) and the compiled module body for import_skill. Both sit in LRU caches keyed by
+// language and content hash, so a hot skill is never reparsed and a changed one (new hash) can
+// never be served from a stale entry.
+
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { transformModule } from './module-transform.js';
+import { CODE_FILES } from './skill-disk.js';
+import { describeJsExports, describePythonExports } from './skill-docs.js';
+import type { ExportDoc } from './skill-docs.js';
+import { checkPython, parseSkillModule, pythonExports } from './skill-parse.js';
+import type { CompiledSkill, PythonValidator, SkillLanguage } from './skill-types.js';
+
+export interface SkillAnalysis {
+  exports: string[];
+  imports: string[];
+  docs: ExportDoc[];
+}
+
+export interface SkillSource {
+  name: string;
+  language: SkillLanguage;
+  code: string;
+  hash: string;
+}
+
+type CompiledModule = Omit<CompiledSkill, 'name'>;
+
+export function hashCode(code: string): string {
+  return createHash('sha256').update(code, 'utf8').digest('hex');
+}
+
+export class SkillCompiler {
+  readonly #compiled: LRUCache<string, CompiledModule>;
+  readonly #analyses: LRUCache<string, SkillAnalysis>;
+  readonly #validatePython: PythonValidator | undefined;
+  #hits = 0;
+  #misses = 0;
+
+  constructor(cacheSize: number, validatePython?: PythonValidator) {
+    this.#compiled = new LRUCache({ max: cacheSize });
+    this.#analyses = new LRUCache({ max: cacheSize });
+    this.#validatePython = validatePython;
+  }
+
+  /** Parses (validating) and describes the code; throws SkillError SYNTAX_ERROR / IMPORT_NOT_ALLOWED. */
+  async analyze(source: SkillSource, label: string): Promise<SkillAnalysis> {
+    const key = `${source.language}:${source.hash}`;
+    const cached = this.#analyses.get(key);
+    if (cached) return cached;
+    let analysis: SkillAnalysis;
+    if (source.language === 'python') {
+      await checkPython(source.code, this.#validatePython, label);
+      const exports = pythonExports(source.code);
+      analysis = { exports, imports: [], docs: describePythonExports(source.code, exports) };
+    } else {
+      const parsed = await parseSkillModule(source.code, source.language, label);
+      const transformed = transformModule(parsed, label);
+      analysis = {
+        exports: transformed.exports,
+        imports: transformed.imports,
+        docs: describeJsExports(source.code, parsed.program, parsed.comments, transformed.locals),
+      };
+    }
+    this.#analyses.set(key, analysis);
+    return analysis;
+  }
+
+  /** The module form the sandbox evaluates, from the cache when the content hash is known. */
+  async compile(source: SkillSource): Promise<CompiledSkill> {
+    const key = `${source.language}:${source.hash}`;
+    const cached = this.#compiled.get(key);
+    if (cached) {
+      this.#hits++;
+      return withName(source.name, cached);
+    }
+    this.#misses++;
+    let compiled: CompiledModule;
+    const label = `${source.name}/${CODE_FILES[source.language]}`;
+    if (source.language === 'python') {
+      compiled = { language: 'python', hash: source.hash, body: source.code, exports: pythonExports(source.code), imports: [] };
+    } else {
+      const transformed = transformModule(await parseSkillModule(source.code, source.language, label), label);
+      compiled = { language: source.language, hash: source.hash, body: transformed.body, exports: transformed.exports, imports: transformed.imports };
+    }
+    this.#compiled.set(key, compiled);
+    return withName(source.name, compiled);
+  }
+
+  stats(): { size: number; hits: number; misses: number } {
+    return { size: this.#compiled.size, hits: this.#hits, misses: this.#misses };
+  }
+}
+
+/** A copy the caller may keep or change without touching the cached entry. */
+function withName(name: string, module: CompiledModule): CompiledSkill {
+  return { name, ...module, exports: [...module.exports], imports: [...module.imports] };
+}

@@ -1,0 +1,394 @@
+// The skill store: `skills/NAME/` folders saved atomically, validated, hot-reloaded and served from
+// memory, plus the compiled module form import_skill evaluates. Before `start()` (one-shot CLI
+// use) every call reads the disk; after it, an index kept fresh by a watcher answers, and the disk
+// is consulted only for names the index has not seen yet.
+
+import { mkdir, readdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Logger } from '../util/logger.js';
+import { renderSkillMarkdown, SKILL_MD } from './front-matter.js';
+import { KeyedLock } from './keyed-lock.js';
+import { hashCode, SkillCompiler } from './skill-compiler.js';
+import { CODE_FILES, isHiddenEntry, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, writeSkillFolder } from './skill-disk.js';
+import { defaultDescription, renderSkillBody } from './skill-docs.js';
+import { isSkillError, SkillError } from './skill-error.js';
+import { assertSkillName, suggestNames } from './skill-names.js';
+import { detectLanguage } from './skill-parse.js';
+import { interpretFolder } from './skill-record.js';
+import type { IndexEntry, SkillRecord } from './skill-record.js';
+import { SkillWatcher } from './skill-watcher.js';
+import { SKILL_LANGUAGES } from './skill-types.js';
+import type {
+  CompiledSkill,
+  LoadedSkill,
+  SaveSkillInput,
+  SaveSkillResult,
+  SkillChange,
+  SkillChangeListener,
+  SkillLanguage,
+  SkillList,
+  SkillMetadata,
+  SkillStoreOptions,
+  SkillStoreStats,
+} from './skill-types.js';
+
+export const DEFAULT_SKILL_CACHE_SIZE = 256;
+export const DEFAULT_MAX_SKILL_CODE_BYTES = 256 * 1024;
+export const MAX_DESCRIPTION_CHARS = 2_000;
+export const MAX_SKILL_BODY_CHARS = 64 * 1024;
+/** Skill folders read at once during a full scan. */
+const SCAN_CONCURRENCY = 8;
+
+type StoreState = 'idle' | 'starting' | 'started' | 'closed';
+
+export class SkillStore {
+  readonly #dir: string;
+  readonly #logger: Logger;
+  readonly #now: () => Date;
+  readonly #maxCodeBytes: number;
+  readonly #compiler: SkillCompiler;
+  readonly #index = new Map<string, IndexEntry>();
+  readonly #locks = new KeyedLock();
+  readonly #listeners = new Set<SkillChangeListener>();
+  #state: StoreState = 'idle';
+  #starting: Promise<void> | null = null;
+  #closing: Promise<void> | null = null;
+  #watcher: SkillWatcher | null = null;
+
+  constructor(options: SkillStoreOptions) {
+    if (typeof options.dir !== 'string' || options.dir === '') throw new TypeError('SkillStore option dir must be a non-empty path');
+    const cacheSize = options.cacheSize ?? DEFAULT_SKILL_CACHE_SIZE;
+    if (!Number.isInteger(cacheSize) || cacheSize < 1 || cacheSize > 1_000_000) {
+      throw new RangeError('SkillStore option cacheSize must be an integer between 1 and 1000000');
+    }
+    const maxCodeBytes = options.maxCodeBytes ?? DEFAULT_MAX_SKILL_CODE_BYTES;
+    if (!Number.isInteger(maxCodeBytes) || maxCodeBytes < 1) throw new RangeError('SkillStore option maxCodeBytes must be a positive integer');
+    this.#dir = resolve(options.dir);
+    this.#logger = options.logger;
+    this.#now = options.now ?? (() => new Date());
+    this.#maxCodeBytes = maxCodeBytes;
+    this.#compiler = new SkillCompiler(cacheSize, options.validatePython);
+  }
+
+  /** The skills folder, absolute. */
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /** Loads every skill and watches the folder; hand edits are then picked up within a second. */
+  start(): Promise<void> {
+    if (this.#isClosed()) return Promise.reject(closedError());
+    this.#starting ??= this.#start();
+    return this.#starting;
+  }
+
+  async #start(): Promise<void> {
+    this.#state = 'starting';
+    await mkdir(this.#dir, { recursive: true });
+    await recoverInterruptedSaves(this.#dir, this.#logger);
+    if (this.#isClosed()) return;
+    // Watch first, then scan: an edit made during the scan is then seen by one or the other.
+    const watcher = new SkillWatcher(this.#dir, (name) => void this.#reloadFromWatcher(name), this.#logger);
+    this.#watcher = watcher;
+    await watcher.ready();
+    if (this.#isClosed()) return;
+    await this.#scan();
+    if (this.#isClosed()) return;
+    this.#state = 'started';
+    const stats = this.stats();
+    this.#logger.info({ dir: this.#dir, skills: stats.count, invalid: stats.invalid.length }, 'skill store started');
+  }
+
+  async save(input: SaveSkillInput): Promise<SaveSkillResult> {
+    this.#assertOpen();
+    const { name, code, language, description, body } = validateSaveInput(input, this.#maxCodeBytes);
+    const codeFile = CODE_FILES[language];
+    const hash = hashCode(code);
+    let analysis;
+    try {
+      analysis = await this.#compiler.analyze({ name, language, code, hash }, `${name}/${codeFile}`);
+    } catch (error) {
+      if (!isSkillError(error)) throw error;
+      const details = { ...(error.line !== undefined && { line: error.line }), ...(error.column !== undefined && { column: error.column }) };
+      throw new SkillError(error.code, `Skill "${name}" was not saved: ${error.message}. Fix the code and save again.`, details, { cause: error });
+    }
+    const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
+    if (clash !== undefined) {
+      throw new SkillError(
+        'NAME_CONFLICT',
+        `Skill "${name}" was not saved: a skill named "${clash}" exists, and names differing only in case share one folder on some file systems. Use "${clash}" or another name.`,
+      );
+    }
+    return this.#locks.run(name, async () => {
+      const previous = await this.#previousCreated(name);
+      const now = this.#now().toISOString();
+      const finalDescription = description ?? defaultDescription(analysis.docs);
+      const fields = { name, description: finalDescription, language, created: previous ?? now, updated: now, hash };
+      const markdown = renderSkillMarkdown(fields, body ?? renderSkillBody(name, finalDescription, language, analysis.docs));
+      const path = await writeSkillFolder(this.#dir, name, [
+        { name: codeFile, content: code },
+        { name: SKILL_MD, content: markdown },
+      ]);
+      const metadata: SkillMetadata = { ...fields, exports: analysis.exports };
+      this.#setEntry(name, { state: 'valid', record: { name, language, code, metadata, imports: analysis.imports } }, 'api');
+      this.#logger.debug({ skill: name, language, hash }, 'skill saved');
+      return { success: true as const, ...fields, exports: [...analysis.exports], path };
+    });
+  }
+
+  async load(name: string): Promise<LoadedSkill> {
+    const record = await this.#lookup(name);
+    return { name: record.name, code: record.code, metadata: copyMetadata(record.metadata) };
+  }
+
+  async list(): Promise<SkillList> {
+    this.#assertOpen();
+    if (this.#state !== 'started') await this.#scan();
+    const skills = [...this.#index.values()]
+      .flatMap((entry) => (entry.state === 'valid' ? [entry.record.metadata] : []))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((m) => ({ name: m.name, description: m.description, language: m.language, exports: [...m.exports], updated: m.updated }));
+    return { count: skills.length, skills };
+  }
+
+  async delete(name: string): Promise<{ success: true }> {
+    this.#assertOpen();
+    assertSkillName(name);
+    const removed = await this.#locks.run(name, async () => {
+      const existed = await removeSkillFolder(this.#dir, name);
+      if (existed || this.#index.has(name)) this.#setEntry(name, null, 'api');
+      return existed;
+    });
+    if (!removed) throw await this.#notFound(name);
+    this.#logger.debug({ skill: name }, 'skill deleted');
+    return { success: true };
+  }
+
+  /** The skill as an async function body for import_skill; cached by content hash. */
+  async compileSkill(name: string): Promise<CompiledSkill> {
+    const record = await this.#lookup(name);
+    return this.#compiler.compile({ name: record.name, language: record.language, code: record.code, hash: record.metadata.hash });
+  }
+
+  /**
+   * Walks the imports of `name` and its dependencies. Returns every skill reached, dependencies
+   * before their importers (`name` last). Throws IMPORT_CYCLE, SKILL_NOT_FOUND or SKILL_INVALID
+   * naming the chain, or IMPORT_LANGUAGE when a JavaScript/TypeScript skill imports a Python one.
+   */
+  async checkImportGraph(name: string): Promise<string[]> {
+    const order: string[] = [];
+    const done = new Set<string>();
+    const visit = async (current: string, path: string[], importer: SkillLanguage | null): Promise<void> => {
+      const loopStart = path.indexOf(current);
+      if (loopStart !== -1) {
+        const chain = [...path.slice(loopStart), current];
+        throw new SkillError('IMPORT_CYCLE', `Import cycle: ${chain.join(' -> ')}. Skills cannot import each other in a loop; move the shared code into a skill of its own.`, { chain });
+      }
+      if (done.has(current)) return;
+      let compiled: CompiledSkill;
+      try {
+        compiled = await this.compileSkill(current);
+      } catch (error) {
+        const parent = path[path.length - 1];
+        if (!isSkillError(error) || parent === undefined) throw error;
+        const chain = [...path, current];
+        throw new SkillError(error.code, `Skill "${parent}" imports "${current}" (${chain.join(' -> ')}): ${error.message}`, { chain, ...(error.suggestions && { suggestions: error.suggestions }) }, { cause: error });
+      }
+      if (importer !== null && importer !== 'python' && compiled.language === 'python') {
+        const chain = [...path, current];
+        throw new SkillError('IMPORT_LANGUAGE', `Skill "${path[path.length - 1] ?? ''}" imports Python skill "${current}" (${chain.join(' -> ')}); JavaScript and TypeScript skills can import only JavaScript or TypeScript skills.`, { chain });
+      }
+      for (const dependency of compiled.imports) await visit(dependency, [...path, current], compiled.language);
+      done.add(current);
+      order.push(current);
+    };
+    await visit(name, [], null);
+    return order;
+  }
+
+  /** Calls `listener` after every change (saves, deletes, hand edits); returns an unsubscribe function. */
+  onChange(listener: SkillChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  stats(): SkillStoreStats {
+    let count = 0;
+    const invalid: { name: string; reason: string }[] = [];
+    for (const entry of this.#index.values()) {
+      if (entry.state === 'valid') count++;
+      else invalid.push({ name: entry.name, reason: entry.reason });
+    }
+    invalid.sort((a, b) => (a.name < b.name ? -1 : 1));
+    return { count, invalid, cache: this.#compiler.stats() };
+  }
+
+  /** Stops watching; idempotent. Calls after close fail with STORE_CLOSED. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#state = 'closed';
+      this.#listeners.clear();
+      await this.#watcher?.close();
+    })();
+    return this.#closing;
+  }
+
+  async #lookup(name: string): Promise<SkillRecord> {
+    this.#assertOpen();
+    assertSkillName(name);
+    let entry = this.#state === 'started' ? this.#index.get(name) : undefined;
+    // Not started, or a name the watcher has not reported yet (another process just saved it).
+    entry ??= (await this.#locks.run(name, () => this.#refresh(name, 'disk'))) ?? undefined;
+    if (!entry) throw await this.#notFound(name);
+    if (entry.state === 'invalid') {
+      throw new SkillError('SKILL_INVALID', `Skill "${name}" is broken on disk and is not served: ${entry.reason}. Fix the files in its folder or save it again.`);
+    }
+    return entry.record;
+  }
+
+  /** Re-reads one skill folder and updates the index; the caller holds the name's lock. */
+  async #refresh(name: string, source: SkillChange['source']): Promise<IndexEntry | null> {
+    let folder;
+    try {
+      folder = await readSkillFolder(this.#dir, name);
+    } catch (error) {
+      const entry: IndexEntry = { state: 'invalid', name, reason: `could not be read: ${error instanceof Error ? error.message : String(error)}` };
+      this.#setEntry(name, entry, source);
+      return entry;
+    }
+    const entry = folder ? await interpretFolder(folder, this.#compiler, this.#maxCodeBytes, this.#logger) : null;
+    if (this.#isClosed()) return entry;
+    this.#setEntry(name, entry, source);
+    return entry;
+  }
+
+  async #reloadFromWatcher(name: string): Promise<void> {
+    if (this.#isClosed()) return;
+    try {
+      const entry = await this.#locks.run(name, () => this.#refresh(name, 'disk'));
+      if (entry?.state === 'invalid') this.#logger.warn({ code: 'SKILL_INVALID', skill: name, reason: entry.reason }, 'skill on disk is broken and not served');
+    } catch (error) {
+      this.#logger.error({ code: 'SKILL_RELOAD_FAILED', skill: name, err: error }, 'could not reload skill');
+    }
+  }
+
+  /** Reads every folder; drops index entries whose folder is gone. */
+  async #scan(): Promise<void> {
+    const names = await this.#folderNames();
+    for (const known of [...this.#index.keys()]) if (!names.includes(known)) this.#setEntry(known, null, 'disk');
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < names.length; i = next++) {
+        const name = names[i];
+        if (name !== undefined) await this.#locks.run(name, () => this.#refresh(name, 'disk'));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, names.length) }, worker));
+  }
+
+  async #folderNames(): Promise<string[]> {
+    try {
+      const entries = await readdir(this.#dir, { withFileTypes: true });
+      return entries.filter((e) => e.isDirectory() && !isHiddenEntry(e.name) && e.name !== 'node_modules').map((e) => e.name).sort();
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') return [];
+      throw error;
+    }
+  }
+
+  async #knownNames(): Promise<string[]> {
+    return this.#state === 'started' ? [...this.#index.keys()] : this.#folderNames();
+  }
+
+  async #previousCreated(name: string): Promise<string | undefined> {
+    const indexed = this.#index.get(name);
+    if (this.#state === 'started' && indexed?.state === 'valid') return indexed.record.metadata.created;
+    const entry = await this.#refresh(name, 'disk');
+    return entry?.state === 'valid' ? entry.record.metadata.created : undefined;
+  }
+
+  async #notFound(name: string): Promise<SkillError> {
+    const suggestions = suggestNames(name, await this.#knownNames().catch(() => []));
+    const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?` : '';
+    return new SkillError('SKILL_NOT_FOUND', `Skill "${name}" not found.${hint} Call list_skills to see the saved skills.`, { suggestions });
+  }
+
+  #setEntry(name: string, entry: IndexEntry | null, source: SkillChange['source']): void {
+    const previous = this.#index.get(name);
+    if (entry) this.#index.set(name, entry);
+    else this.#index.delete(name);
+    const kind = changeKind(previous, entry);
+    if (kind === null) return;
+    for (const listener of this.#listeners) {
+      try {
+        listener({ name, kind, source });
+      } catch (error) {
+        this.#logger.error({ code: 'SKILL_LISTENER_FAILED', err: error }, 'skill change listener threw');
+      }
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#isClosed()) throw closedError();
+  }
+
+  #isClosed(): boolean {
+    return this.#state === 'closed';
+  }
+}
+
+function closedError(): SkillError {
+  return new SkillError('STORE_CLOSED', 'The skill store is closed.');
+}
+
+function changeKind(previous: IndexEntry | undefined, next: IndexEntry | null): SkillChange['kind'] | null {
+  if (!next) return previous ? 'removed' : null;
+  if (fingerprint(previous) === fingerprint(next)) return null;
+  if (next.state === 'invalid') return 'invalid';
+  return previous?.state === 'valid' ? 'changed' : 'added';
+}
+
+function fingerprint(entry: IndexEntry | undefined): string {
+  if (!entry) return '';
+  if (entry.state === 'invalid') return `invalid:${entry.reason}`;
+  return `valid:${JSON.stringify(entry.record.metadata)}`;
+}
+
+function copyMetadata(metadata: SkillMetadata): SkillMetadata {
+  return { ...metadata, exports: [...metadata.exports] };
+}
+
+interface ValidSaveInput {
+  name: string;
+  code: string;
+  language: SkillLanguage;
+  description: string | undefined;
+  body: string | undefined;
+}
+
+function validateSaveInput(input: SaveSkillInput, maxCodeBytes: number): ValidSaveInput {
+  if (typeof input !== 'object' || input === null) throw new SkillError('INVALID_ARGUMENT', 'save needs { name, code, description?, language? }');
+  const { name, code, description, language, body } = input;
+  assertSkillName(name);
+  if (typeof code !== 'string' || code.trim() === '') throw new SkillError('INVALID_ARGUMENT', `Skill "${name}" was not saved: code must be a non-empty string.`);
+  const bytes = Buffer.byteLength(code, 'utf8');
+  if (bytes > maxCodeBytes) {
+    throw new SkillError('CODE_TOO_LARGE', `Skill "${name}" was not saved: its code is ${bytes} bytes, over the ${maxCodeBytes}-byte limit. Split it into smaller skills that import each other.`);
+  }
+  if (language !== undefined && !SKILL_LANGUAGES.includes(language)) {
+    throw new SkillError('INVALID_ARGUMENT', `Skill "${name}" was not saved: language must be one of ${SKILL_LANGUAGES.join(', ')}.`);
+  }
+  if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_CHARS)) {
+    throw new SkillError('INVALID_ARGUMENT', `Skill "${name}" was not saved: description must be a string of at most ${MAX_DESCRIPTION_CHARS} characters.`);
+  }
+  if (body !== undefined && (typeof body !== 'string' || body.length > MAX_SKILL_BODY_CHARS)) {
+    throw new SkillError('INVALID_ARGUMENT', `Skill "${name}" was not saved: body must be a string of at most ${MAX_SKILL_BODY_CHARS} characters.`);
+  }
+  return {
+    name,
+    code,
+    language: language ?? detectLanguage(code),
+    description: description === undefined || description.trim() === '' ? undefined : description.trim(),
+    body,
+  };
+}

@@ -1,0 +1,66 @@
+// Watches the skills folder with chokidar and reports which skill names changed, debounced per
+// name: a save or a hand edit is a burst of events (unlinkDir, addDir, add, change) and one
+// reload after the burst is enough. The store's temp folders (`.tmp.*`, `.old.*`) are hidden
+// entries and ignored.
+
+import { watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
+import { relative, sep } from 'node:path';
+import type { Logger } from '../util/logger.js';
+import { isHiddenEntry } from './skill-disk.js';
+
+/** Quiet time after the last event of a skill before it is reloaded, ms. */
+export const RELOAD_DEBOUNCE_MS = 40;
+
+export class SkillWatcher {
+  readonly #dir: string;
+  readonly #watcher: FSWatcher;
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #ready: Promise<void>;
+  #closed: Promise<void> | null = null;
+
+  constructor(dir: string, onChanged: (name: string) => void, logger: Logger, debounceMs = RELOAD_DEBOUNCE_MS) {
+    this.#dir = dir;
+    this.#watcher = watch(dir, {
+      ignoreInitial: true,
+      depth: 1,
+      // Atomic-write detection delays unlink events; the per-name debounce already merges bursts.
+      atomic: false,
+      ignored: (path: string) => this.#nameOf(path) === null && path !== dir,
+    });
+    this.#ready = new Promise<void>((resolve) => this.#watcher.once('ready', () => resolve()));
+    this.#watcher.on('all', (_event, path) => {
+      const name = this.#nameOf(path);
+      if (name === null || this.#closed) return;
+      clearTimeout(this.#timers.get(name));
+      const timer = setTimeout(() => {
+        this.#timers.delete(name);
+        onChanged(name);
+      }, debounceMs);
+      timer.unref();
+      this.#timers.set(name, timer);
+    });
+    this.#watcher.on('error', (error) => logger.warn({ code: 'SKILL_WATCH_ERROR', err: error }, 'skills folder watcher error'));
+  }
+
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** The skill a path belongs to: its first segment below the skills folder, unless hidden. */
+  #nameOf(path: string): string | null {
+    const rel = relative(this.#dir, path);
+    if (rel === '' || rel.startsWith('..')) return null;
+    const first = rel.split(sep)[0] ?? '';
+    return first === '' || isHiddenEntry(first) || first === 'node_modules' ? null : first;
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      for (const timer of this.#timers.values()) clearTimeout(timer);
+      this.#timers.clear();
+      await this.#watcher.close();
+    })();
+    return this.#closed;
+  }
+}
