@@ -23,6 +23,8 @@ const PROBE_TIMEOUT_MS = 10_000;
 const TERMINATE_SESSION_TIMEOUT_MS = 2_000;
 /** Characters of a child's stderr quoted in an error. */
 const MAX_STDERR_QUOTE_CHARS = 1_000;
+/** Longest wait for a dead child's stderr to end before its tail is quoted, ms. */
+const STDERR_DRAIN_MS = 1_000;
 
 export interface ConnectionOptions {
   name: string;
@@ -102,6 +104,8 @@ export class UpstreamConnection {
   #session: Session | undefined;
   /** A client whose connect is in flight, so close() can cut it short. */
   #pending: Client | undefined;
+  /** The transport of the latest connect, for the stderr of a child that died while starting. */
+  #opening: OpenedTransport | undefined;
   #attempt: Promise<void> | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
   /** Legacy SSE worked for this URL before: go straight to it on reconnect. */
@@ -238,12 +242,15 @@ export class UpstreamConnection {
         this.#logger.info({ code: 'UPSTREAM_READY', tools: tools.length, transport: session.opened.kind }, 'upstream server ready');
       }
     } catch (error) {
+      // The session is set only once connected; a failed connect has already closed its client.
+      const opened = session?.opened ?? this.#opening;
       if (session !== undefined) {
         if (this.#session === session) this.#session = undefined;
         await this.#closeSession(session, false);
       }
+      await opened?.stderrDrained(STDERR_DRAIN_MS);
       if (this.#closed) return;
-      this.#failAttempt(error, session?.opened);
+      this.#failAttempt(error, opened);
     } finally {
       if (this.#closed && session !== undefined && this.#session !== session) await this.#closeSession(session, true);
     }
@@ -251,6 +258,9 @@ export class UpstreamConnection {
 
   #failAttempt(error: unknown, opened: OpenedTransport | undefined): void {
     let reason = errorMessage(error);
+    if (opened?.kind === 'stdio' && error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      reason = 'the server process exited while starting';
+    }
     const stderr = opened?.stderrTail() ?? '';
     if (stderr !== '') reason += `; stderr: ${stderr.slice(-MAX_STDERR_QUOTE_CHARS)}`;
     this.#error = reason;
@@ -284,6 +294,7 @@ export class UpstreamConnection {
   }
 
   async #connect(generation: number, opened: OpenedTransport): Promise<Session> {
+    this.#opening = opened;
     const client = new Client(this.#options.clientInfo, { capabilities: {} });
     const session: Session = { generation, client, opened, listing: false, relist: false, probing: false };
     client.onclose = () => this.#lost(session, 'the connection closed');
@@ -378,14 +389,21 @@ export class UpstreamConnection {
   #lost(session: Session, reason: string): void {
     if (this.#closed || this.#session !== session || this.#state !== 'ready') return;
     this.#session = undefined;
-    const stderr = session.opened.stderrTail();
-    const why = session.opened.kind === 'stdio' ? `${reason} (the server process exited)` : reason;
-    this.#error = stderr === '' ? why : `${why}; stderr: ${stderr.slice(-MAX_STDERR_QUOTE_CHARS)}`;
     this.#state = 'reconnecting';
+    const why = session.opened.kind === 'stdio' ? `${reason} (the server process exited)` : reason;
+    this.#error = why;
     // A server that stayed up a while starts over at the short delay; a crash loop backs off.
     if (this.#options.now() - this.#readyAt >= this.#options.resetAfterMs) this.#options.backoff.reset();
+    void this.#afterLoss(session, why);
+  }
+
+  async #afterLoss(session: Session, why: string): Promise<void> {
+    await this.#closeSession(session, false);
+    await session.opened.stderrDrained(STDERR_DRAIN_MS);
+    if (this.#closed) return;
+    const stderr = session.opened.stderrTail();
+    if (stderr !== '') this.#error = `${why}; stderr: ${stderr.slice(-MAX_STDERR_QUOTE_CHARS)}`;
     this.#logger.warn({ code: 'UPSTREAM_DISCONNECTED', reason: this.#error }, 'upstream server lost; reconnecting with backoff');
-    void this.#closeSession(session, false);
     this.#scheduleRetry();
   }
 

@@ -24,6 +24,8 @@ export interface OpenedTransport {
   pid(): number | null;
   /** The child's last stderr lines, '' when none (stdio only). */
   stderrTail(): string;
+  /** Resolves once the child's stderr has ended (at most `timeoutMs` later), so its tail is complete. */
+  stderrDrained(timeoutMs: number): Promise<void>;
 }
 
 export function isStdioConfig(config: McpServerConfig): config is StdioServerConfig {
@@ -68,7 +70,15 @@ export function openStdio(server: string, config: StdioServerConfig, logger: Log
   const transport = new StdioClientTransport(params);
   const tail: string[] = [];
   let partial = '';
-  transport.stderr?.on('data', (chunk: Buffer | string) => {
+  let ended = false;
+  const endWaiters = new Set<() => void>();
+  const stderr = transport.stderr;
+  stderr?.on('end', () => {
+    ended = true;
+    for (const wake of endWaiters) wake();
+    endWaiters.clear();
+  });
+  stderr?.on('data', (chunk: Buffer | string) => {
     const lines = (partial + chunk.toString()).split(/\r?\n/);
     partial = (lines.pop() ?? '').slice(0, MAX_STDERR_LINE_CHARS);
     for (const raw of lines) {
@@ -84,6 +94,20 @@ export function openStdio(server: string, config: StdioServerConfig, logger: Log
     kind: 'stdio',
     pid: () => transport.pid,
     stderrTail: () => [...tail, ...(partial.trim() === '' ? [] : [partial])].join('\n'),
+    stderrDrained: (timeoutMs) =>
+      ended || stderr === null
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            // A grandchild may hold stderr open after the server died: wait a bounded time only.
+            const timer = setTimeout(done, timeoutMs);
+            timer.unref();
+            function done(): void {
+              clearTimeout(timer);
+              endWaiters.delete(done);
+              resolve();
+            }
+            endWaiters.add(done);
+          }),
   };
 }
 
@@ -91,7 +115,7 @@ export function openHttp(config: HttpServerConfig, kind: 'streamable-http' | 'ss
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers === undefined ? {} : { headers: { ...config.headers } };
   const transport = kind === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
-  return { transport, kind, pid: () => null, stderrTail: () => '' };
+  return { transport, kind, pid: () => null, stderrTail: () => '', stderrDrained: () => Promise.resolve() };
 }
 
 /**

@@ -90,7 +90,7 @@ describe('results', () => {
   });
 
   it('parses text that is JSON', async () => {
-    const env = await manager.callTool('everything', 'get-env');
+    const env = await manager.callTool('everything', 'get-env', undefined);
     expect(env).toBeTypeOf('object');
     expect(env).toHaveProperty('PATH');
   });
