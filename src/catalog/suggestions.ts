@@ -37,12 +37,14 @@ export interface Candidate {
 }
 
 /**
- * Up to `count` labels closest to `input`: by edit distance when close enough to be a typo
- * (at most 40% of the longer word, and at least 2), then the `fallback` labels (search hits) in
- * their own order. Ties are broken by label so the answer is stable.
+ * Up to `count` labels closest to `input`, in three tiers: clear typos first (edit distance at
+ * most 20% of the input, at least 1), then the `related` labels (search hits, in their order),
+ * then other near names (distance at most 40% of the longer word, at least 2; or containing
+ * the input). Ties are broken by label so the answer is stable.
  */
-export function closestNames(input: string, candidates: Iterable<Candidate>, fallback: readonly string[] = [], count = 3): string[] {
+export function closestNames(input: string, candidates: Iterable<Candidate>, related: readonly string[] = [], count = 3): string[] {
   const needle = input.toLowerCase();
+  const typo = Math.max(1, Math.floor(needle.length * 0.2));
   const scored: { label: string; distance: number }[] = [];
   for (const candidate of candidates) {
     let best = Number.POSITIVE_INFINITY;
@@ -57,8 +59,9 @@ export function closestNames(input: string, candidates: Iterable<Candidate>, fal
     if (Number.isFinite(best)) scored.push({ label: candidate.label, distance: best });
   }
   scored.sort((x, y) => x.distance - y.distance || (x.label < y.label ? -1 : x.label > y.label ? 1 : 0));
+  const typos = scored.filter((s) => s.distance <= typo).map((s) => s.label);
   const out: string[] = [];
-  for (const label of [...scored.map((s) => s.label), ...fallback]) {
+  for (const label of [...typos, ...related, ...scored.map((s) => s.label)]) {
     if (!out.includes(label)) out.push(label);
     if (out.length === count) break;
   }
