@@ -5,7 +5,7 @@
 // on the command line (Node refuses that flag in worker execArgv), so catastrophic regular
 // expressions in guest code fall back to a linear engine.
 
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
@@ -58,7 +58,12 @@ function prepare(req: RunRequest): Preprocessed {
   const key = `${req.language}\0${req.code}`;
   let p = prepared.get(key);
   if (!p) {
-    p = preprocess(req.code, req.language);
+    try {
+      p = preprocess(req.code, req.language);
+    } catch (err) {
+      // The compilers are robust, but a crash in them must fail one call, not this process.
+      return { ok: false, error: { type: 'SyntaxError', message: `could not compile the code: ${(err as Error)?.message ?? String(err)}` } };
+    }
     if (req.code.length < 256 * 1024) prepared.set(key, p);
   }
   return p;
@@ -76,19 +81,28 @@ function start(id: number, req: RunRequest): void {
   const interrupt = new Int32Array(new SharedArrayBuffer(4));
   const entry: Running = { controller, interrupt, port: port1, wake, rssAtStart: process.memoryUsage.rss(), memoryMb: req.memoryMb };
   running.set(id, entry);
-  port1.on('message', (m: WorkerMessage) => {
+  const relay = (m: WorkerMessage): void => {
     if (m.kind === 'host-call') send({ type: 'host-call', id, callId: m.callId, method: m.method, args: m.args });
     else send({ type: 'output', id, lines: m.lines });
-  });
+  };
+  // What the worker posted last (its final output flush) may still be queued when the task
+  // settles: forward it before 'done', or the coordinator drops it.
+  const drain = (): void => {
+    for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) relay(m.message as WorkerMessage);
+  };
+  port1.on('message', relay);
   const { code: _code, ...rest } = req;
   const task: WorkerTask = { ...rest, source: pre.source, port: port2, wake, interrupt };
   pool
     .run(task, { signal: controller.signal, transferList: [port2] as never })
     .then(
       // An interrupted Python call ends normally with KeyboardInterrupt: report why it was stopped.
-      (outcome: Outcome) =>
-        send({ type: 'done', id, outcome: entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome, workerReplaced: false }),
+      (outcome: Outcome) => {
+        drain();
+        send({ type: 'done', id, outcome: entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome, workerReplaced: false });
+      },
       (err: unknown) => {
+        drain();
         send({ type: 'done', id, outcome: { ok: false, error: failureOf(err, entry, req), output: [] }, workerReplaced: true });
         rewarm();
       },
