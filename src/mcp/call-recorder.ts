@@ -3,6 +3,7 @@
 // recorded: never code, arguments, results or PII.
 
 import type { Logger } from '../util/logger.js';
+import { InFlight } from './in-flight.js';
 import type { CallOutcome } from './mcp-types.js';
 
 /** Upper bounds of the execute_code latency histogram, milliseconds (Prometheus `le`, in seconds). */
@@ -29,8 +30,7 @@ export class CallRecorder {
   readonly #logger: Logger;
   readonly #calls = new Map<string, number>();
   readonly #executeLatency: Histogram = { buckets: new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0), count: 0, sum_ms: 0 };
-  #inFlight = 0;
-  readonly #idleWaiters = new Set<() => void>();
+  readonly #inFlight = new InFlight();
 
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -38,33 +38,16 @@ export class CallRecorder {
 
   /** A call started; returns the function that ends it. */
   begin(): () => void {
-    this.#inFlight++;
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      this.#inFlight--;
-      if (this.#inFlight === 0) for (const wake of [...this.#idleWaiters]) wake();
-    };
+    return this.#inFlight.begin();
   }
 
   get inFlight(): number {
-    return this.#inFlight;
+    return this.#inFlight.count;
   }
 
-  /** Resolves true when no call is in flight, false when `timeoutMs` passed first. */
+  /** Resolves true when no tool handler is running, false when `timeoutMs` passed first. */
   waitIdle(timeoutMs: number): Promise<boolean> {
-    if (this.#inFlight === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (idle: boolean): void => {
-        clearTimeout(timer);
-        this.#idleWaiters.delete(wake);
-        resolve(idle);
-      };
-      const wake = (): void => done(true);
-      const timer = setTimeout(() => done(false), timeoutMs);
-      this.#idleWaiters.add(wake);
-    });
+    return this.#inFlight.waitIdle(timeoutMs);
   }
 
   record(call: CallRecord): void {

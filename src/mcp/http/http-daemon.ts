@@ -1,0 +1,255 @@
+// The HTTP daemon: MCP Streamable HTTP at /mcp (one session per agent connection, many at once),
+// GET /healthz and GET /metrics. Every request passes the Host/Origin, auth and body-size guards
+// first; a refusal is a JSON body that says what to fix. A client that disconnects mid-call
+// cancels its call. shutdown() stops accepting, drains calls in flight (bounded), then closes.
+
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { serverSettings } from '../../config/defaults.js';
+import { AgentDirectory } from '../agents.js';
+import { InFlight } from '../in-flight.js';
+import type { AgentIdentity, McpServices } from '../mcp-types.js';
+import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from './prometheus.js';
+import type { RefusalReason } from './prometheus.js';
+import { HostPolicy, isLoopbackHost, jsonRpcError, readBody, sendJson } from './request-guards.js';
+import { SessionManager } from './session-manager.js';
+import type { HttpSession } from './session-manager.js';
+
+export const MCP_PATH = '/mcp';
+
+/** The daemon refused to start; the message says why and what to change. */
+export class StartupError extends Error {
+  readonly code = 'STARTUP_REFUSED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+export interface ListenInfo {
+  host: string;
+  port: number;
+  url: string;
+}
+
+export class HttpDaemon {
+  readonly #services: McpServices;
+  readonly #agents: AgentDirectory;
+  readonly #hosts: HostPolicy;
+  readonly #sessions: SessionManager;
+  readonly #server: Server;
+  readonly #refused = new Map<RefusalReason, number>();
+  /** POST requests being answered (GET event streams are long-lived and not counted). */
+  readonly #posts = new InFlight();
+  #draining = false;
+  #shutdown: Promise<void> | undefined;
+
+  constructor(services: McpServices) {
+    const { config } = services;
+    this.#services = services;
+    this.#agents = new AgentDirectory(config);
+    this.#hosts = new HostPolicy(config.host, config.allowedHosts, config.allowedOrigins);
+    this.#sessions = new SessionManager(services, { idleSeconds: serverSettings(config).sessionIdleSeconds, maxBodyBytes: config.maxBodyBytes });
+    services.openSessions = () => this.#sessions.size;
+    this.#server = createServer((req, res) => {
+      this.#handle(req, res).catch((error: unknown) => {
+        services.logger.error({ err: error, path: req.url }, 'request failed');
+        sendJson(res, 500, jsonRpcError(-32603, 'internal error; the daemon logged it'));
+      });
+    });
+    // Long execute_code calls stream over one response: no request timeout beyond the call's own.
+    this.#server.requestTimeout = 0;
+    this.#server.keepAliveTimeout = 65_000;
+  }
+
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /** Binds the configured host and port (0 = any free port). */
+  async listen(): Promise<ListenInfo> {
+    const { host, port } = this.#services.config;
+    if (!isLoopbackHost(host) && !this.#agents.authRequired) {
+      throw new StartupError(
+        `refusing to listen on ${host}: a non-loopback address needs a bearer token. Set CODE_EXEC_TOKEN (or --token, or "authToken" / "agents" in the config file) to a secret of 16+ characters, or bind 127.0.0.1.`,
+      );
+    }
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.#server.address() as AddressInfo;
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return { host: address.address, port: address.port, url: `http://${shownHost}:${address.port}${MCP_PATH}` };
+  }
+
+  /** Stop accepting, let calls in flight finish for up to `drainMs`, then end every session. */
+  shutdown(drainMs: number): Promise<void> {
+    this.#shutdown ??= (async () => {
+      const { logger, recorder } = this.#services;
+      this.#draining = true;
+      this.#server.close();
+      this.#server.closeIdleConnections();
+      logger.info({ in_flight: recorder.inFlight, drain_ms: drainMs }, 'draining');
+      // A call is done when its answer has been written, not when its handler returns.
+      const drained = await this.#posts.waitIdle(drainMs);
+      if (!drained) logger.warn({ in_flight: recorder.inFlight, requests: this.#posts.count }, 'drain time over; cancelling the calls still running');
+      await this.#sessions.closeAll('shutdown');
+      this.#server.closeAllConnections();
+    })();
+    return this.#shutdown;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (this.#draining) {
+      return this.#refuse(res, 'draining', 503, { error: 'the daemon is shutting down; reconnect when it is back' }, { Connection: 'close' });
+    }
+    const hostProblem = this.#hosts.checkHost(req.headers.host);
+    if (hostProblem) return this.#refuse(res, 'host', 403, { error: hostProblem });
+    const originProblem = this.#hosts.checkOrigin(req.headers.origin);
+    if (originProblem) return this.#refuse(res, 'origin', 403, { error: originProblem });
+
+    if (path === '/healthz') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return this.#refuse(res, 'method', 405, { error: 'use GET /healthz' }, { Allow: 'GET, HEAD' });
+      return sendJson(res, 200, this.#health());
+    }
+    if (path !== '/metrics' && path !== MCP_PATH) {
+      return this.#refuse(res, 'not_found', 404, { error: `no such endpoint ${path}; MCP is at ${MCP_PATH}, health at /healthz, metrics at /metrics` });
+    }
+    const auth = this.#agents.authenticate(req.headers.authorization);
+    if (!auth.ok) {
+      const what = auth.reason === 'missing' ? 'this daemon needs a bearer token' : auth.reason === 'malformed' ? 'the Authorization header must be "Bearer <token>"' : 'the bearer token is not valid';
+      return this.#refuse(res, 'auth', 401, { error: `${what}; send "Authorization: Bearer <token>" with a token from the daemon configuration` }, {
+        'WWW-Authenticate': `Bearer realm="code-execution-mcp"${auth.reason === 'missing' ? '' : ', error="invalid_token"'}`,
+      });
+    }
+    if (path === '/metrics') {
+      if (req.method !== 'GET') return this.#refuse(res, 'method', 405, { error: 'use GET /metrics' }, { Allow: 'GET' });
+      const text = this.#metrics();
+      res.writeHead(200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
+    return this.#mcp(req, res, auth.agent);
+  }
+
+  async #mcp(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity): Promise<void> {
+    const sessionHeader = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    if (req.method === 'POST') return this.#post(req, res, agent, sessionId);
+    if (req.method !== 'GET' && req.method !== 'DELETE') {
+      return this.#refuse(res, 'method', 405, jsonRpcError(-32000, `method ${req.method ?? '?'} is not supported on ${MCP_PATH}; use POST, GET or DELETE`), { Allow: 'POST, GET, DELETE' });
+    }
+    const session = this.#lookup(res, agent, sessionId);
+    if (!session) return;
+    await this.#forward(session, req, res, undefined, []);
+  }
+
+  async #post(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity, sessionId: string | undefined): Promise<void> {
+    const body = await readBody(req, this.#services.config.maxBodyBytes);
+    if (!body.ok) {
+      if (body.tooLarge) {
+        return this.#refuse(res, 'body_too_large', 413, jsonRpcError(-32600, `request body is larger than ${this.#services.config.maxBodyBytes} bytes (maxBodyBytes); put large data in a workspace file instead`), { Connection: 'close' });
+      }
+      return this.#refuse(res, 'parse', 400, jsonRpcError(-32700, `could not read the request body: ${body.error}`));
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch (error) {
+      return this.#refuse(res, 'parse', 400, jsonRpcError(-32700, `Parse error: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`));
+    }
+    const messages = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
+    const isInitialize = messages.some((m) => isRecord(m) && m['method'] === 'initialize');
+
+    let session: HttpSession | undefined;
+    if (sessionId === undefined) {
+      if (!isInitialize) {
+        return this.#refuse(res, 'session', 400, jsonRpcError(-32000, 'Bad Request: no Mcp-Session-Id header; a session starts with an initialize request, and later requests carry the session id it returned'));
+      }
+      if (this.#sessions.size >= serverSettings(this.#services.config).maxSessions) {
+        return this.#refuse(res, 'overloaded', 503, jsonRpcError(-32000, `too many open sessions (server.maxSessions = ${serverSettings(this.#services.config).maxSessions}); close unused sessions (HTTP DELETE) or retry later`), { 'Retry-After': '5' });
+      }
+      session = await this.#sessions.create(agent);
+    } else {
+      session = this.#lookup(res, agent, sessionId);
+      if (!session) return;
+    }
+    const ids = messages.filter((m): m is { id: RequestId } => isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number')).map((m) => m.id);
+    await this.#forward(session, req, res, parsed, ids);
+    if (sessionId === undefined && session.transport.sessionId === undefined) await this.#sessions.close(session.id, 'transport-closed');
+  }
+
+  #lookup(res: ServerResponse, agent: AgentIdentity, sessionId: string | undefined): HttpSession | undefined {
+    if (sessionId === undefined) {
+      this.#refuse(res, 'session', 400, jsonRpcError(-32000, 'Bad Request: no Mcp-Session-Id header; start a session with an initialize POST'));
+      return undefined;
+    }
+    const session = this.#sessions.get(sessionId);
+    if (!session || session.agent.name !== agent.name) {
+      if (session) this.#services.logger.warn({ session: sessionId, agent: agent.name, owner: session.agent.name }, 'session used with another agent token');
+      this.#refuse(res, 'session', 404, jsonRpcError(-32001, 'Session not found: it ended, expired or belongs to another token; start a new session with initialize'));
+      return undefined;
+    }
+    return session;
+  }
+
+  async #forward(session: HttpSession, req: IncomingMessage, res: ServerResponse, parsed: unknown, ids: RequestId[]): Promise<void> {
+    const isPost = req.method === 'POST';
+    const endPost = isPost ? this.#posts.begin() : undefined;
+    if (isPost) session.activeRequests++;
+    session.lastActivityMs = this.#services.now();
+    res.once('close', () => {
+      endPost?.();
+      if (isPost) session.activeRequests--;
+      session.lastActivityMs = this.#services.now();
+      if (res.writableFinished || ids.length === 0) return;
+      // The client went away before its answer: cancel what it was waiting for.
+      const pending = new Set(session.observed.pendingCalls());
+      for (const id of ids) {
+        if (!pending.has(id)) continue;
+        const cancel: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'client disconnected' } };
+        session.observed.receive(cancel);
+      }
+    });
+    await session.transport.handleRequest(req, res, parsed);
+  }
+
+  #refuse(res: ServerResponse, reason: RefusalReason, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    this.#refused.set(reason, (this.#refused.get(reason) ?? 0) + 1);
+    if (reason !== 'draining') this.#services.logger.warn({ reason, status }, 'http request refused');
+    sendJson(res, status, body, headers);
+  }
+
+  #health(): Record<string, unknown> {
+    const pool = this.#services.executor.stats();
+    return {
+      status: this.#draining ? 'draining' : 'ok',
+      version: this.#services.version,
+      uptime_s: Math.round((this.#services.now() - this.#services.startedAtMs) / 1000),
+      sessions: this.#sessions.size,
+      pool: { processes: pool.processes, threads: pool.threads, busy: pool.busy, queued: pool.queued, process_restarts: pool.process_restarts, completed: pool.completed, failed: pool.failed },
+    };
+  }
+
+  #metrics(): string {
+    return renderMetrics({
+      recorder: this.#services.recorder,
+      pool: this.#services.executor.stats(),
+      sessionsOpen: this.#sessions.size,
+      sessionsCreated: this.#sessions.createdTotal,
+      refused: this.#refused,
+      uptimeSeconds: (this.#services.now() - this.#services.startedAtMs) / 1000,
+    });
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

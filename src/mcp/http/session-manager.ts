@@ -1,0 +1,110 @@
+// The HTTP daemon's MCP sessions: one Streamable HTTP transport and one McpServer per session,
+// bound to the agent that opened it. Sessions end on DELETE, on idle expiry, or at shutdown;
+// ending one aborts its calls in flight and drops its PII vault.
+
+import { randomUUID } from 'node:crypto';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpSession } from '../create-server.js';
+import { createMcpSession } from '../create-server.js';
+import type { AgentIdentity, McpServices } from '../mcp-types.js';
+import type { ObservedTransport } from '../observed-transport.js';
+
+export interface HttpSession {
+  readonly id: string;
+  readonly agent: AgentIdentity;
+  readonly transport: StreamableHTTPServerTransport;
+  readonly observed: ObservedTransport;
+  readonly mcp: McpSession;
+  readonly abort: AbortController;
+  lastActivityMs: number;
+  /** POST requests of this session being answered right now. */
+  activeRequests: number;
+}
+
+export type SessionEndReason = 'deleted' | 'idle' | 'shutdown' | 'transport-closed';
+
+export class SessionManager {
+  readonly #services: McpServices;
+  readonly #sessions = new Map<string, HttpSession>();
+  readonly #maxBodyBytes: number;
+  #created = 0;
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(services: McpServices, options: { idleSeconds: number; maxBodyBytes: number }) {
+    this.#services = services;
+    this.#maxBodyBytes = options.maxBodyBytes;
+    const idleMs = options.idleSeconds * 1000;
+    this.#sweeper = setInterval(() => this.#sweep(idleMs), Math.max(250, Math.min(idleMs / 2, 30_000)));
+    this.#sweeper.unref();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  get createdTotal(): number {
+    return this.#created;
+  }
+
+  get(id: string): HttpSession | undefined {
+    return this.#sessions.get(id);
+  }
+
+  /** A new session for `agent`; it is registered when its initialize request is handled. */
+  async create(agent: AgentIdentity): Promise<HttpSession> {
+    const id = randomUUID();
+    const abort = new AbortController();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      maxRequestBodySize: this.#maxBodyBytes,
+      onsessionclosed: (closedId) => {
+        void this.close(closedId, 'deleted');
+      },
+    });
+    const mcp = createMcpSession(this.#services, { sessionId: id, agent, transport: 'http', signal: abort.signal });
+    const observed = await mcp.connect(transport);
+    const session: HttpSession = { id, agent, transport, observed, mcp, abort, lastActivityMs: this.#services.now(), activeRequests: 0 };
+    observed.onclose = chain(observed.onclose, () => {
+      if (this.#sessions.get(id) === session) void this.close(id, 'transport-closed');
+    });
+    this.#sessions.set(id, session);
+    this.#created++;
+    this.#services.logger.info({ session: id, agent: agent.name }, 'session opened');
+    return session;
+  }
+
+  async close(id: string, reason: SessionEndReason): Promise<void> {
+    const session = this.#sessions.get(id);
+    if (!session) return;
+    this.#sessions.delete(id);
+    session.abort.abort(new Error(`session ${reason}`));
+    try {
+      await session.mcp.close();
+    } catch (error) {
+      this.#services.logger.warn({ err: error, session: id }, 'session close failed');
+    }
+    this.#services.pii?.drop(id);
+    this.#services.logger.info({ session: id, agent: session.agent.name, reason }, 'session closed');
+  }
+
+  async closeAll(reason: SessionEndReason): Promise<void> {
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+    await Promise.all([...this.#sessions.keys()].map((id) => this.close(id, reason)));
+  }
+
+  #sweep(idleMs: number): void {
+    const now = this.#services.now();
+    for (const session of this.#sessions.values()) {
+      const busy = session.activeRequests > 0 || session.observed.pendingCalls().length > 0;
+      if (!busy && now - session.lastActivityMs > idleMs) void this.close(session.id, 'idle');
+    }
+  }
+}
+
+function chain(first: (() => void) | undefined, second: () => void): () => void {
+  return () => {
+    first?.();
+    second();
+  };
+}
