@@ -6,17 +6,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
 import type { Backoff } from './backoff.js';
+import { listAllTools } from './tool-list.js';
 import { configProblem, isStdioConfig, openHttp, openStdio, shouldFallBackToSse, terminateSession } from './transport.js';
 import type { OpenedTransport } from './transport.js';
 import { UpstreamError } from './upstream-error.js';
 import type { UpstreamServerStatus, UpstreamState, UpstreamTool, UpstreamTransportKind } from './upstream-types.js';
 
-/** Pages of `tools/list` followed before the server is judged to loop. */
-const MAX_TOOL_PAGES = 1_000;
 /** Timeout of the ping that checks an HTTP connection after a transport error, ms. */
 const PROBE_TIMEOUT_MS = 10_000;
 /** Time given to an HTTP server to end its session on close, ms. */
@@ -65,28 +64,6 @@ function errorMessage(error: unknown): string {
 function isConnectionError(error: unknown): boolean {
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout;
   return true;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
-function toUpstreamTool(server: string, tool: Tool): UpstreamTool {
-  const out: UpstreamTool = {
-    server,
-    name: tool.name,
-    description: tool.description ?? '',
-    inputSchema: tool.inputSchema,
-  };
-  const title = tool.title ?? tool.annotations?.title;
-  if (title !== undefined) out.title = title;
-  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
-  if (tool.annotations !== undefined) out.annotations = tool.annotations;
-  return deepFreeze(out);
 }
 
 export class UpstreamConnection {
@@ -226,7 +203,7 @@ export class UpstreamConnection {
       let tools: UpstreamTool[];
       do {
         session.relist = false;
-        tools = await this.#listTools(session.client);
+        tools = await listAllTools(session.client, this.name, this.#options.connectTimeoutMs);
       } while (session.relist && !this.#closed);
       session.listing = false;
       if (this.#closed) return;
@@ -312,24 +289,6 @@ export class UpstreamConnection {
     return session;
   }
 
-  async #listTools(client: Client): Promise<UpstreamTool[]> {
-    if (client.getServerCapabilities()?.tools === undefined) return [];
-    const byName = new Map<string, UpstreamTool>();
-    const seenCursors = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.#options.connectTimeoutMs });
-      for (const tool of result.tools) {
-        if (!byName.has(tool.name)) byName.set(tool.name, toUpstreamTool(this.name, tool));
-      }
-      cursor = result.nextCursor;
-      if (cursor === undefined || cursor === '') return [...byName.values()];
-      if (seenCursors.has(cursor)) throw new Error(`tools/list returned the cursor ${JSON.stringify(cursor)} twice`);
-      seenCursors.add(cursor);
-    }
-    throw new Error(`tools/list returned more than ${MAX_TOOL_PAGES} pages`);
-  }
-
   #setTools(tools: UpstreamTool[]): void {
     const json = JSON.stringify(tools);
     if (json === this.#toolsJson) return;
@@ -340,7 +299,7 @@ export class UpstreamConnection {
 
   #onListChanged(session: Session): void {
     if (this.#closed || session.generation !== this.#generation) return;
-    // Still connecting, or a listing under way: that listing runs again when it ends.
+    // Still connecting (the first listing is yet to come) or a listing under way (it runs again).
     if (session.listing || this.#session !== session) {
       session.relist = true;
       return;
@@ -353,7 +312,7 @@ export class UpstreamConnection {
     try {
       do {
         session.relist = false;
-        const tools = await this.#listTools(session.client);
+        const tools = await listAllTools(session.client, this.name, this.#options.connectTimeoutMs);
         if (this.#closed || this.#session !== session) return;
         this.#setTools(tools);
       } while (session.relist);
