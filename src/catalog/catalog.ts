@@ -47,6 +47,13 @@ export interface CatalogOptions {
   categoryOrder?: readonly string[];
 }
 
+/**
+ * chokidar drops a 'change' event that follows another for the same file within 50 ms, so a
+ * quick second save could go unseen. Each batch is therefore checked again this long after it
+ * was applied; unchanged files cost one stat (the parse cache answers).
+ */
+const RECHECK_DELAY_MS = 120;
+
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
 export const MAX_QUERY_CHARS = 1_000;
@@ -86,6 +93,8 @@ export class Catalog {
   /** Loads and batches run one at a time, in order. */
   #work: Promise<void> = Promise.resolve();
   #started: Promise<void> | null = null;
+  #recheck = new Set<string>();
+  #recheckTimer: NodeJS.Timeout | null = null;
   #closed: Promise<void> | null = null;
 
   constructor(options: CatalogOptions) {
@@ -121,7 +130,10 @@ export class Catalog {
         dir: this.#loader.dir,
         debounceMs: this.#debounceMs,
         logger: this.#logger,
-        onBatch: (batch) => this.#enqueue(() => this.#applyBatch(batch)),
+        onBatch: (batch) => {
+          void this.#enqueue(() => this.#applyBatch(batch)).catch(() => {});
+          this.#scheduleRecheck(batch.files);
+        },
       });
       this.#watcher = watcher;
       await watcher.start();
@@ -137,6 +149,16 @@ export class Catalog {
     const described = new Set<string>();
     for (const load of loads) this.#applyLoad(load.rel, load, described);
     this.#commit('load', started, described);
+  }
+
+  #scheduleRecheck(files: ReadonlySet<string>): void {
+    for (const rel of files) this.#recheck.add(rel);
+    this.#recheckTimer ??= setTimeout(() => {
+      this.#recheckTimer = null;
+      const again: WatchBatch = { files: this.#recheck, dirs: new Set() };
+      this.#recheck = new Set();
+      void this.#enqueue(() => this.#applyBatch(again)).catch(() => {});
+    }, RECHECK_DELAY_MS);
   }
 
   async #applyBatch(batch: WatchBatch): Promise<void> {
@@ -476,6 +498,8 @@ export class Catalog {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       const watcher = this.#watcher;
+      if (this.#recheckTimer) clearTimeout(this.#recheckTimer);
+      this.#recheckTimer = null;
       try {
         await watcher?.close();
       } finally {

@@ -88,7 +88,7 @@ function docOf(schema: JsonSchema | null): string | null {
   if (!schema) return null;
   const description = typeof schema['description'] === 'string' ? schema['description'].trim() : '';
   let doc = description;
-  if ('default' in schema && schema['default'] !== undefined && !/\bdefault/i.test(doc)) {
+  if ('default' in schema && schema['default'] !== undefined && schema['default'] !== null && !/\bdefault/i.test(doc)) {
     const value = JSON.stringify(schema['default']);
     if (value !== undefined && value.length <= 60) doc = doc ? `${doc} (default: ${value})` : `Default: ${value}`;
   }
@@ -213,7 +213,10 @@ class Converter {
     if (asSchema(extra)) index = this.convert(extra, depth + 1);
     else if (patterns && Object.keys(patterns).length > 0) {
       index = union(Object.values(patterns).map((p) => this.convert(p, depth + 1)));
-    } else if (extra !== false && props.length === 0) index = UNKNOWN;
+    } else if (extra === true || (extra === undefined && !('properties' in schema))) {
+      // A free-form object; declared-but-empty `properties` reads as "no arguments" instead.
+      if (props.length === 0) index = UNKNOWN;
+    }
     return { kind: 'object', props, index };
   }
 }

@@ -11,7 +11,7 @@ import type { ToolEntry } from './catalog-types.js';
 import { processTerm, splitWords, tokenizeName, tokenizeQuery } from './text-analysis.js';
 
 /** Field weights: a name hit counts most, then use cases and description. */
-export const FIELD_BOOSTS = { name: 5, use_cases: 1.6, description: 1.2, functions: 1, category: 1.5 } as const;
+export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5 } as const;
 
 /** Query terms considered; the rest are dropped so one huge query cannot stall the daemon. */
 export const MAX_QUERY_TERMS = 24;

@@ -82,7 +82,7 @@ export function renderToolFile(entry: ToolEntry): string {
 export function renderServerIndex(category: string, entries: readonly ToolEntry[], description?: string): string {
   const lines = [
     `// ${serverIndexPath(category)}: generated from the tool catalog (read-only).`,
-    `// ${description ?? `Tools of ${category}`} (${entries.length} tool${entries.length === 1 ? '' : 's'}).`,
+    `// ${(description ?? `Tools of ${category}`).replace(/\.\s*$/, '')} (${entries.length} tool${entries.length === 1 ? '' : 's'}).`,
     '',
   ];
   for (const entry of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
