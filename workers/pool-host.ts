@@ -69,6 +69,25 @@ function prepare(req: RunRequest): Preprocessed {
   return p;
 }
 
+/**
+ * Calls the coordinator has sent ahead (one per thread), waiting for a thread here rather than
+ * behind an IPC round trip; each starts the moment a thread frees.
+ */
+const waiting: { id: number; req: RunRequest }[] = [];
+let busyThreads = 0;
+
+function enqueue(id: number, req: RunRequest): void {
+  waiting.push({ id, req });
+  pump();
+}
+
+function pump(): void {
+  while (busyThreads < options.threads && waiting.length > 0) {
+    const next = waiting.shift() as { id: number; req: RunRequest };
+    start(next.id, next.req);
+  }
+}
+
 function start(id: number, req: RunRequest): void {
   const pre = prepare(req);
   if (!pre.ok) {
@@ -81,6 +100,7 @@ function start(id: number, req: RunRequest): void {
   const interrupt = new Int32Array(new SharedArrayBuffer(4));
   const entry: Running = { controller, interrupt, port: port1, wake, rssAtStart: process.memoryUsage.rss(), memoryMb: req.memoryMb };
   running.set(id, entry);
+  busyThreads++;
   const relay = (m: WorkerMessage): void => {
     if (m.kind === 'host-call') send({ type: 'host-call', id, callId: m.callId, method: m.method, args: m.args });
     else send({ type: 'output', id, lines: m.lines });
@@ -110,6 +130,8 @@ function start(id: number, req: RunRequest): void {
     .finally(() => {
       port1.close();
       running.delete(id);
+      busyThreads--;
+      pump();
     });
 }
 
@@ -183,11 +205,23 @@ function checkMemory(): void {
 process.on('message', (msg: ToSandbox) => {
   switch (msg.type) {
     case 'run':
-      start(msg.id, msg.request);
+      enqueue(msg.id, msg.request);
       break;
-    case 'abort':
-      abort(msg.id, msg.reason);
+    case 'abort': {
+      const i = waiting.findIndex((w) => w.id === msg.id);
+      if (i >= 0) {
+        // Not started yet: nothing to stop, just answer.
+        const [w] = waiting.splice(i, 1);
+        const error: ErrorInfo =
+          msg.reason === 'timeout'
+            ? { type: 'TimeoutError', message: `execution timed out after ${(w as { req: RunRequest }).req.timeoutMs / 1000} seconds while waiting for a sandbox thread` }
+            : { type: 'CancelledError', message: msg.reason === 'shutdown' ? 'the daemon is shutting down' : 'the call was cancelled by the client' };
+        send({ type: 'done', id: msg.id, outcome: { ok: false, error, output: [] }, workerReplaced: false });
+      } else {
+        abort(msg.id, msg.reason);
+      }
       break;
+    }
     case 'host-reply': {
       const entry = running.get(msg.id);
       if (!entry) break;
@@ -197,6 +231,9 @@ process.on('message', (msg: ToSandbox) => {
       break;
     }
     case 'shutdown':
+      for (const w of waiting.splice(0)) {
+        send({ type: 'done', id: w.id, outcome: { ok: false, error: { type: 'CancelledError', message: 'the daemon is shutting down' }, output: [] }, workerReplaced: false });
+      }
       for (const id of running.keys()) abort(id, 'shutdown');
       void pool.close({ force: true }).finally(() => process.exit(0));
       break;

@@ -134,9 +134,12 @@ export class SandboxPool {
     await Promise.all(exits);
   }
 
+  /** A process with a free thread; else one with room to queue a call ahead (the least loaded). */
   #pick(): SandboxProcess | undefined {
     let best: SandboxProcess | undefined;
     for (const p of this.#procs) if (p.free > 0 && (!best || p.free > best.free)) best = p;
+    if (best) return best;
+    for (const p of this.#procs) if (p.prefetchRoom > 0 && (!best || p.prefetchRoom > best.prefetchRoom)) best = p;
     return best;
   }
 

@@ -101,8 +101,14 @@ export class SandboxProcess {
     return this.#inflight.size;
   }
 
+  /** Threads with nothing running or sent ahead. */
   get free(): number {
     return this.#state === 'ready' ? Math.max(0, this.threads - this.#inflight.size - this.#warming) : 0;
+  }
+
+  /** Room to send a call ahead: one waiting call per thread, so no thread idles for an IPC round trip. */
+  get prefetchRoom(): number {
+    return this.#state === 'ready' && this.#warming === 0 ? Math.max(0, 2 * this.threads - this.#inflight.size) : 0;
   }
 
   run(id: number, request: RunRequest): Promise<Finished> {

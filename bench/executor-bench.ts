@@ -1,0 +1,165 @@
+// Executor benchmark: the real pool (sandbox processes, piscina, SES, fresh Compartment per call)
+// against baselines measured in the same run (bare piscina, node:vm, a new Worker per call), so
+// the ratios hold on a noisy shared machine.
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { Config } from '../src/config/config-types.js';
+import { createExecutor, createHostApi } from '../src/executor/index.js';
+import type { CallIdentity, ExecutionRequest, PooledExecutor } from '../src/executor/index.js';
+import { silentLogger } from '../src/util/logger.js';
+import { Workspace } from '../src/workspace/index.js';
+import type { BenchRow, BenchSection } from './bench-types.js';
+import { load, percentile, round, rssMb, summary } from './stats.js';
+
+const IDENTITY: CallIdentity = {
+  agent: 'bench',
+  sessionId: 'bench',
+  workspaceNamespace: '',
+  permissions: { workspace: 'read-write', skills: 'read-write', tools: ['*'], net: [] },
+};
+
+export function benchConfig(root: string, sandbox: Partial<Config['sandbox']> = {}): Config {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    allowedHosts: [],
+    allowedOrigins: [],
+    maxBodyBytes: 4 * 1024 * 1024,
+    catalogDir: path.join(root, 'catalog'),
+    skillsDir: path.join(root, 'skills'),
+    workspaceDir: path.join(root, 'workspace'),
+    limits: {
+      defaultTimeoutSeconds: 30,
+      maxTimeoutSeconds: 300,
+      defaultMemoryMb: 500,
+      maxMemoryMb: 2048,
+      maxOutputChars: 20_000,
+      maxCodeBytes: 1024 * 1024,
+      maxFileBytes: 50 * 1024 * 1024,
+      maxFetchBytes: 10 * 1024 * 1024,
+      maxQueuedCalls: 10_000,
+    },
+    sandbox: { processes: 2, threadsPerProcess: 1, pythonProcesses: 0, ...sandbox },
+    pii: { auto: false, flows: [], maxTokensPerSession: 100_000, sessionTtlSeconds: 3600 },
+    mcpServers: {},
+    agents: [],
+    defaultPermissions: IDENTITY.permissions,
+    logLevel: 'silent',
+  };
+}
+
+async function startExecutor(root: string, sandbox: Partial<Config['sandbox']> = {}): Promise<{ executor: PooledExecutor; workspace: Workspace }> {
+  const config = benchConfig(root, sandbox);
+  const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
+  const executor = await createExecutor({ config, hostApi: createHostApi({ config, workspace, logger: silentLogger() }), logger: silentLogger(), workspace });
+  return { executor, workspace };
+}
+
+const call = (executor: PooledExecutor, code: string, extra: Partial<ExecutionRequest> = {}) =>
+  executor.execute({ code, language: 'javascript', timeoutSeconds: 30, memoryMb: 500, ...extra }, IDENTITY).then((r) => {
+    if (!r.success) throw new Error(`benchmark call failed: ${r.error_type}: ${r.error}`);
+    return r;
+  });
+
+export const executorBench: BenchSection = {
+  group: 'executor',
+  async run(progress) {
+    const rows: BenchRow[] = [];
+    const root = mkdtempSync(path.join(tmpdir(), 'cem-bench-'));
+    const { executor, workspace } = await startExecutor(root);
+    try {
+      progress('executor: warming up');
+      await load(300, 8, () => call(executor, 'return 1'));
+
+      progress('executor: trivial calls, 1 in flight');
+      const one = await load(2_000, 1, () => call(executor, 'return 1'));
+      rows.push({ group: 'executor', name: 'trivial call, 1 in flight', value: round(one.perSecond, 0), unit: 'calls/s', extra: summary(one.latencies), target: 'p50 < 1 ms', met: percentile(one.latencies, 50) < 1 });
+
+      progress('executor: trivial calls, 32 in flight');
+      const many = await load(8_000, 32, () => call(executor, 'return 1'));
+      rows.push({ group: 'executor', name: 'trivial call, 32 in flight', value: round(many.perSecond, 0), unit: 'calls/s', extra: summary(many.latencies), target: '>= 2500 calls/s', met: many.perSecond >= 2500 });
+
+      progress('executor: 10,000-record JSON filter from the workspace');
+      const records = Array.from({ length: 10_000 }, (_, i) => ({ id: i, status: i % 3 === 0 ? 'active' : 'inactive', score: i % 100, name: `user-${i}` }));
+      await workspace.namespace('').writeFile('bench/records.json', JSON.stringify(records));
+      const filterCode = "const data = JSON.parse(read_file('bench/records.json'));\nconst active = data.filter((d) => d.status === 'active' && d.score > 50);\nreturn { count: active.length, top: active.slice(0, 3).map((d) => d.id) };";
+      const filter = await load(200, 2, () => call(executor, filterCode));
+      rows.push({ group: 'executor', name: '10,000-record JSON filter (read_file + filter)', value: round(filter.perSecond, 0), unit: 'calls/s', extra: summary(filter.latencies) });
+
+      progress('executor: TypeScript path');
+      let tsN = 0;
+      // Distinct source per call so the preprocessing cache does not hide the TypeScript cost.
+      const ts = await load(1_000, 8, () => call(executor, `interface R { n: number }\nconst r: R = { n: ${tsN++} };\nreturn r.n as number;`, { language: 'typescript' }));
+      rows.push({ group: 'executor', name: 'TypeScript call (types stripped, uncached), 8 in flight', value: round(ts.perSecond, 0), unit: 'calls/s', extra: summary(ts.latencies) });
+
+      progress('executor: pool memory at rest');
+      const pids = executor.processes().map((p) => p.pid).filter((p): p is number => p !== undefined);
+      let sandboxMb = 0;
+      for (const pid of pids) sandboxMb += await rssMb(pid);
+      rows.push({ group: 'executor', name: `sandbox processes at rest (${pids.length} processes, RSS)`, value: round(sandboxMb, 1), unit: 'MB' });
+      rows.push({ group: 'executor', name: 'coordinator at rest (RSS)', value: await rssMb(process.pid), unit: 'MB' });
+    } finally {
+      await executor.close();
+    }
+
+    progress('executor: worker replacement after a timeout');
+    const single = await startExecutor(root, { processes: 1 });
+    try {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await single.executor.execute({ code: 'for (;;) {}', language: 'javascript', timeoutSeconds: 0.2, memoryMb: 500 }, IDENTITY);
+        if (r.error_type !== 'TimeoutError') throw new Error(`expected a timeout, got ${r.error_type}`);
+        const t = performance.now();
+        await call(single.executor, 'return 1');
+        times.push(performance.now() - t);
+      }
+      rows.push({ group: 'executor', name: 'worker replacement after a timeout (next call latency, 1 process)', value: round(percentile(times, 50), 1), unit: 'ms', extra: { max_ms: round(Math.max(...times), 1) } });
+    } finally {
+      await single.executor.close();
+    }
+
+    rows.push(...(await baselines(progress, rows)));
+    return rows;
+  },
+};
+
+async function baselines(progress: (m: string) => void, rows: readonly BenchRow[]): Promise<BenchRow[]> {
+  const out: BenchRow[] = [];
+  const ours1 = rows.find((r) => r.name === 'trivial call, 1 in flight');
+  const ours32 = rows.find((r) => r.name === 'trivial call, 32 in flight');
+  const ratio = (row: BenchRow | undefined, v: number) => (row ? round(row.value / v, 3) : 0);
+
+  progress('baseline: bare piscina round trip (no SES, no process boundary)');
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const pool = new Piscina({ filename: path.join(here, 'fixtures', 'echo-worker.js'), minThreads: 2, maxThreads: 2 });
+  try {
+    await load(500, 8, (i) => pool.run({ n: i }));
+    const b1 = await load(5_000, 1, (i) => pool.run({ n: i }));
+    const b32 = await load(20_000, 32, (i) => pool.run({ n: i }));
+    out.push({ group: 'executor', name: 'baseline: bare piscina, 1 in flight', value: round(b1.perSecond, 0), unit: 'calls/s', extra: summary(b1.latencies) });
+    out.push({ group: 'executor', name: 'baseline: bare piscina, 32 in flight', value: round(b32.perSecond, 0), unit: 'calls/s', extra: summary(b32.latencies) });
+    if (ours1) ours1.baseline = { name: 'bare piscina, 1 in flight', ratio: ratio(ours1, b1.perSecond) };
+    if (ours32) ours32.baseline = { name: 'bare piscina, 32 in flight', ratio: ratio(ours32, b32.perSecond) };
+  } finally {
+    await pool.close();
+  }
+
+  progress('baseline: node:vm, new context per call (in-process, unsafe)');
+  const vmRun = await load(2_000, 1, async () => vm.runInNewContext('(function(){ return 1 })()', {}));
+  out.push({ group: 'executor', name: 'baseline: node:vm new context per call', value: round(vmRun.perSecond, 0), unit: 'calls/s', extra: summary(vmRun.latencies) });
+
+  progress('baseline: new Worker per call');
+  const workerRun = await load(40, 1, () => new Promise<void>((resolve, reject) => {
+    const w = new Worker('require("node:worker_threads").parentPort.postMessage(1)', { eval: true });
+    w.once('message', () => void w.terminate().then(() => resolve()));
+    w.once('error', reject);
+  }));
+  out.push({ group: 'executor', name: 'baseline: new Worker per call', value: round(workerRun.perSecond, 1), unit: 'calls/s', extra: summary(workerRun.latencies) });
+  return out;
+}
