@@ -17,6 +17,7 @@ import { detectLanguage } from './skill-parse.js';
 import { interpretFolder } from './skill-record.js';
 import type { IndexEntry, SkillRecord } from './skill-record.js';
 import { SkillWatcher } from './skill-watcher.js';
+import { walkImportGraph } from './import-graph.js';
 import { SKILL_LANGUAGES } from './skill-types.js';
 import type {
   CompiledSkill,
@@ -99,27 +100,31 @@ export class SkillStore {
     this.#logger.info({ dir: this.#dir, skills: stats.count, invalid: stats.invalid.length }, 'skill store started');
   }
 
+  /**
+   * Validates, then writes the skill atomically. Saves of one name through this store are applied
+   * in call order (the queue position is taken before the first await), so the last call wins.
+   */
   async save(input: SaveSkillInput): Promise<SaveSkillResult> {
     this.#assertOpen();
     const { name, code, language, description, body } = validateSaveInput(input, this.#maxCodeBytes);
-    const codeFile = CODE_FILES[language];
-    const hash = hashCode(code);
-    let analysis;
-    try {
-      analysis = await this.#compiler.analyze({ name, language, code, hash }, `${name}/${codeFile}`);
-    } catch (error) {
-      if (!isSkillError(error)) throw error;
-      const details = { ...(error.line !== undefined && { line: error.line }), ...(error.column !== undefined && { column: error.column }) };
-      throw new SkillError(error.code, `Skill "${name}" was not saved: ${error.message}. Fix the code and save again.`, details, { cause: error });
-    }
-    const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
-    if (clash !== undefined) {
-      throw new SkillError(
-        'NAME_CONFLICT',
-        `Skill "${name}" was not saved: a skill named "${clash}" exists, and names differing only in case share one folder on some file systems. Use "${clash}" or another name.`,
-      );
-    }
     return this.#locks.run(name, async () => {
+      const codeFile = CODE_FILES[language];
+      const hash = hashCode(code);
+      let analysis;
+      try {
+        analysis = await this.#compiler.analyze({ name, language, code, hash }, `${name}/${codeFile}`);
+      } catch (error) {
+        if (!isSkillError(error)) throw error;
+        const details = { ...(error.line !== undefined && { line: error.line }), ...(error.column !== undefined && { column: error.column }) };
+        throw new SkillError(error.code, `Skill "${name}" was not saved: ${error.message}. Fix the code and save again.`, details, { cause: error });
+      }
+      const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
+      if (clash !== undefined) {
+        throw new SkillError(
+          'NAME_CONFLICT',
+          `Skill "${name}" was not saved: a skill named "${clash}" exists, and names differing only in case share one folder on some file systems. Use "${clash}" or another name.`,
+        );
+      }
       const previous = await this.#previousCreated(name);
       const now = this.#now().toISOString();
       const finalDescription = description ?? defaultDescription(analysis.docs);
@@ -176,34 +181,7 @@ export class SkillStore {
    * naming the chain, or IMPORT_LANGUAGE when a JavaScript/TypeScript skill imports a Python one.
    */
   async checkImportGraph(name: string): Promise<string[]> {
-    const order: string[] = [];
-    const done = new Set<string>();
-    const visit = async (current: string, path: string[], importer: SkillLanguage | null): Promise<void> => {
-      const loopStart = path.indexOf(current);
-      if (loopStart !== -1) {
-        const chain = [...path.slice(loopStart), current];
-        throw new SkillError('IMPORT_CYCLE', `Import cycle: ${chain.join(' -> ')}. Skills cannot import each other in a loop; move the shared code into a skill of its own.`, { chain });
-      }
-      if (done.has(current)) return;
-      let compiled: CompiledSkill;
-      try {
-        compiled = await this.compileSkill(current);
-      } catch (error) {
-        const parent = path[path.length - 1];
-        if (!isSkillError(error) || parent === undefined) throw error;
-        const chain = [...path, current];
-        throw new SkillError(error.code, `Skill "${parent}" imports "${current}" (${chain.join(' -> ')}): ${error.message}`, { chain, ...(error.suggestions && { suggestions: error.suggestions }) }, { cause: error });
-      }
-      if (importer !== null && importer !== 'python' && compiled.language === 'python') {
-        const chain = [...path, current];
-        throw new SkillError('IMPORT_LANGUAGE', `Skill "${path[path.length - 1] ?? ''}" imports Python skill "${current}" (${chain.join(' -> ')}); JavaScript and TypeScript skills can import only JavaScript or TypeScript skills.`, { chain });
-      }
-      for (const dependency of compiled.imports) await visit(dependency, [...path, current], compiled.language);
-      done.add(current);
-      order.push(current);
-    };
-    await visit(name, [], null);
-    return order;
+    return walkImportGraph(name, (skill) => this.compileSkill(skill));
   }
 
   /** Calls `listener` after every change (saves, deletes, hand edits); returns an unsubscribe function. */
