@@ -32,6 +32,8 @@ export interface LoadConfigOptions {
   cwd?: string;
   /** Root that default folders are relative to; the package root by default. */
   root?: string;
+  /** Adjusts the embedded defaults before the file, environment and flags are applied (per command defaults). */
+  adjustDefaults?: (defaults: Config) => void;
 }
 
 export interface LoadedConfig {
@@ -47,6 +49,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const env = options.env ?? {};
   const flags = options.flags ?? {};
   const config = defaultConfig(options.root ?? packageRoot());
+  options.adjustDefaults?.(config);
   const problems: string[] = [];
 
   const file = locateFile(options.configFile ?? env['CODE_EXEC_CONFIG'], cwd, problems);

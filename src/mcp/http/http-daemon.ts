@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../../config/config-types.js';
 import { serverSettings } from '../../config/defaults.js';
 import { AgentDirectory } from '../agents.js';
 import { InFlight } from '../in-flight.js';
@@ -26,6 +27,12 @@ export class StartupError extends Error {
     super(message);
     this.name = 'StartupError';
   }
+}
+
+/** Why the configuration must not be served as is (a non-loopback bind without a token), or null. */
+export function bindProblem(config: Pick<Config, 'host' | 'authToken' | 'agents'>): string | null {
+  if (isLoopbackHost(config.host) || config.authToken !== undefined || config.agents.length > 0) return null;
+  return `refusing to listen on ${config.host}: a non-loopback address needs a bearer token. Set CODE_EXEC_TOKEN (or --token, or "authToken" / "agents" in the config file) to a secret of 16+ characters, or bind 127.0.0.1.`;
 }
 
 export interface ListenInfo {
@@ -71,11 +78,8 @@ export class HttpDaemon {
   /** Binds the configured host and port (0 = any free port). */
   async listen(): Promise<ListenInfo> {
     const { host, port } = this.#services.config;
-    if (!isLoopbackHost(host) && !this.#agents.authRequired) {
-      throw new StartupError(
-        `refusing to listen on ${host}: a non-loopback address needs a bearer token. Set CODE_EXEC_TOKEN (or --token, or "authToken" / "agents" in the config file) to a secret of 16+ characters, or bind 127.0.0.1.`,
-      );
-    }
+    const problem = bindProblem(this.#services.config);
+    if (problem) throw new StartupError(problem);
     await new Promise<void>((resolve, reject) => {
       this.#server.once('error', reject);
       this.#server.listen(port, host, () => {

@@ -30,6 +30,7 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
         skills: z.looseObject({}).optional(),
         catalog: z.looseObject({}).optional(),
         pii: z.looseObject({}).optional(),
+        upstream: z.record(z.string(), z.looseObject({})).optional(),
       }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -94,6 +95,12 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
 }
 
 /** Figures of the subsystems that are wired (catalog, skills, PII). */
-async function optionalStats(_ctx: ToolContext): Promise<Record<string, unknown>> {
-  return {};
+async function optionalStats(ctx: ToolContext): Promise<Record<string, unknown>> {
+  const { catalog, skills, pii, upstream } = ctx.services;
+  return {
+    ...(skills ? { skills: skills.stats() } : {}),
+    ...(catalog ? { catalog: catalog.stats() } : {}),
+    ...(pii ? { pii: { ...pii.stats(), auto: ctx.services.config.pii.auto } } : {}),
+    ...(upstream ? { upstream: upstream.status() } : {}),
+  };
 }

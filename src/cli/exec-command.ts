@@ -1,0 +1,119 @@
+// `exec [FILE|-]`: run code once through the real sandbox and print the execute_code result JSON.
+// Exit 0 when the code succeeded, 1 when it failed, 2 on bad usage.
+
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Config } from '../config/config-types.js';
+import { startCoordinator } from '../daemon.js';
+import type { Language } from '../executor/executor-types.js';
+import { localAgent } from '../mcp/agents.js';
+import { MIN_MEMORY_MB } from '../mcp/tools/execute-code.js';
+import { createLogger } from '../util/logger.js';
+import type { ParsedCommand } from './args.js';
+import { UsageError } from './args.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT_FAILED, EXIT_OK, commandConfig, write } from './cli-io.js';
+
+const LANGUAGE_ALIASES: Record<string, Language> = {
+  js: 'javascript',
+  javascript: 'javascript',
+  ts: 'typescript',
+  typescript: 'typescript',
+  py: 'python',
+  python: 'python',
+};
+
+export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<number> {
+  if (parsed.positionals.length > 1) throw new UsageError(`exec takes one FILE (or - for stdin); got ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'exec');
+  const file = parsed.positionals[0] ?? '-';
+  const language = pickLanguage(parsed.own['language'], file);
+  // exec is a one-shot: a single sandbox process, Python only when needed, quiet logs.
+  const loaded = commandConfig(parsed, io, (c) => (c.logLevel = 'warn'));
+  const config: Readonly<Config> = Object.freeze({
+    ...loaded,
+    sandbox: Object.freeze({ ...loaded.sandbox, processes: 1, pythonProcesses: language === 'python' ? Math.max(1, loaded.sandbox.pythonProcesses) : 0 }),
+  });
+  const timeoutSeconds = pickNumber(parsed.own['timeout'], '--timeout', config.limits.defaultTimeoutSeconds, { min: 0, exclusiveMin: true, max: config.limits.maxTimeoutSeconds, unit: 'seconds', limit: 'limits.maxTimeoutSeconds' });
+  const memoryMb = pickNumber(parsed.own['memory'], '--memory', config.limits.defaultMemoryMb, { min: MIN_MEMORY_MB, max: config.limits.maxMemoryMb, integer: true, unit: 'MiB', limit: 'limits.maxMemoryMb' });
+  const code = await readCode(file, io);
+
+  const logger = createLogger(config.logLevel, { command: 'exec' });
+  const coordinator = await startCoordinator(config, logger, { watch: false });
+  const abort = new AbortController();
+  const onSignal = (): void => abort.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const agent = localAgent(config);
+    const sessionId = `exec-${randomUUID()}`;
+    const raw = await coordinator.executor.execute(
+      { code, language, timeoutSeconds, memoryMb },
+      { agent: agent.name, sessionId, workspaceNamespace: agent.workspaceNamespace, permissions: agent.permissions },
+      { signal: abort.signal },
+    );
+    const session = { sessionId, agent, transport: 'stdio' as const, signal: abort.signal };
+    const { boundary } = coordinator.services;
+    const result = boundary.active
+      ? { ...raw, result: boundary.outgoingValue(raw.result, session), output: raw.output.map((l) => boundary.outgoingText(l, session)) }
+      : raw;
+    await write(io.stdout, `${JSON.stringify(result, null, 2)}\n`);
+    return result.success ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await coordinator.close();
+  }
+}
+
+function pickLanguage(flag: string | undefined, file: string): Language {
+  if (flag !== undefined) {
+    const language = LANGUAGE_ALIASES[flag.toLowerCase()];
+    if (!language) throw new UsageError(`--language must be javascript (js), typescript (ts) or python (py); got "${flag}"`, 'exec');
+    return language;
+  }
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.ts' || ext === '.mts' || ext === '.cts') return 'typescript';
+  if (ext === '.py') return 'python';
+  return 'javascript';
+}
+
+interface NumberRule {
+  min: number;
+  max: number;
+  exclusiveMin?: boolean;
+  integer?: boolean;
+  unit: string;
+  limit: string;
+}
+
+function pickNumber(text: string | undefined, flag: string, fallback: number, rule: NumberRule): number {
+  if (text === undefined) return Math.min(fallback, rule.max);
+  const value = Number(text);
+  const tooLow = rule.exclusiveMin ? value <= rule.min : value < rule.min;
+  if (text.trim() === '' || !Number.isFinite(value) || tooLow || value > rule.max || (rule.integer && !Number.isInteger(value))) {
+    const lower = rule.exclusiveMin ? `more than ${rule.min}` : `at least ${rule.min}`;
+    throw new UsageError(`${flag} must be ${rule.integer ? 'an integer' : 'a number'} ${lower} and at most ${rule.max} (${rule.unit}; the cap is ${rule.limit}); got "${text}"`, 'exec');
+  }
+  return value;
+}
+
+async function readCode(file: string, io: CliIo): Promise<string> {
+  if (file === '-') {
+    if (io.stdin.isTTY) throw new UsageError('no code: give a FILE, or pipe the code on stdin (exec - < script.js)', 'exec');
+    return readAll(io.stdin);
+  }
+  try {
+    return await readFile(path.resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : error instanceof Error ? error.message : String(error);
+    throw new UsageError(`cannot read ${file}: ${reason}`, 'exec');
+  }
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

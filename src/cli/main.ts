@@ -1,0 +1,59 @@
+// The code-execution-mcp command line: dispatches to serve, stdio and exec; --help and
+// --version. Bad usage and invalid configuration exit 2 with a message on stderr.
+
+import { packageVersion } from '../config/defaults.js';
+import type { CommandName } from '../config/options.js';
+import { UsageError, parseCommand } from './args.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, write } from './cli-io.js';
+import { execCommand } from './exec-command.js';
+import { BIN, commandHelp, mainHelp } from './help.js';
+import { serveCommand } from './serve-command.js';
+import { stdioCommand } from './stdio-command.js';
+
+const COMMANDS: Record<CommandName, (parsed: ReturnType<typeof parseCommand>, io: CliIo) => Promise<number>> = {
+  serve: serveCommand,
+  stdio: stdioCommand,
+  exec: execCommand,
+};
+
+export async function main(io: CliIo): Promise<number> {
+  const [first, ...rest] = io.argv;
+  if (first === '--version' || first === '-v' || first === 'version') {
+    await write(io.stdout, `${packageVersion()}\n`);
+    return EXIT_OK;
+  }
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    await write(first === undefined ? io.stderr : io.stdout, mainHelp(packageVersion()));
+    return first === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (!Object.hasOwn(COMMANDS, first)) {
+    await write(io.stderr, `${BIN}: unknown command "${first}"; the commands are serve, stdio and exec (see ${BIN} --help)\n`);
+    return EXIT_USAGE;
+  }
+  const command = first as CommandName;
+  try {
+    const parsed = parseCommand(command, rest);
+    if (parsed.help) {
+      await write(io.stdout, commandHelp(command));
+      return EXIT_OK;
+    }
+    return await COMMANDS[command](parsed, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      await write(io.stderr, `${BIN} ${command}: ${error.message}\nRun "${BIN} ${command} --help" for usage.\n`);
+      return EXIT_USAGE;
+    }
+    await write(io.stderr, `${BIN} ${command}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+/** Entry point of bin/code-execution-mcp.js. */
+export async function run(): Promise<void> {
+  const code = await main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+  process.exitCode = code;
+  // Sandbox processes, watchers and sockets are closed by now; exit without waiting for stray
+  // handles (a stdin left open by a parent), after stderr (pino) has had a chance to flush.
+  setImmediate(() => process.exit(code));
+}

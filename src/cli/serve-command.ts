@@ -1,0 +1,56 @@
+// `serve`: the HTTP daemon. Logs a "listening" line with the URL and port (and writes the port to
+// --port-file), serves until SIGINT/SIGTERM, then drains calls in flight and exits 0.
+
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { serverSettings } from '../config/defaults.js';
+import { startCoordinator } from '../daemon.js';
+import { HttpDaemon, StartupError, bindProblem } from '../mcp/http/http-daemon.js';
+import { createLogger } from '../util/logger.js';
+import type { ParsedCommand } from './args.js';
+import { UsageError } from './args.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT_FAILED, EXIT_OK, commandConfig } from './cli-io.js';
+import { nextStopSignal } from './signals.js';
+
+export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<number> {
+  if (parsed.positionals.length > 0) throw new UsageError(`serve takes no arguments; got ${parsed.positionals.join(' ')}`, 'serve');
+  const config = commandConfig(parsed, io);
+  const problem = bindProblem(config);
+  if (problem) throw new UsageError(problem, 'serve');
+
+  const logger = createLogger(config.logLevel, { service: 'code-execution-mcp' });
+  const stop = nextStopSignal();
+  const coordinator = await startCoordinator(config, logger);
+  const daemon = new HttpDaemon(coordinator.services);
+  try {
+    let info;
+    try {
+      info = await daemon.listen();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const message =
+        error instanceof StartupError
+          ? error.message
+          : code === 'EADDRINUSE'
+            ? `port ${config.port} on ${config.host} is already in use; stop the other process or pick another with --port (0 = any free port)`
+            : `cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`;
+      logger.fatal({ code: code ?? 'LISTEN_FAILED' }, message);
+      return EXIT_FAILED;
+    }
+    logger.info({ url: info.url, host: info.host, port: info.port, version: coordinator.services.version, agents: config.agents.length, auth: config.agents.length > 0 || config.authToken !== undefined }, 'listening');
+    const portFile = parsed.own['port-file'];
+    if (portFile !== undefined) await writeFile(path.resolve(io.cwd, portFile), `${info.port}\n`);
+
+    const signal = await stop.signal;
+    const drainMs = serverSettings(config).drainSeconds * 1000;
+    logger.info({ signal, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');
+    await daemon.shutdown(drainMs);
+    return EXIT_OK;
+  } finally {
+    await daemon.shutdown(0);
+    await coordinator.close();
+    stop.dispose();
+    logger.info('stopped');
+  }
+}

@@ -1,0 +1,62 @@
+// `stdio`: MCP over stdin/stdout for one agent. Embedded, it runs its own coordinator; with
+// --connect it bridges to a running daemon. Nothing but protocol is written to stdout.
+
+import { randomUUID } from 'node:crypto';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serverSettings } from '../config/defaults.js';
+import { startCoordinator } from '../daemon.js';
+import { localAgent } from '../mcp/agents.js';
+import { createMcpSession } from '../mcp/create-server.js';
+import { startBridge } from '../mcp/stdio-bridge.js';
+import { createLogger } from '../util/logger.js';
+import type { ParsedCommand } from './args.js';
+import { UsageError } from './args.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT_OK, commandConfig } from './cli-io.js';
+import { nextStopSignal } from './signals.js';
+
+export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<number> {
+  if (parsed.positionals.length > 0) throw new UsageError(`stdio takes no arguments; got ${parsed.positionals.join(' ')}`, 'stdio');
+  const config = commandConfig(parsed, io);
+  const logger = createLogger(config.logLevel, { service: 'code-execution-mcp', mode: 'stdio' });
+  const connect = parsed.own['connect'];
+  if (connect !== undefined) {
+    try {
+      const url = new URL(connect);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      throw new UsageError(`--connect must be the daemon's MCP URL, e.g. http://127.0.0.1:7337/mcp; got "${connect}"`, 'stdio');
+    }
+    const stop = nextStopSignal();
+    const bridge = await startBridge({ url: connect, token: config.authToken, stdin: io.stdin, stdout: io.stdout, logger });
+    await Promise.race([bridge.closed, stop.signal]);
+    await bridge.close();
+    stop.dispose();
+    return EXIT_OK;
+  }
+
+  const stop = nextStopSignal();
+  const coordinator = await startCoordinator(config, logger);
+  const abort = new AbortController();
+  const session = createMcpSession(coordinator.services, { sessionId: `stdio-${randomUUID()}`, agent: localAgent(config), transport: 'stdio', signal: abort.signal });
+  const transport = new StdioServerTransport(io.stdin, io.stdout);
+  const clientGone = new Promise<'eof'>((resolve) => {
+    io.stdin.once('end', () => resolve('eof'));
+    io.stdin.once('close', () => resolve('eof'));
+  });
+  try {
+    await session.connect(transport);
+    logger.info({ session: session.info.sessionId }, 'serving MCP on stdio');
+    const why = await Promise.race([clientGone, stop.signal]);
+    if (why !== 'eof') {
+      logger.info({ signal: why, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');
+      await coordinator.services.recorder.waitIdle(serverSettings(config).drainSeconds * 1000);
+    }
+    return EXIT_OK;
+  } finally {
+    abort.abort(new Error('stdio session ended'));
+    await session.close();
+    await coordinator.close();
+    stop.dispose();
+  }
+}

@@ -1,0 +1,162 @@
+// The composition root: the one place that builds the subsystems from the resolved config and
+// wires them together (workspace, PII vaults, skills, catalog, upstream servers, host API,
+// executor, MCP services). The CLI commands (serve, stdio, exec) start from here; subsystems
+// never reach for each other's globals.
+
+import { Catalog } from './catalog/index.js';
+import type { DynamicToolEntry } from './catalog/index.js';
+import type { Config } from './config/config-types.js';
+import { packageVersion } from './config/defaults.js';
+import { createExecutor, createHostApi } from './executor/index.js';
+import type { CallIdentity, Executor } from './executor/index.js';
+import { CallRecorder } from './mcp/call-recorder.js';
+import type { McpServices } from './mcp/mcp-types.js';
+import { PASS_THROUGH_BOUNDARY, createPiiBoundary } from './mcp/pii-boundary.js';
+import { PiiVaults, toolPatternMatches } from './pii/index.js';
+import { SkillStore } from './skills/index.js';
+import type { SkillSummary } from './skills/index.js';
+import { UpstreamManager } from './upstream/index.js';
+import type { UpstreamTool } from './upstream/index.js';
+import type { Logger } from './util/logger.js';
+import { countTokens } from './util/tokens.js';
+import { Workspace } from './workspace/index.js';
+
+export interface Coordinator {
+  readonly config: Readonly<Config>;
+  readonly logger: Logger;
+  readonly workspace: Workspace;
+  readonly executor: Executor;
+  readonly pii: PiiVaults;
+  readonly skills: SkillStore;
+  readonly catalog: Catalog;
+  readonly upstream: UpstreamManager;
+  /** The services every MCP session shares. */
+  readonly services: McpServices;
+  /** Close everything; idempotent, never throws. */
+  close(): Promise<void>;
+}
+
+export interface CoordinatorOptions {
+  /** Watch catalog/ and skills/ for changes (the daemon and stdio do; exec does not). Default true. */
+  watch?: boolean;
+  now?: () => number;
+}
+
+/** Builds and starts every subsystem; resolves when the sandboxes are warm. */
+export async function startCoordinator(config: Readonly<Config>, logger: Logger, options: CoordinatorOptions = {}): Promise<Coordinator> {
+  const now = options.now ?? (() => performance.now());
+  const startedAtMs = now();
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        logger.warn({ err: error }, 'error while closing');
+      }
+    }
+  };
+
+  try {
+    const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
+    const pii = new PiiVaults({ maxTokensPerSession: config.pii.maxTokensPerSession, sessionTtlSeconds: config.pii.sessionTtlSeconds });
+    closers.push(async () => pii.clear());
+
+    const catalog = new Catalog({ dir: config.catalogDir, logger: logger.child({ subsystem: 'catalog' }), watch: options.watch ?? true });
+    closers.push(() => catalog.close());
+    const skills = new SkillStore({ dir: config.skillsDir, logger: logger.child({ subsystem: 'skills' }), maxCodeBytes: config.limits.maxCodeBytes });
+    closers.push(() => skills.close());
+    await Promise.all([catalog.start(), skills.start()]);
+
+    // Skills are searchable as the catalog category 'skills'.
+    const publishSkills = async (): Promise<void> => {
+      const { skills: list } = await skills.list();
+      catalog.setDynamicTools('skills', list.map(skillEntry), 'Skills saved by agents: call import_skill(name) in execute_code');
+    };
+    await publishSkills();
+    skills.onChange(() => {
+      publishSkills().catch((error: unknown) => logger.warn({ err: error }, 'could not publish skills to the catalog'));
+    });
+
+    // Upstream servers add their live tools as category = server name.
+    const upstream = new UpstreamManager({
+      servers: config.mcpServers,
+      logger,
+      clientInfo: { name: 'code-execution-mcp', version: packageVersion() },
+      onToolsChanged: (server, tools) => catalog.setDynamicTools(server, tools ? tools.map(upstreamEntry) : null, `Tools of the upstream MCP server "${server}"`),
+    });
+    closers.push(() => upstream.close());
+    void upstream.start();
+
+    const hostApi = createHostApi({
+      config: config as Config,
+      workspace,
+      logger,
+      toolNames: (identity: CallIdentity) =>
+        upstream
+          .tools()
+          .map((t) => `${t.server}.${t.name}`)
+          .filter((name) => identity.permissions.tools.some((pattern) => toolPatternMatches(pattern, name))),
+    });
+    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens });
+    closers.push(() => executor.close());
+
+    const recorder = new CallRecorder(logger);
+    const services: McpServices = {
+      config,
+      executor,
+      workspace,
+      logger,
+      recorder,
+      boundary: config.pii.auto ? createPiiBoundary(pii) : PASS_THROUGH_BOUNDARY,
+      pii,
+      catalog,
+      skills,
+      upstream,
+      version: packageVersion(),
+      now,
+      startedAtMs,
+    };
+    let closing: Promise<void> | undefined;
+    return {
+      config,
+      logger,
+      workspace,
+      executor,
+      pii,
+      skills,
+      catalog,
+      upstream,
+      services,
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+function skillEntry(skill: SkillSummary): DynamicToolEntry {
+  return {
+    name: skill.name,
+    description: skill.description,
+    mcp_server: 'skills',
+    functions: [`await import_skill(${JSON.stringify(skill.name)})`, ...skill.exports.map((e) => `(await import_skill(${JSON.stringify(skill.name)})).${e}`)],
+    use_cases: [],
+    input_schema: { type: 'object' },
+    source: 'skill',
+  };
+}
+
+function upstreamEntry(tool: UpstreamTool): Omit<DynamicToolEntry, never> {
+  return {
+    name: tool.name,
+    description: tool.description,
+    mcp_server: tool.server,
+    functions: [`tools.${tool.server}.${tool.name}(args)`],
+    use_cases: tool.title ? [tool.title] : [],
+    input_schema: tool.inputSchema as DynamicToolEntry['input_schema'],
+    ...(tool.outputSchema ? { output_schema: tool.outputSchema as DynamicToolEntry['input_schema'] } : {}),
+    source: 'upstream',
+  };
+}

@@ -1,0 +1,86 @@
+// search_tools, get_tool_definition, list_tool_categories: progressive discovery over the catalog
+// (catalog files, live upstream tools as category = server, saved skills as category 'skills').
+
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { CatalogError, DEFAULT_LIMIT, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS } from '../../catalog/index.js';
+import type { Catalog } from '../../catalog/index.js';
+import { defineTool } from '../define-tool.js';
+import type { ToolContext } from '../define-tool.js';
+import { args, number, oneOf, text } from '../schema-helpers.js';
+import { ToolFailure } from '../tool-result.js';
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalog: Catalog): void {
+  const category = z
+    .string({ error: 'category must be a string naming a category (list_tool_categories shows them)' })
+    .nullable()
+    .optional()
+    .describe('only tools of this category; list_tool_categories shows them');
+
+  defineTool(
+    server,
+    ctx,
+    'search_tools',
+    {
+      title: 'Search tools',
+      description:
+        'Find tools by what they do, best match first (tolerant of word forms and typos). detail_level "name" gives names only, "summary" adds description and server, "full" adds input_schema and a TypeScript signature. Call the tools from execute_code as tools.SERVER.TOOL(args).',
+      input: args('search_tools', {
+        query: text('query', 'what the tool should do, e.g. "create a github issue"; "" lists every tool', { allowEmpty: true, max: MAX_QUERY_CHARS }),
+        category,
+        detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'how much of each tool to return').default('summary'),
+        limit: number('limit', 'most tools to return', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
+      }),
+      output: z.looseObject({ query: z.string(), category: z.string().nullable(), detail_level: z.string(), count: z.number(), tools: z.array(z.looseObject({ name: z.string(), category: z.string() })) }),
+      annotations: READ_ONLY,
+    },
+    async (input) => {
+      const result = guard(() =>
+        catalog.search({ query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit }),
+      );
+      return { result: result as unknown as Record<string, unknown> };
+    },
+  );
+
+  defineTool(
+    server,
+    ctx,
+    'get_tool_definition',
+    {
+      title: 'Get tool definition',
+      description: 'The full definition of one tool: description, input_schema, output_schema and a TypeScript signature. An unknown name is an error that suggests close names.',
+      input: args('get_tool_definition', {
+        tool_name: text('tool_name', 'tool name, bare ("read_file") or qualified ("filesystem.read_text_file")', { max: 300 }),
+        category,
+      }),
+      output: z.looseObject({ name: z.string(), category: z.string(), description: z.string(), input_schema: z.looseObject({}), typescript: z.string() }),
+      annotations: READ_ONLY,
+    },
+    async ({ tool_name, category: cat }) => ({ result: guard(() => catalog.get(tool_name, cat ?? null)) as unknown as Record<string, unknown> }),
+  );
+
+  defineTool(
+    server,
+    ctx,
+    'list_tool_categories',
+    {
+      title: 'List tool categories',
+      description: 'Every tool category with its description and tool count.',
+      input: args('list_tool_categories', {}),
+      output: z.looseObject({ categories: z.record(z.string(), z.looseObject({ description: z.string(), tool_count: z.number() })), total_tools: z.number() }),
+      annotations: READ_ONLY,
+    },
+    async () => ({ result: catalog.categories() as unknown as Record<string, unknown> }),
+  );
+}
+
+function guard<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof CatalogError) throw new ToolFailure(error.code, error.message, error.code === 'INVALID_ARGUMENT' ? 'invalid' : 'error');
+    throw error;
+  }
+}
