@@ -11,6 +11,8 @@ const SECRET_WORDS = new Set([
   'token', 'secret', 'password', 'passwd', 'pwd', 'passphrase', 'apikey', 'auth', 'authorization',
   'credential', 'credentials', 'bearer', 'accesstoken', 'secretkey', 'privatekey',
 ]);
+/** Run-together keys: PGPASSWORD, dbpassword, authtoken. */
+const SECRET_SUFFIXES: readonly string[] = ['password', 'passwd', 'secret', 'token', 'apikey'];
 /** Adjacent key words that name a secret together: api_key, access_key, private_key, x-api-key. */
 const SECRET_PAIRS = new Set(['api key', 'access key', 'private key', 'secret key', 'signing key', 'master key']);
 /** A last key word that makes the key describe a secret rather than hold one (token_type, password_hint). */
@@ -36,8 +38,16 @@ function isKeyChar(c: number): boolean {
 
 /** Ends an unquoted value: whitespace, quotes and the punctuation that delimits fields. */
 function endsUnquotedValue(c: number): boolean {
-  return c <= 32 || c === 34 || c === 39 || c === 96 || c === 44 || c === 59 || c === 38 || c === 60 || c === 62 ||
+  return c <= 32 || c === 34 || c === 39 || c === 96 || c === 44 || c === 59 || c === 60 || c === 62 ||
     c === 40 || c === 41 || c === 91 || c === 93 || c === 123 || c === 125;
+}
+
+/** '&' followed by `name=` starts the next query parameter; otherwise it is part of a password. */
+const NEXT_PARAM_RE = /[\w.-]{1,64}=/y;
+
+function startsNextParam(text: string, at: number): boolean {
+  NEXT_PARAM_RE.lastIndex = at + 1;
+  return NEXT_PARAM_RE.test(text);
 }
 
 function isSpace(c: number): boolean {
@@ -51,7 +61,7 @@ export function keyNamesSecret(key: string): boolean {
   if (last === undefined || METADATA_WORDS.has(last)) return false;
   for (let i = 0; i < words.length; i++) {
     const w = words[i] ?? '';
-    if (SECRET_WORDS.has(w)) return true;
+    if (SECRET_WORDS.has(w) || SECRET_SUFFIXES.some((suffix) => w.endsWith(suffix))) return true;
     const next = words[i + 1];
     if (next !== undefined && SECRET_PAIRS.has(`${w} ${next}`)) return true;
   }
@@ -81,19 +91,49 @@ export function valueLooksSecret(value: string): boolean {
   return digit || symbol || (upper && lower && value.length >= 12) || value.length >= 24;
 }
 
-const SEPARATOR_RE = /[:=]/g;
+/**
+ * The last unquoted run scanned. Where an unquoted value ends does not depend on where it
+ * starts, so separators inside one long run (password=password=...) share one scan.
+ */
+interface RunCache {
+  from: number;
+  to: number;
+}
 
 export function detectKeyValueSecrets(text: string, out: Candidate[]): void {
-  SEPARATOR_RE.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = SEPARATOR_RE.exec(text)) !== null) {
-    const end = matchAt(text, m.index, out);
-    if (end > m.index) SEPARATOR_RE.lastIndex = end;
+  // No secret word anywhere, no secret key: one scan instead of one look per separator.
+  if (!KEY_HINT_RE.test(text)) return;
+  const run: RunCache = { from: -1, to: -1 };
+  // Two indexOf cursors merged in order: far cheaper than a regex over every character.
+  let colon = text.indexOf(':');
+  let equals = text.indexOf('=');
+  let floor = 0;
+  while (colon >= 0 || equals >= 0) {
+    const sep = colon >= 0 && (equals < 0 || colon < equals) ? colon : equals;
+    const end = sep >= floor ? matchAt(text, sep, out, run) : -1;
+    if (end > sep) floor = end;
+    if (sep === colon) colon = text.indexOf(':', Math.max(sep + 1, floor));
+    else equals = text.indexOf('=', Math.max(sep + 1, floor));
+    if (colon >= 0 && colon < floor) colon = text.indexOf(':', floor);
+    if (equals >= 0 && equals < floor) equals = text.indexOf('=', floor);
   }
 }
 
+function unquotedRunEnd(text: string, start: number, run: RunCache): number {
+  if (start >= run.from && start < run.to) return run.to;
+  let k = start;
+  while (k < text.length) {
+    const c = text.charCodeAt(k);
+    if (endsUnquotedValue(c) || (c === 38 /* & */ && startsNextParam(text, k))) break;
+    k++;
+  }
+  run.from = start;
+  run.to = k;
+  return k;
+}
+
 /** Tries the separator at `sep`; pushes the value and returns where it ends, or -1. */
-function matchAt(text: string, sep: number, out: Candidate[]): number {
+function matchAt(text: string, sep: number, out: Candidate[], run: RunCache): number {
   const sepChar = text.charCodeAt(sep);
   // '==' and '!=' are comparisons; ':=' is an assignment and is handled from the ':'.
   if (sepChar === 61 /* = */) {
@@ -113,12 +153,13 @@ function matchAt(text: string, sep: number, out: Candidate[]): number {
   const keyEnd = j + 1;
   while (j >= 0 && keyEnd - j <= MAX_KEY_CHARS && isKeyChar(text.charCodeAt(j))) j--;
   if (j >= 0 && isKeyChar(text.charCodeAt(j))) return -1; // a key longer than any real one
-  const key = text.slice(j + 1, keyEnd);
-  if (key.length === 0 || !keyNamesSecret(key)) return -1;
+  // The shortest secret key word is three letters (pwd).
+  if (keyEnd - (j + 1) < 3 || !keyNamesSecret(text.slice(j + 1, keyEnd))) return -1;
 
   // The value, walking forward: ':=', spaces, an optional quote and an auth scheme.
   let k = sep + 1;
-  if (sepChar === 58 /* : */ && text.charCodeAt(k) === 61) k++;
+  // ':=' (Go, Pascal) and '=>' (PHP, Ruby) are separators too.
+  if ((sepChar === 58 /* : */ && text.charCodeAt(k) === 61) || (sepChar === 61 && text.charCodeAt(k) === 62)) k++;
   spaces = 0;
   while (k < text.length && isSpace(text.charCodeAt(k)) && spaces < 4) {
     k++;
@@ -130,12 +171,12 @@ function matchAt(text: string, sep: number, out: Candidate[]): number {
   const scheme = SCHEME_RE.exec(text.slice(k, k + 16));
   if (scheme !== null) k += scheme[0].length;
   const start = k;
-  const limit = Math.min(text.length, start + MAX_VALUE_CHARS + 1);
   if (quoted) {
+    const limit = Math.min(text.length, start + MAX_VALUE_CHARS + 1);
     while (k < limit && text.charCodeAt(k) !== quote && text.charCodeAt(k) !== 10) k++;
     if (text.charCodeAt(k) !== quote) return -1;
   } else {
-    while (k < limit && !endsUnquotedValue(text.charCodeAt(k))) k++;
+    k = unquotedRunEnd(text, start, run);
     // getToken(...) is a call, not a value.
     if (text.charCodeAt(k) === 40) return -1;
   }

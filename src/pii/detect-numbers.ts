@@ -6,42 +6,33 @@ import { PRIORITY, scan } from './candidate.js';
 import type { Candidate } from './candidate.js';
 import { cardIssuerValid, e164Valid, ibanLength, ibanValid, luhnValid, nanpValid, ssnValid } from './validators.js';
 
-/** 13-19 digits, bare or in groups split by one kind of separator (space or dash). */
-const CARD_RE = /(?<![\w-])\d{4}(?:([ -])\d{1,6}(?:\1\d{1,6}){1,4}|\d{9,15})(?!\w)/g;
+/**
+ * 13-19 digits, bare, or grouped by one kind of separator (space or dash) as cards are printed:
+ * 4-4-4-4 (with up to three more digits in a fifth group, or fewer in the fourth), or 4-6-5 and
+ * 4-6-4 (Amex, Diners Club). Dates and other grouped numbers fail the shape before any check.
+ */
+const CARD_RE = /\d(?<![\w-]\d)\d{3}(?:([ -])(?:\d{6}\1\d{4,5}|\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?)|\d{9,15})(?!\w)/g;
 
-function cardGroupingValid(groups: readonly string[]): boolean {
-  const lengths = groups.map((g) => g.length);
-  const last = lengths[lengths.length - 1] ?? 0;
-  if (lengths.slice(0, -1).every((n) => n === 4) && last >= 1 && last <= 4) return true;
-  // Amex 4-6-5 and Diners Club 4-6-4.
-  return lengths.length === 3 && lengths[0] === 4 && lengths[1] === 6 && (last === 5 || last === 4);
+function cardAt(text: string, start: number, candidate: string, sep: string | undefined, out: Candidate[]): number {
+  const digits = sep === undefined ? candidate : candidate.split(sep).join('');
+  if (digits.length < 13 || digits.length > 19 || !cardIssuerValid(digits) || !luhnValid(digits)) return -1;
+  const end = start + candidate.length;
+  out.push({ type: 'CREDIT_CARD', start, end, value: candidate, priority: PRIORITY.CREDIT_CARD });
+  return end;
 }
 
 export function detectCards(text: string, out: Candidate[]): void {
   scan(CARD_RE, text, (m) => {
-    const sep = m[1];
-    if (sep === undefined) {
-      if (!cardIssuerValid(m[0]) || !luhnValid(m[0])) return -1;
-      out.push({ type: 'CREDIT_CARD', start: m.index, end: m.index + m[0].length, value: m[0], priority: PRIORITY.CREDIT_CARD });
-      return m.index + m[0].length;
-    }
-    // Trailing groups may be an expiry date or another field: try the longest valid prefix.
-    const groups = m[0].split(sep);
-    for (let k = groups.length; k >= 2; k--) {
-      const used = groups.slice(0, k);
-      const digits = used.join('');
-      if (digits.length < 13 || digits.length > 19) continue;
-      if (!cardGroupingValid(used) || !cardIssuerValid(digits) || !luhnValid(digits)) continue;
-      const end = m.index + digits.length + (k - 1);
-      out.push({ type: 'CREDIT_CARD', start: m.index, end, value: text.slice(m.index, end), priority: PRIORITY.CREDIT_CARD });
-      return end;
-    }
-    return -1;
+    const end = cardAt(text, m.index, m[0], m[1], out);
+    if (end >= 0 || m[1] === undefined) return end;
+    // A fifth group may be an expiry or another field after a 16-digit card: "4111 ... 1111 12/26".
+    const cut = m[0].lastIndexOf(m[1]);
+    return cut > 14 ? cardAt(text, m.index, m[0].slice(0, cut), m[1], out) : -1;
   });
 }
 
 /** 123-45-6789 or 123 45 6789. */
-const SSN_RE = /(?<![\w-])(\d{3})([- ])(\d{2})\2(\d{4})(?!\w|-\d|\2\d)/g;
+const SSN_RE = /(\d{3})(?<![\w-]\d{3})([- ])(\d{2})\2(\d{4})(?!\w|-\w|\2\d)/g;
 /** Nine bare digits only after a label that says what they are. */
 const SSN_LABELLED_RE = /\b(?:ssn|social security(?: number| no\.?)?)\s{0,3}(?:#|no\.?)?\s{0,3}[:=#]?\s{0,3}(\d{3})(\d{2})(\d{4})(?!\w)/gi;
 
@@ -66,7 +57,7 @@ export function detectSsns(text: string, out: Candidate[]): void {
  */
 const NANP_RE = /(?<![\w+.\-/])(?:\+1[ .-]?|1[ .-])?(?:\((\d{3})\) ?(\d{3})[ .-]|(\d{3})([ .-])(\d{3})\4)(\d{4})(?!\w|[.-]\d)/g;
 /** E.164: + then 8-15 digits, optionally grouped by single spaces or dashes. */
-const E164_RE = /(?<![\w+])\+[1-9](?:[ -]?\d){6,14}(?!\w)/g;
+const E164_RE = /\+(?<![\w+]\+)[1-9](?:[ -]?\d){6,14}(?!\w)/g;
 
 export function detectPhones(text: string, out: Candidate[]): void {
   scan(NANP_RE, text, (m) => {
@@ -88,7 +79,7 @@ export function detectPhones(text: string, out: Candidate[]): void {
 }
 
 /** Country code, check digits, then the national part, compact or in groups split by spaces. */
-const IBAN_RE = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){10,30}(?![A-Za-z0-9])/g;
+const IBAN_RE = /[A-Z](?<![A-Za-z0-9][A-Z])[A-Z]\d{2}(?: ?[A-Z0-9]){10,30}(?![A-Za-z0-9])/g;
 
 export function detectIbans(text: string, out: Candidate[]): void {
   scan(IBAN_RE, text, (m) => {

@@ -6,37 +6,38 @@ import type { Candidate } from './candidate.js';
 import { jwtHeaderValid } from './validators.js';
 
 /**
- * Provider formats: AWS access key ids, GitHub, Slack, Stripe secret and restricted keys,
- * Anthropic, OpenAI, Google API keys, GitLab, npm, SendGrid.
+ * Provider formats, each behind a literal that must occur in the text: AWS access key ids,
+ * GitHub, Slack, Stripe secret and restricted keys, Anthropic, OpenAI, Google API keys, GitLab,
+ * npm, SendGrid. One regex per family keeps each scan on a literal prefix, which the regex
+ * engine finds far faster than an alternation of eleven patterns.
  */
-const PROVIDER_KEY_RE = new RegExp(
-  '(?<![\\w-])(?:' +
-    [
-      '(?:AKIA|ASIA)[A-Z0-9]{16}',
-      'gh[pousr]_[A-Za-z0-9]{36,251}',
-      'github_pat_[A-Za-z0-9_]{22,244}',
-      'xox[abprs]-[A-Za-z0-9-]{10,250}',
-      '(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}',
-      'sk-(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}',
-      'sk-[A-Za-z0-9]{32,250}',
-      'AIza[A-Za-z0-9_-]{35}',
-      'glpat-[A-Za-z0-9_-]{20,250}',
-      'npm_[A-Za-z0-9]{36}',
-      'SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}',
-    ].join('|') +
-    ')(?![\\w-])',
-  'g',
-);
-/** Cheap pre-check: none of the prefixes above, no provider key. */
-const PROVIDER_HINT_RE = /AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|[sr]k_(?:live|test)_|sk-|AIza|glpat-|npm_|SG\./;
+const PROVIDER_FAMILIES: readonly { hints: readonly string[]; re: RegExp }[] = [
+  { hints: ['AKIA', 'ASIA'], re: /A[KS]IA[A-Z0-9]{16}/g },
+  { hints: ['gh', 'github_pat_'], re: /gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,244}/g },
+  { hints: ['xox'], re: /xox[abprs]-[A-Za-z0-9-]{10,250}/g },
+  { hints: ['k_live_', 'k_test_'], re: /[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}/g },
+  { hints: ['sk-'], re: /sk-(?:(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9]{32,250})/g },
+  { hints: ['AIza'], re: /AIza[A-Za-z0-9_-]{35}/g },
+  { hints: ['glpat-'], re: /glpat-[A-Za-z0-9_-]{20,250}/g },
+  { hints: ['npm_'], re: /npm_[A-Za-z0-9]{36}/g },
+  { hints: ['SG.'], re: /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/g },
+];
+
+/** Letters, digits, '_' and '-': a key may not be glued to them on either side. */
+function joinsKey(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
+}
 
 export function detectProviderKeys(text: string, out: Candidate[]): void {
-  if (!PROVIDER_HINT_RE.test(text)) return;
-  scan(PROVIDER_KEY_RE, text, (m) => {
-    const end = m.index + m[0].length;
-    out.push({ type: 'API_KEY', start: m.index, end, value: m[0], priority: PRIORITY.PROVIDER_KEY });
-    return end;
-  });
+  for (const family of PROVIDER_FAMILIES) {
+    if (!family.hints.some((hint) => text.includes(hint))) continue;
+    scan(family.re, text, (m) => {
+      const end = m.index + m[0].length;
+      if ((m.index > 0 && joinsKey(text.charCodeAt(m.index - 1))) || joinsKey(text.charCodeAt(end))) return -1;
+      out.push({ type: 'API_KEY', start: m.index, end, value: m[0], priority: PRIORITY.PROVIDER_KEY });
+      return end;
+    });
+  }
 }
 
 /** header.payload.signature in base64url; the header must decode to JSON with an `alg`. */

@@ -24,11 +24,11 @@ function prefixIn(digits: string, length: number, low: number, high: number): bo
 }
 
 /**
- * Whether a digit string has the length and prefix of a card from a known issuer: Visa,
- * Mastercard (51-55 and 2221-2720), Amex, Discover, JCB, Diners Club, UnionPay.
+ * Whether a card number of length `n` whose first digits are `digits` (four are enough) has the
+ * length and prefix of a known issuer: Visa, Mastercard (51-55 and 2221-2720), Amex, Discover,
+ * JCB, Diners Club, UnionPay.
  */
-export function cardIssuerValid(digits: string): boolean {
-  const n = digits.length;
+export function cardIssuerValid(digits: string, n: number = digits.length): boolean {
   switch (digits.charCodeAt(0) - 48) {
     case 4: // Visa
       return n === 13 || n === 16 || n === 19;
@@ -126,7 +126,10 @@ export function e164Valid(digits: string): boolean {
 export function jwtHeaderValid(segment: string): boolean {
   if (segment.length > 2048) return false;
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    const decoded = Buffer.from(segment, 'base64url').toString('utf8').trimEnd();
+    // Most base64url runs starting with eyJ are not JSON; skip the cost of a thrown parse error.
+    if (!decoded.endsWith('}')) return false;
+    const parsed: unknown = JSON.parse(decoded);
     return typeof parsed === 'object' && parsed !== null && typeof (parsed as { alg?: unknown }).alg === 'string';
   } catch {
     return false;

@@ -1,0 +1,180 @@
+// PII tokenization throughput: a 10 MB mixed document, 100,000 short records, and the cost of
+// pii.auto on a typical execute_code result. Inputs are generated from a fixed seed so runs compare.
+
+import type { BenchRow, BenchSection } from './bench-types.js';
+import { PiiVault } from '../src/pii/index.js';
+
+const DOCUMENT_BYTES = 10 * 1024 * 1024;
+const RECORD_COUNT = 100_000;
+const RESULT_RUNS = 200;
+const TARGET_MB_PER_S = 20;
+const TARGET = `>= ${TARGET_MB_PER_S} MB/s`;
+const MB = 1024 * 1024;
+
+/** Small deterministic PRNG (mulberry32) so the document is the same on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = (
+  'the order was shipped to customer after payment review and the invoice total includes tax ' +
+  'service request status pending approved closed escalated account region team meeting notes ' +
+  'version build release deploy server latency error retry timeout queue worker report summary'
+).split(' ');
+
+const PII_SAMPLES = [
+  'jane.doe@example.com', 'ops+alerts@mail.example.org', '(415) 555-0132', '+44 20 7946 0958',
+  '123-45-6789', '4111 1111 1111 1111', '5555-5555-5555-4444', '378282246310005', '192.168.10.24',
+  '2001:db8::42', 'GB82 WEST 1234 5698 7654 32', 'DE89370400440532013000', 'AKIAIOSFODNN7EXAMPLE',
+  'password=Tr0ub4dor&3', 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB',
+];
+/** Look-alikes the detectors must reject, so the bench pays for validation too. */
+const DECOYS = [
+  '2024-01-15 10:30:00', 'v1.2.3.4', 'order #10023945', '$1,234.56', '4111 1111 1111 1112',
+  '123e4567-e89b-12d3-a456-426614174000', 'commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b', '1705314600',
+];
+
+function pick<T>(rand: () => number, items: readonly T[]): T {
+  return items[Math.floor(rand() * items.length)] as T;
+}
+
+/** Log and prose lines; about one line in three carries PII, one in four a decoy. */
+function mixedDocument(bytes: number): string {
+  const rand = prng(6);
+  const lines: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const words: string[] = [];
+    const n = 8 + Math.floor(rand() * 12);
+    for (let i = 0; i < n; i++) words.push(pick(rand, WORDS));
+    const r = rand();
+    if (r < 0.33) words.splice(Math.floor(rand() * words.length), 0, pick(rand, PII_SAMPLES));
+    else if (r < 0.58) words.splice(Math.floor(rand() * words.length), 0, pick(rand, DECOYS));
+    const line = `2024-03-${String(1 + Math.floor(rand() * 28)).padStart(2, '0')} INFO ${words.join(' ')}.`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n');
+}
+
+/** Records like rows of a customer list: a name, a status, and maybe one PII value. */
+function shortRecords(count: number): string[] {
+  const rand = prng(7);
+  const records: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const value = rand() < 0.5 ? pick(rand, PII_SAMPLES) : pick(rand, DECOYS);
+    records.push(`id=${i} name=Customer ${i} status=${pick(rand, WORDS)} ${value}`);
+  }
+  return records;
+}
+
+/** A typical execute_code result: 100 customer rows as JSON plus a few output lines. */
+function typicalResult(): { result: unknown; output: string[] } {
+  const rand = prng(8);
+  const rows = Array.from({ length: 100 }, (_, i) => ({
+    id: i,
+    name: `Customer ${i}`,
+    email: `customer${i}@example.com`,
+    phone: `(415) 555-${String(1000 + i).padStart(4, '0')}`,
+    status: pick(rand, WORDS),
+    total: Math.round(rand() * 100_000) / 100,
+  }));
+  return { result: { count: rows.length, rows }, output: ['loaded 100 rows', 'filtered by status'] };
+}
+
+function mbPerSecond(chars: number, ms: number): number {
+  return chars / MB / (ms / 1000);
+}
+
+function round(n: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+export const piiBench: BenchSection = {
+  group: 'pii',
+  async run(progress) {
+    const rows: BenchRow[] = [];
+
+    progress('pii: generating a 10 MB mixed document');
+    const doc = mixedDocument(DOCUMENT_BYTES);
+    // Warm-up on a slice so the regexes are compiled and the JIT has seen the code.
+    new PiiVault().tokenize(doc.slice(0, MB));
+
+    progress('pii: baseline, one regex pass over the document');
+    let t = performance.now();
+    let hits = 0;
+    for (const _ of doc.matchAll(/[@:=]/g)) hits++;
+    const baselineMs = performance.now() - t;
+    const baselineRate = mbPerSecond(doc.length, baselineMs);
+    rows.push({ group: 'pii', name: 'baseline: one /[@:=]/g pass, 10 MB document', value: round(baselineRate), unit: 'MB/s', extra: { hits } });
+
+    progress('pii: tokenizing the 10 MB document');
+    const vault = new PiiVault();
+    t = performance.now();
+    const tokenized = vault.tokenize(doc);
+    const docMs = performance.now() - t;
+    const docRate = mbPerSecond(doc.length, docMs);
+    rows.push({
+      group: 'pii',
+      name: 'tokenize 10 MB mixed document',
+      value: round(docRate),
+      unit: 'MB/s',
+      extra: { ms: round(docMs), distinct_values: tokenized.found },
+      target: TARGET,
+      met: docRate >= TARGET_MB_PER_S,
+      baseline: { name: 'baseline: one /[@:=]/g pass, 10 MB document', ratio: round(docRate / baselineRate, 3) },
+    });
+
+    progress('pii: tokenizing 100,000 short records');
+    const records = shortRecords(RECORD_COUNT);
+    const recordChars = records.reduce((sum, r) => sum + r.length, 0);
+    const warmVault = new PiiVault();
+    for (const record of records.slice(0, RECORD_COUNT / 10)) warmVault.tokenize(record);
+    const recordVault = new PiiVault();
+    t = performance.now();
+    let found = 0;
+    for (const record of records) found += recordVault.tokenize(record).found;
+    const recordMs = performance.now() - t;
+    const recordRate = mbPerSecond(recordChars, recordMs);
+    rows.push({
+      group: 'pii',
+      name: '100,000 short records, one call each',
+      value: round(recordRate),
+      unit: 'MB/s',
+      extra: { ms: round(recordMs), records_per_s: Math.round(RECORD_COUNT / (recordMs / 1000)), values: found },
+      target: TARGET,
+      met: recordRate >= TARGET_MB_PER_S,
+    });
+
+    progress('pii: pii.auto cost on a typical execute_code result');
+    const result = typicalResult();
+    const resultVault = new PiiVault();
+    const times: number[] = [];
+    for (let i = 0; i < RESULT_RUNS; i++) {
+      t = performance.now();
+      resultVault.tokenizeValue(result);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    rows.push({
+      group: 'pii',
+      name: 'pii.auto on a 100-row execute_code result',
+      value: round(percentile(times, 50), 3),
+      unit: 'ms',
+      extra: { p95: round(percentile(times, 95), 3), p99: round(percentile(times, 99), 3), json_chars: JSON.stringify(result).length },
+    });
+    return rows;
+  },
+};
