@@ -33,7 +33,8 @@ export class PiiVaults {
       updateAgeOnGet: true,
       // Resolution 0: read the clock on every check, so an injected clock is obeyed exactly.
       ttlResolution: 0,
-      ...(now !== undefined ? { perf: { now } } : {}),
+      // lru-cache reads a start time of 0 as "no TTL"; the offset keeps a clock that starts at 0 honest.
+      ...(now !== undefined ? { perf: { now: () => now() + 1 } } : {}),
       dispose: (vault) => vault.clear(),
     });
   }
