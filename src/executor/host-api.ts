@@ -11,6 +11,16 @@ import { HostError } from './executor-types.js';
 /** One sandbox method: validated arguments in, JSON data out. */
 export type HostMethod = (args: readonly unknown[], ctx: HostCallContext) => Promise<unknown>;
 
+/** A read-only tree mounted over the workspace (the catalog's `servers/` view). */
+export interface VirtualTree {
+  /** Top folder name, e.g. 'servers'. */
+  readonly root: string;
+  /** Files below `subpath` (relative to the workspace), or undefined if it is not in the tree. */
+  list(subpath: string): string[] | undefined;
+  /** Text of `file`, or undefined if there is no such file. */
+  read(file: string): string | undefined;
+}
+
 export interface HostApiDeps {
   config: Config;
   workspace: Workspace;
@@ -19,6 +29,15 @@ export interface HostApiDeps {
   extensions?: Readonly<Record<string, HostMethod>>;
   /** Upstream tools the identity may call, as `server.tool`. */
   toolNames?: (identity: CallIdentity) => string[];
+  /** Read-only trees shown in the workspace (not written to disk). */
+  virtual?: readonly VirtualTree[];
+}
+
+/** The virtual tree a guest path falls in, if any (paths are normalized first). */
+function treeOf(trees: readonly VirtualTree[], file: unknown): VirtualTree | undefined {
+  if (typeof file !== 'string') return undefined;
+  const norm = file.replace(/^\.\//, '').replace(/\/+$/, '');
+  return trees.find((t) => norm === t.root || norm.startsWith(`${t.root}/`));
 }
 
 export function createHostApi(deps: HostApiDeps): HostApi {
@@ -31,18 +50,40 @@ export function createHostApi(deps: HostApiDeps): HostApi {
     return workspace.namespace(ctx.identity.workspaceNamespace);
   };
 
+  const trees = deps.virtual ?? [];
+  const readOnly = (file: unknown): void => {
+    const tree = treeOf(trees, file);
+    if (tree) throw new HostError('READ_ONLY', `${tree.root}/ is a generated, read-only view of the tool catalog; write elsewhere in the workspace`, 'PermissionError');
+  };
+
   const methods: Record<string, HostMethod> = {
     read_file: async ([file], ctx) => {
+      const tree = treeOf(trees, file);
+      if (tree) {
+        const text = tree.read(String(file).replace(/^\.\//, ''));
+        if (text === undefined) throw new HostError('NOT_FOUND', `File not found: ${JSON.stringify(file)}; list_files(${JSON.stringify(tree.root)}) shows what is there`, 'FileNotFoundError');
+        return text;
+      }
       const { content } = await view(ctx, false).readFile(file);
       ctx.account('in', content);
       return content;
     },
     write_file: async ([file, content], ctx) => {
+      readOnly(file);
       const { bytes } = await view(ctx, true).writeFile(file, content);
       return `Written ${bytes} bytes to ${String(file)}`;
     },
-    list_files: async ([subpath], ctx) => view(ctx, false).listFiles(subpath ?? '.'),
+    list_files: async ([subpath], ctx) => {
+      const tree = treeOf(trees, subpath);
+      if (tree) {
+        const files = tree.list(String(subpath).replace(/^\.\//, '').replace(/\/+$/, ''));
+        if (files === undefined) throw new HostError('NOT_FOUND', `Directory not found: ${JSON.stringify(subpath)}`, 'FileNotFoundError');
+        return files;
+      }
+      return view(ctx, false).listFiles(subpath ?? '.');
+    },
     delete_file: async ([file], ctx) => {
+      readOnly(file);
       await view(ctx, true).deleteFile(file);
       return `Deleted ${String(file)}`;
     },

@@ -5,7 +5,7 @@ import type { ExecutorOptions } from './executor.js';
 export { PooledExecutor } from './executor.js';
 export type { ExecutorOptions } from './executor.js';
 export { createHostApi } from './host-api.js';
-export type { HostApiDeps, HostMethod } from './host-api.js';
+export type { HostApiDeps, HostMethod, VirtualTree } from './host-api.js';
 export * from './executor-types.js';
 
 export async function createExecutor(options: ExecutorOptions): Promise<PooledExecutor> {

@@ -1,0 +1,17 @@
+// Sandbox methods backed by the caller's PII vault: tokens made here can be restored only by the
+// same session, in the sandbox or through restore_pii.
+
+import { HostError } from '../executor/index.js';
+import type { HostMethod } from '../executor/index.js';
+import type { PiiVaults } from '../pii/index.js';
+
+export function piiMethods(vaults: PiiVaults): Record<string, HostMethod> {
+  const text = (v: unknown, fn: string): string => {
+    if (typeof v !== 'string') throw new HostError('INVALID_ARGUMENT', `${fn}(text): text must be a string`, 'TypeError');
+    return v;
+  };
+  return {
+    tokenize_pii: async ([value], ctx) => vaults.vault(ctx.identity.sessionId).tokenize(text(value, 'tokenize_pii')).text,
+    detokenize_pii: async ([value], ctx) => vaults.vault(ctx.identity.sessionId).detokenize(text(value, 'detokenize_pii')).text,
+  };
+}
