@@ -1,0 +1,63 @@
+// Supervision of sandbox processes: a process that dies (killed from outside, as the kernel's OOM
+// killer or V8's fatal OOM would) fails exactly the calls it was running, is replaced at once,
+// and the coordinator keeps serving.
+
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createExecutor, createHostApi } from '../../src/executor/index.js';
+import type { CallIdentity, PooledExecutor } from '../../src/executor/index.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { Workspace } from '../../src/workspace/index.js';
+import { FULL_PERMISSIONS, testConfig } from '../fixtures/config.js';
+
+const config = testConfig();
+const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
+const agent: CallIdentity = { agent: 'a', sessionId: 's', workspaceNamespace: '', permissions: FULL_PERMISSIONS };
+let executor: PooledExecutor;
+
+beforeAll(async () => {
+  executor = await createExecutor({ config, hostApi: createHostApi({ config, workspace, logger: silentLogger() }), logger: silentLogger(), workspace });
+});
+
+afterAll(async () => {
+  await executor.close();
+});
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+it('fails only the calls of a killed sandbox process, replaces it, and keeps serving', async () => {
+  const before = executor.processes().map((p) => p.pid);
+  // One long call on each process; then kill the process running the first.
+  const calls = [0, 1].map(() => executor.execute({ code: 'await sleep(1500); return "done"', language: 'javascript', timeoutSeconds: 20, memoryMb: 256 }, agent));
+  await until(() => executor.processes().every((p) => p.busy === 1), 'both processes to be busy');
+  const victim = executor.processes()[0]?.pid as number;
+  process.kill(victim, 'SIGKILL');
+  const [first, second] = await Promise.all(calls);
+  const results = [first, second];
+  const failed = results.filter((r) => !r?.success);
+  expect(failed).toHaveLength(1);
+  expect(failed[0]).toMatchObject({ error_type: 'SandboxCrashError' });
+  expect(failed[0]?.error).toMatch(/replaced/);
+  expect(results.filter((r) => r?.success && r.result === 'done')).toHaveLength(1);
+
+  await until(() => executor.processes().every((p) => p.state === 'ready'), 'the replacement to be ready');
+  const after = executor.processes().map((p) => p.pid);
+  expect(after).not.toContain(victim);
+  expect(after.filter((pid) => before.includes(pid))).toHaveLength(1);
+  expect(executor.stats().process_restarts).toBe(1);
+  const next = await Promise.all([0, 1, 2, 3].map((i) => executor.execute({ code: `return ${i}`, language: 'javascript', timeoutSeconds: 10, memoryMb: 256 }, agent)));
+  expect(next.map((r) => r.result)).toEqual([0, 1, 2, 3]);
+});
+
+it('queues calls beyond free threads and serves them in order of arrival', async () => {
+  const results = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => executor.execute({ code: `await sleep(20); return ${i}`, language: 'javascript', timeoutSeconds: 20, memoryMb: 256 }, agent)),
+  );
+  expect(results.map((r) => r.result)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  expect(executor.stats().queued).toBe(0);
+});
