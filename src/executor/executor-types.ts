@@ -91,6 +91,8 @@ export interface ExecutorStats {
   process_restarts: number;
   latency: LatencySummary;
   by_outcome: Record<string, number>;
+  /** Running token totals of context_savings, when a token counter is configured. */
+  context_savings?: { calls: number; tokens_in: number; tokens_out: number; tokens_saved: number };
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Outcome, RunRequest } from '../../workers/protocol.js';
 import { SANDBOX_API_NAMES } from '../../workers/sandbox/api-names.js';
 import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
+import { TokenLedger } from '../util/tokens.js';
 import type { Workspace } from '../workspace/index.js';
 import type {
   CallIdentity,
@@ -48,6 +49,7 @@ export class PooledExecutor implements Executor {
   readonly #python: SandboxPool | undefined;
   readonly #latency: RecordableHistogram = createHistogram();
   readonly #byOutcome: Record<string, number> = {};
+  readonly #ledger = new TokenLedger();
   #completed = 0;
   #failed = 0;
   #closed = false;
@@ -159,6 +161,7 @@ export class PooledExecutor implements Executor {
         mean_ms: count ? ms(h.mean) : 0,
       },
       by_outcome: { ...this.#byOutcome },
+      ...(this.#countTokens ? { context_savings: this.#ledger.totals() } : {}),
     };
   }
 
@@ -223,7 +226,7 @@ export class PooledExecutor implements Executor {
     await this.#applyBudget(result, identity);
     if (this.#countTokens) {
       const tokensOut = this.#countTokens({ result: result.result, output: result.output });
-      result.context_savings = { tokens_in: tokensIn, tokens_out: tokensOut, tokens_saved: Math.max(0, tokensIn - tokensOut) };
+      result.context_savings = this.#ledger.add(tokensIn, tokensOut);
     }
     const elapsed = performance.now() - started;
     result.execution_time_ms = Math.round(elapsed * 100) / 100;
