@@ -6,15 +6,15 @@ import type { CommandName } from '../config/options.js';
 import { UsageError, parseCommand } from './args.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, write } from './cli-io.js';
-import { execCommand } from './exec-command.js';
 import { BIN, commandHelp, mainHelp } from './help.js';
-import { serveCommand } from './serve-command.js';
-import { stdioCommand } from './stdio-command.js';
 
-const COMMANDS: Record<CommandName, (parsed: ReturnType<typeof parseCommand>, io: CliIo) => Promise<number>> = {
-  serve: serveCommand,
-  stdio: stdioCommand,
-  exec: execCommand,
+type Command = (parsed: ReturnType<typeof parseCommand>, io: CliIo) => Promise<number>;
+
+// Loaded on demand: --help, --version and usage errors answer without loading the subsystems.
+const COMMANDS: Record<CommandName, () => Promise<Command>> = {
+  serve: async () => (await import('./serve-command.js')).serveCommand,
+  stdio: async () => (await import('./stdio-command.js')).stdioCommand,
+  exec: async () => (await import('./exec-command.js')).execCommand,
 };
 
 export async function main(io: CliIo): Promise<number> {
@@ -38,7 +38,8 @@ export async function main(io: CliIo): Promise<number> {
       await write(io.stdout, commandHelp(command));
       return EXIT_OK;
     }
-    return await COMMANDS[command](parsed, io);
+    const run = await COMMANDS[command]();
+    return await run(parsed, io);
   } catch (error) {
     if (error instanceof UsageError) {
       await write(io.stderr, `${BIN} ${command}: ${error.message}\nRun "${BIN} ${command} --help" for usage.\n`);
