@@ -3,10 +3,13 @@
 
 import type { BenchRow, BenchSection } from './bench-types.js';
 import { PiiVault } from '../src/pii/index.js';
+import { percentile, round } from './stats.js';
 
 const DOCUMENT_BYTES = 10 * 1024 * 1024;
 const RECORD_COUNT = 100_000;
 const RESULT_RUNS = 200;
+/** Timed runs per throughput figure; the best is reported. */
+const RUNS = 3;
 const TARGET_MB_PER_S = 20;
 const TARGET = `>= ${TARGET_MB_PER_S} MB/s`;
 const MB = 1024 * 1024;
@@ -93,13 +96,27 @@ function mbPerSecond(chars: number, ms: number): number {
   return chars / MB / (ms / 1000);
 }
 
-function round(n: number, digits = 1): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
+/** Wall and CPU milliseconds of one call. */
+function timed(fn: () => void): { wallMs: number; cpuMs: number } {
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  fn();
+  const wallMs = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  return { wallMs, cpuMs: (used.user + used.system) / 1000 };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+/**
+ * The best of a few runs: on a shared machine the slowest runs measure the neighbours, the
+ * fastest the code. CPU time is reported beside wall time for the same reason.
+ */
+function bestOf(runs: number, fn: () => void): { wallMs: number; cpuMs: number } {
+  let best = { wallMs: Infinity, cpuMs: Infinity };
+  for (let i = 0; i < runs; i++) {
+    const r = timed(fn);
+    if (r.wallMs < best.wallMs) best = r;
+  }
+  return best;
 }
 
 export const piiBench: BenchSection = {
@@ -113,47 +130,56 @@ export const piiBench: BenchSection = {
     new PiiVault().tokenize(doc.slice(0, MB));
 
     progress('pii: baseline, one regex pass over the document');
-    let t = performance.now();
     let hits = 0;
-    for (const _ of doc.matchAll(/[@:=]/g)) hits++;
-    const baselineMs = performance.now() - t;
-    const baselineRate = mbPerSecond(doc.length, baselineMs);
-    rows.push({ group: 'pii', name: 'baseline: one /[@:=]/g pass, 10 MB document', value: round(baselineRate), unit: 'MB/s', extra: { hits } });
+    const baseline = bestOf(RUNS, () => {
+      hits = 0;
+      for (const _ of doc.matchAll(/[@:=]/g)) hits++;
+    });
+    const baselineRate = mbPerSecond(doc.length, baseline.wallMs);
+    const baselineName = 'baseline: one /[@:=]/g pass, 10 MB document';
+    rows.push({ group: 'pii', name: baselineName, value: round(baselineRate, 1), unit: 'MB/s', extra: { hits } });
 
-    progress('pii: tokenizing the 10 MB document');
-    const vault = new PiiVault();
-    t = performance.now();
-    const tokenized = vault.tokenize(doc);
-    const docMs = performance.now() - t;
-    const docRate = mbPerSecond(doc.length, docMs);
+    progress(`pii: tokenizing the 10 MB document (best of ${RUNS})`);
+    let distinct = 0;
+    const docTime = bestOf(RUNS, () => {
+      distinct = new PiiVault().tokenize(doc).found;
+    });
+    const docRate = mbPerSecond(doc.length, docTime.wallMs);
     rows.push({
       group: 'pii',
       name: 'tokenize 10 MB mixed document',
-      value: round(docRate),
+      value: round(docRate, 1),
       unit: 'MB/s',
-      extra: { ms: round(docMs), distinct_values: tokenized.found },
+      extra: { ms: round(docTime.wallMs, 1), cpu_mb_per_s: round(mbPerSecond(doc.length, docTime.cpuMs), 1), distinct_values: distinct },
       target: TARGET,
       met: docRate >= TARGET_MB_PER_S,
-      baseline: { name: 'baseline: one /[@:=]/g pass, 10 MB document', ratio: round(docRate / baselineRate, 3) },
+      baseline: { name: baselineName, ratio: round(docRate / baselineRate, 3) },
     });
 
-    progress('pii: tokenizing 100,000 short records');
+    progress(`pii: tokenizing 100,000 short records (best of ${RUNS})`);
     const records = shortRecords(RECORD_COUNT);
     const recordChars = records.reduce((sum, r) => sum + r.length, 0);
+    // One untimed pass: the short-text path is a different code path from the document's.
     const warmVault = new PiiVault();
-    for (const record of records.slice(0, RECORD_COUNT / 10)) warmVault.tokenize(record);
-    const recordVault = new PiiVault();
-    t = performance.now();
+    for (const record of records) warmVault.tokenize(record);
     let found = 0;
-    for (const record of records) found += recordVault.tokenize(record).found;
-    const recordMs = performance.now() - t;
-    const recordRate = mbPerSecond(recordChars, recordMs);
+    const recordTime = bestOf(RUNS, () => {
+      const vault = new PiiVault();
+      found = 0;
+      for (const record of records) found += vault.tokenize(record).found;
+    });
+    const recordRate = mbPerSecond(recordChars, recordTime.wallMs);
     rows.push({
       group: 'pii',
       name: '100,000 short records, one call each',
-      value: round(recordRate),
+      value: round(recordRate, 1),
       unit: 'MB/s',
-      extra: { ms: round(recordMs), records_per_s: Math.round(RECORD_COUNT / (recordMs / 1000)), values: found },
+      extra: {
+        ms: round(recordTime.wallMs, 1),
+        cpu_mb_per_s: round(mbPerSecond(recordChars, recordTime.cpuMs), 1),
+        records_per_s: Math.round(RECORD_COUNT / (recordTime.wallMs / 1000)),
+        values: found,
+      },
       target: TARGET,
       met: recordRate >= TARGET_MB_PER_S,
     });
@@ -162,12 +188,7 @@ export const piiBench: BenchSection = {
     const result = typicalResult();
     const resultVault = new PiiVault();
     const times: number[] = [];
-    for (let i = 0; i < RESULT_RUNS; i++) {
-      t = performance.now();
-      resultVault.tokenizeValue(result);
-      times.push(performance.now() - t);
-    }
-    times.sort((a, b) => a - b);
+    for (let i = 0; i < RESULT_RUNS; i++) times.push(timed(() => resultVault.tokenizeValue(result)).wallMs);
     rows.push({
       group: 'pii',
       name: 'pii.auto on a 100-row execute_code result',

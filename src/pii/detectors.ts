@@ -108,21 +108,20 @@ function prescan(text: string): Features {
   };
 }
 
-/** The detectors that can possibly match, from necessary conditions on character counts. */
-function detectorsFor(f: Features): Detector[] {
-  const list: Detector[] = [];
-  if (f.clusterDigits >= 13) list.push(detectCards);
-  if (f.clusterDigits >= 9) list.push(detectSsns);
-  if (f.clusterDigits >= 8) list.push(detectPhones);
-  if (f.uppers >= 2 && f.digits >= 2) list.push(detectIbans);
-  if (f.clusterDigits >= 4 && f.dots >= 3) list.push(detectIpv4);
-  if (f.at) list.push(detectEmails);
-  if (f.colons >= 2) list.push(detectIpv6);
-  if (f.longestRun >= MIN_PROVIDER_RUN) list.push(detectProviderKeys);
-  if (f.dots >= 2 && f.longestRun >= 7) list.push(detectJwts);
-  if (f.dashes >= 10) list.push(detectPemKeys);
-  if (f.separators > 0) list.push(detectKeyValueSecrets);
-  return list;
+/** Runs the detectors that can possibly match, from necessary conditions on character counts. */
+function runPossibleDetectors(text: string, out: Candidate[]): void {
+  const f = prescan(text);
+  if (f.clusterDigits >= 13) detectCards(text, out);
+  if (f.clusterDigits >= 9) detectSsns(text, out);
+  if (f.clusterDigits >= 8) detectPhones(text, out);
+  if (f.uppers >= 2 && f.digits >= 2) detectIbans(text, out);
+  if (f.clusterDigits >= 4 && f.dots >= 3) detectIpv4(text, out);
+  if (f.at) detectEmails(text, out);
+  if (f.colons >= 2) detectIpv6(text, out);
+  if (f.longestRun >= MIN_PROVIDER_RUN) detectProviderKeys(text, out);
+  if (f.dots >= 2 && f.longestRun >= 7) detectJwts(text, out);
+  if (f.dashes >= 10) detectPemKeys(text, out);
+  if (f.separators > 0) detectKeyValueSecrets(text, out);
 }
 
 function better(a: Candidate, b: Candidate): boolean {
@@ -152,8 +151,8 @@ export function detectPii(text: string): PiiMatch[] {
 /** detectPii without the copy that hides the internal priority field, for the vault's hot path. */
 export function findPii(text: string): readonly PiiMatch[] {
   const candidates: Candidate[] = [];
-  const detectors = text.length <= PRESCAN_MAX_CHARS ? detectorsFor(prescan(text)) : ALL_DETECTORS;
-  for (const detect of detectors) detect(text, candidates);
+  if (text.length <= PRESCAN_MAX_CHARS) runPossibleDetectors(text, candidates);
+  else for (const detect of ALL_DETECTORS) detect(text, candidates);
   return candidates.length === 0 ? candidates : resolveOverlaps(candidates);
 }
 

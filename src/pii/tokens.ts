@@ -26,13 +26,13 @@ export function formatToken(type: PiiType, hex: string): string {
 }
 
 /**
- * The token for a value on a given attempt. Attempt 0 is the plain HMAC; later attempts add a
- * counter, so the fallback after a collision is deterministic too.
+ * The token for a value on a given attempt (0 first, then 1, 2, ... after collisions), so the
+ * fallback is deterministic too. The HMAC input is `TYPE \0 attempt \0 value`: neither the
+ * type nor the attempt can contain \0, so distinct (type, attempt, value) never share an input.
  */
 export function tokenCandidate(secret: Uint8Array, type: PiiType, value: string, attempt: number): string {
-  const hmac = createHmac('sha256', secret).update(type).update('\0').update(value);
-  if (attempt > 0) hmac.update(`\0${attempt}`);
-  return formatToken(type, hmac.digest('hex').slice(0, TOKEN_HEX_CHARS));
+  const digest = createHmac('sha256', secret).update(`${type}\0${attempt}\0`).update(value).digest('hex');
+  return formatToken(type, digest.slice(0, TOKEN_HEX_CHARS));
 }
 
 /**
