@@ -94,7 +94,10 @@ export function closest(word: string, candidates: readonly string[]): string | u
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {
-    const d = distance(word.toLowerCase(), candidate.toLowerCase());
+    const a = word.toLowerCase();
+    const b = candidate.toLowerCase();
+    // a key cut short ('limits.maxTimeout') is as good as a typo
+    const d = a.length >= 4 && (b.startsWith(a) || a.startsWith(b)) ? 1 : distance(a, b);
     if (d < bestDistance) {
       bestDistance = d;
       best = candidate;
