@@ -107,15 +107,13 @@ export function detectKeyValueSecrets(text: string, out: Candidate[]): void {
   // Two indexOf cursors merged in order: far cheaper than a regex over every character.
   let colon = text.indexOf(':');
   let equals = text.indexOf('=');
-  let floor = 0;
   while (colon >= 0 || equals >= 0) {
     const sep = colon >= 0 && (equals < 0 || colon < equals) ? colon : equals;
-    const end = sep >= floor ? matchAt(text, sep, out, run) : -1;
-    if (end > sep) floor = end;
-    if (sep === colon) colon = text.indexOf(':', Math.max(sep + 1, floor));
-    else equals = text.indexOf('=', Math.max(sep + 1, floor));
-    if (colon >= 0 && colon < floor) colon = text.indexOf(':', floor);
-    if (equals >= 0 && equals < floor) equals = text.indexOf('=', floor);
+    const end = matchAt(text, sep, out, run);
+    // Separators inside a value just taken are part of it.
+    const from = end > sep ? end : sep + 1;
+    if (colon >= 0 && colon < from) colon = text.indexOf(':', from);
+    if (equals >= 0 && equals < from) equals = text.indexOf('=', from);
   }
 }
 
