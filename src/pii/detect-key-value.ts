@@ -11,6 +11,8 @@ const SECRET_WORDS = new Set([
   'token', 'secret', 'password', 'passwd', 'pwd', 'passphrase', 'apikey', 'auth', 'authorization',
   'credential', 'credentials', 'bearer', 'accesstoken', 'secretkey', 'privatekey',
 ]);
+/** Key words for passwords, which people choose short: 'hunter2' is a password, 'oauth2' is not a token. */
+const PASSWORD_WORDS: readonly string[] = ['password', 'passwd', 'pwd', 'passphrase'];
 /** Run-together keys: PGPASSWORD, dbpassword, authtoken. */
 const SECRET_SUFFIXES: readonly string[] = ['password', 'passwd', 'secret', 'token', 'apikey'];
 /** Adjacent key words that name a secret together: api_key, access_key, private_key, x-api-key. */
@@ -25,10 +27,12 @@ const METADATA_WORDS = new Set([
 const KEY_HINT_RE = /token|secret|passw|pwd|passphrase|key|auth|credential|bearer/i;
 const KEY_WORD_SPLIT_RE = /[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/;
 const SCHEME_RE = /^(?:Bearer|Basic|Token)[ \t]+/i;
+const WINDOWS_PATH_RE = /^[A-Za-z]:[\\/]/;
 /** Looks like code or a reference, not a literal secret: os.environ, config.db.password. */
 const DOTTED_IDENTIFIER_RE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
 
 const MIN_VALUE_CHARS = 8;
+const MIN_PASSWORD_CHARS = 6;
 const MAX_VALUE_CHARS = 512;
 const MAX_KEY_CHARS = 64;
 
@@ -54,25 +58,32 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9;
 }
 
-export function keyNamesSecret(key: string): boolean {
-  if (!KEY_HINT_RE.test(key)) return false;
+/** What a key says about its value: a password, another secret, or nothing secret. */
+export type KeyKind = 'password' | 'secret' | 'none';
+
+export function keyKind(key: string): KeyKind {
+  if (!KEY_HINT_RE.test(key)) return 'none';
   const words = key.split(KEY_WORD_SPLIT_RE).filter((w) => w.length > 0).map((w) => w.toLowerCase());
   const last = words[words.length - 1];
-  if (last === undefined || METADATA_WORDS.has(last)) return false;
+  if (last === undefined || METADATA_WORDS.has(last)) return 'none';
+  let kind: KeyKind = 'none';
   for (let i = 0; i < words.length; i++) {
     const w = words[i] ?? '';
-    if (SECRET_WORDS.has(w) || SECRET_SUFFIXES.some((suffix) => w.endsWith(suffix))) return true;
+    if (PASSWORD_WORDS.some((p) => w.endsWith(p))) return 'password';
+    if (SECRET_WORDS.has(w) || SECRET_SUFFIXES.some((suffix) => w.endsWith(suffix))) kind = 'secret';
     const next = words[i + 1];
-    if (next !== undefined && SECRET_PAIRS.has(`${w} ${next}`)) return true;
+    if (next !== undefined && SECRET_PAIRS.has(`${w} ${next}`)) kind = 'secret';
   }
-  return false;
+  return kind;
 }
 
 /** Whether a value looks like a literal secret rather than a placeholder, reference or word. */
-export function valueLooksSecret(value: string): boolean {
-  if (value.length < MIN_VALUE_CHARS || value.length > MAX_VALUE_CHARS) return false;
+export function valueLooksSecret(value: string, minChars: number = MIN_VALUE_CHARS): boolean {
+  if (value.length < minChars || value.length > MAX_VALUE_CHARS) return false;
   const first = value[0];
   if (first === '$' || first === '%' || value.includes('://')) return false;
+  // Paths: PWD=/home/user in an environment dump is a directory, not a password.
+  if (first === '/' || first === '~' || WINDOWS_PATH_RE.test(value)) return false;
   if (DOTTED_IDENTIFIER_RE.test(value)) return false;
   let digit = false;
   let upper = false;
@@ -152,7 +163,9 @@ function matchAt(text: string, sep: number, out: Candidate[], run: RunCache): nu
   while (j >= 0 && keyEnd - j <= MAX_KEY_CHARS && isKeyChar(text.charCodeAt(j))) j--;
   if (j >= 0 && isKeyChar(text.charCodeAt(j))) return -1; // a key longer than any real one
   // The shortest secret key word is three letters (pwd).
-  if (keyEnd - (j + 1) < 3 || !keyNamesSecret(text.slice(j + 1, keyEnd))) return -1;
+  if (keyEnd - (j + 1) < 3) return -1;
+  const kind = keyKind(text.slice(j + 1, keyEnd));
+  if (kind === 'none') return -1;
 
   // The value, walking forward: ':=', spaces, an optional quote and an auth scheme.
   let k = sep + 1;
@@ -182,7 +195,7 @@ function matchAt(text: string, sep: number, out: Candidate[], run: RunCache): nu
   // A sentence may end right after the value: "password: hunter22." keeps the dot out.
   if (!quoted) while (end > start && (text[end - 1] === '.' || text[end - 1] === ':')) end--;
   const value = text.slice(start, end);
-  if (!valueLooksSecret(value)) return -1;
+  if (!valueLooksSecret(value, kind === 'password' ? MIN_PASSWORD_CHARS : MIN_VALUE_CHARS)) return -1;
   out.push({ type: 'API_KEY', start, end, value, priority: PRIORITY.KEY_VALUE });
   return end;
 }

@@ -11,9 +11,9 @@ const DOMAIN_RE = /(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63}(?![A-Za-z0-9-])/y
 const ASSET_DOMAIN_RE = /^\d+(?:\.\d+)?x\.(?:png|jpe?g|gif|webp|svg|avif|ico)$/i;
 const MAX_LOCAL_CHARS = 64;
 
-/** Characters of an unquoted local part: letters, digits and . _ % + - */
+/** Characters of an unquoted local part: letters, digits and . _ % + - ' (O'Brien) */
 function isLocalChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45 || c === 39;
 }
 
 /**
@@ -30,14 +30,24 @@ export function detectEmails(text: string, out: Candidate[]): void {
   }
 }
 
+/** Whether the '@' belongs to the userinfo of a URL (https://user:pass@host), not an email. */
+function inUrlUserinfo(text: string, start: number): boolean {
+  const before = text.charCodeAt(start - 1);
+  if (before !== 47 /* / */ && before !== 58 /* : */) return false;
+  const from = Math.max(0, start - 300);
+  const scheme = text.lastIndexOf('://', start);
+  return scheme >= from && !/\s/.test(text.slice(scheme, start));
+}
+
 function emailAt(text: string, at: number, floor: number, out: Candidate[]): number {
   let start = at;
   while (start > floor && at - start < MAX_LOCAL_CHARS && isLocalChar(text.charCodeAt(start - 1))) start--;
   // A local part longer than any valid one is a run of something else.
   if (start > floor && isLocalChar(text.charCodeAt(start - 1))) return -1;
-  // Leading dots are punctuation ("see:.alice@x.io" is rare, "...alice@x.io" is not).
-  while (start < at && text.charCodeAt(start) === 46) start++;
-  if (start === at || text.charCodeAt(at - 1) === 46) return -1;
+  if (inUrlUserinfo(text, start)) return -1;
+  // Leading dots and quotes are punctuation: "...alice@x.io", 'alice@x.io'.
+  while (start < at && (text.charCodeAt(start) === 46 || text.charCodeAt(start) === 39)) start++;
+  if (start === at || text.charCodeAt(at - 1) === 46 || text.charCodeAt(at - 1) === 39) return -1;
   DOMAIN_RE.lastIndex = at + 1;
   const domain = DOMAIN_RE.exec(text);
   if (domain === null) return -1;

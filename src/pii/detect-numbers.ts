@@ -56,8 +56,13 @@ export function detectSsns(text: string, out: Candidate[]): void {
  * or epochs than phone numbers; a +1 makes them E.164 below.
  */
 const NANP_RE = /(?<![\w+.\-/])(?:\+1[ .-]?|1[ .-])?(?:\((\d{3})\) ?(\d{3})[ .-]|(\d{3})([ .-])(\d{3})\4)(\d{4})(?!\w|[.-]\d)/g;
-/** E.164: + then 8-15 digits, optionally grouped by single spaces or dashes. */
-const E164_RE = /\+(?<![\w+]\+)[1-9](?:[ -]?\d){6,14}(?!\w)/g;
+/**
+ * E.164: + then 8-15 digits, optionally grouped by single spaces or dashes, with an optional
+ * parenthesized group after the country code as written in the UK and Germany: +44 (0) 20 ...
+ */
+const E164_RE = /\+(?<![\w+]\+)[1-9]\d{0,3}(?: ?\(\d{1,4}\))?(?:[ -]?\d){4,14}(?!\w)/g;
+/** A national trunk prefix, "(0)", is not dialled from abroad and not part of the number. */
+const TRUNK_PREFIX_RE = /\(0\)/;
 
 export function detectPhones(text: string, out: Candidate[]): void {
   scan(NANP_RE, text, (m) => {
@@ -71,7 +76,7 @@ export function detectPhones(text: string, out: Candidate[]): void {
   });
   if (!text.includes('+')) return;
   scan(E164_RE, text, (m) => {
-    if (!e164Valid(m[0].replace(/\D/g, ''))) return -1;
+    if (!e164Valid(m[0].replace(TRUNK_PREFIX_RE, '').replace(/\D/g, ''))) return -1;
     const end = m.index + m[0].length;
     out.push({ type: 'PHONE', start: m.index, end, value: m[0], priority: PRIORITY.PHONE });
     return end;

@@ -1,5 +1,5 @@
 // Detectors for credentials: provider key formats (prefixes make them near-certain), JWTs,
-// PEM private key blocks, and `key=value` / `key: value` pairs whose key names a secret.
+// PEM private key blocks, and passwords in URLs. `key=value` pairs are in detect-key-value.ts.
 
 import { PRIORITY, scan } from './candidate.js';
 import type { Candidate } from './candidate.js';
@@ -91,4 +91,19 @@ export function detectPemKeys(text: string, out: Candidate[]): void {
     out.push({ type: 'API_KEY', start, end, value: text.slice(start, end), priority: PRIORITY.PEM });
     from = end;
   }
+}
+
+/** scheme://user:password@host: the password, found from the literal "://". */
+const URL_PASSWORD_RE = /:\/\/[^\s:@/]{1,128}:([^\s@/]{1,256})@/g;
+
+export function detectUrlPasswords(text: string, out: Candidate[]): void {
+  if (!text.includes('://')) return;
+  scan(URL_PASSWORD_RE, text, (m) => {
+    const password = m[1];
+    if (password === undefined) return -1;
+    const end = m.index + m[0].length - 1;
+    const start = end - password.length;
+    out.push({ type: 'API_KEY', start, end, value: password, priority: PRIORITY.KEY_VALUE });
+    return end;
+  });
 }

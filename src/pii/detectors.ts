@@ -6,7 +6,7 @@ import type { Candidate } from './candidate.js';
 import { detectKeyValueSecrets } from './detect-key-value.js';
 import { detectEmails, detectIpv4, detectIpv6 } from './detect-network.js';
 import { detectCards, detectIbans, detectPhones, detectSsns } from './detect-numbers.js';
-import { detectJwts, detectPemKeys, detectProviderKeys } from './detect-secrets.js';
+import { detectJwts, detectPemKeys, detectProviderKeys, detectUrlPasswords } from './detect-secrets.js';
 import type { PiiMatch, PiiType } from './pii-types.js';
 
 type Detector = (text: string, out: Candidate[]) => void;
@@ -14,7 +14,7 @@ type Detector = (text: string, out: Candidate[]) => void;
 /** Every detector, for texts too long for a pre-scan to pay off (each has its own cheap gate). */
 const ALL_DETECTORS: readonly Detector[] = [
   detectCards, detectSsns, detectPhones, detectIbans, detectIpv4,
-  detectEmails, detectIpv6, detectProviderKeys, detectJwts, detectPemKeys, detectKeyValueSecrets,
+  detectEmails, detectIpv6, detectProviderKeys, detectJwts, detectPemKeys, detectKeyValueSecrets, detectUrlPasswords,
 ];
 /** Up to this many characters, one pass of character counts picks the detectors worth running. */
 const PRESCAN_MAX_CHARS = 4096;
@@ -122,6 +122,7 @@ function runPossibleDetectors(text: string, out: Candidate[]): void {
   if (f.dots >= 2 && f.longestRun >= 7) detectJwts(text, out);
   if (f.dashes >= 10) detectPemKeys(text, out);
   if (f.separators > 0) detectKeyValueSecrets(text, out);
+  if (f.at && f.colons > 0) detectUrlPasswords(text, out);
 }
 
 function better(a: Candidate, b: Candidate): boolean {

@@ -1,6 +1,7 @@
 // Labelled PII corpus: positive cases (each value with its type) and tricky negatives (text that
 // must yield no match). Values were generated once from a fixed seed (valid Luhn and mod-97
-// check digits computed independently of src/pii), then hand-written real-world cases appended.
+// check digits computed independently of src/pii), then hand-written real-world cases appended,
+// including two rounds of cases first run blind against the finished detectors.
 import type { PiiType } from '../../src/pii/index.js';
 
 export interface LabelledCase {
@@ -407,13 +408,31 @@ export const POSITIVE_CASES: readonly LabelledCase[] = [
   { text: "Card 5555 5555 5555 4444, order #10023945, total $12.50", pii: [["CREDIT_CARD", "5555 5555 5555 4444"]] },
   { text: "SSN 123-45-6789 (verified 2024-01-15)", pii: [["SSN", "123-45-6789"]] },
   { text: "Wire EUR 1,200.00 to DE89 3704 0044 0532 0130 00 ref 2024-01", pii: [["IBAN", "DE89 3704 0044 0532 0130 00"]] },
-  { text: "mongodb://admin:pw@10.0.0.5:27017/db", pii: [["IP_ADDRESS", "10.0.0.5"]] },
+  { text: "mongodb://admin:pw@10.0.0.5:27017/db", pii: [["API_KEY", "pw"], ["IP_ADDRESS", "10.0.0.5"]] },
   { text: "[2001:db8::42]:443 accepted", pii: [["IP_ADDRESS", "2001:db8::42"]] },
   { text: "PGPASSWORD=Xy7#mq2Lp9 psql -h db", pii: [["API_KEY", "Xy7#mq2Lp9"]] },
   { text: "login with password: Winter2025!.", pii: [["API_KEY", "Winter2025!"]] },
   { text: "config = {'api_key': 'a8f5f167f44f4964e6c998dee827110c'}", pii: [["API_KEY", "a8f5f167f44f4964e6c998dee827110c"]] },
   { text: "phone +1 (212) 555-0199 ext. 12", pii: [["PHONE", "+1 (212) 555-0199"]] },
   { text: "E.164: +14155550132", pii: [["PHONE", "+14155550132"]] },
+  { text: "UK support line: +44 (0) 20 7946 0000", pii: [["PHONE", "+44 (0) 20 7946 0000"]] },
+  { text: "Berlin office +49 (30) 1234567", pii: [["PHONE", "+49 (30) 1234567"]] },
+  { text: "git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/org/repo", pii: [["API_KEY", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"]] },
+  { text: "export DATABASE_URL=postgres://app:Secr3tPw@db.internal:5432/app", pii: [["API_KEY", "Secr3tPw"]] },
+  { text: "tcp6 0 0 2001:db8:1::ab9:C0A8:102 LISTEN", pii: [["IP_ADDRESS", "2001:db8:1::ab9:C0A8:102"]] },
+  { text: "My number changed: 646.555.0187 (cell), office +1 (646) 555-0100 x204", pii: [["PHONE", "646.555.0187"], ["PHONE", "+1 (646) 555-0100"]] },
+  { text: "Amex 3400 000000 00009 declined", pii: [["CREDIT_CARD", "3400 000000 00009"]] },
+  { text: "{\"user\":{\"email\":\"O'Brien.K@example.ie\",\"phone\":\"+353 87 123 4567\"}}", pii: [["EMAIL", "O'Brien.K@example.ie"], ["PHONE", "+353 87 123 4567"]] },
+  { text: "From: \"Support\" <support+ticket-123@help.example.com>", pii: [["EMAIL", "support+ticket-123@help.example.com"]] },
+  { text: "card_number=5425233430109903&exp=04/28", pii: [["CREDIT_CARD", "5425233430109903"]] },
+  { text: "Diners 3056 930902 5904", pii: [["CREDIT_CARD", "3056 930902 5904"]] },
+  { text: "tel: (212)555-0147", pii: [["PHONE", "(212)555-0147"]] },
+  { text: "+61 412 345 678", pii: [["PHONE", "+61 412 345 678"]] },
+  { text: "addr=[::1]:8080", pii: [["IP_ADDRESS", "::1"]] },
+  { text: "IBAN: GB29 NWBK 6016 1331 9268 19", pii: [["IBAN", "GB29 NWBK 6016 1331 9268 19"]] },
+  { text: "client_secret: \"8Q~xYz.AbCdEfGh_IjKlMnOpQrStUvWx1234\"", pii: [["API_KEY", "8Q~xYz.AbCdEfGh_IjKlMnOpQrStUvWx1234"]] },
+  { text: "password: hunter2", pii: [["API_KEY", "hunter2"]] },
+  { text: "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", pii: [["API_KEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]] },
 ];
 
 /** Order numbers, timestamps, versions, UUIDs, prices, invalid cards, ISBNs, hashes, dates, near-miss phones, SSNs, IPs, IBANs, secrets and emails. */
@@ -835,4 +854,20 @@ export const NEGATIVE_CASES: readonly string[] = [
   "secret = \"${SECRET}\"",
   "auth: {{ secrets.AUTH }}",
   "password=None",
+  "Build 4.18.2.1 deployed; ticket #48213; 3 retries; p99 412ms",
+  "The meeting is on 2024-06-12 at 14:30 in room 4.12",
+  "Invoice total: $4,250.00 due 06/30/2024 (PO 4500012345)",
+  "Python 3.11.4 (main, Jun  7 2023, 00:00:00) [GCC 11.3.0] on linux",
+  "Lat/long 40.7128,-74.0060; elevation 10m",
+  "EIN 12-3456789; routing 121000248; acct 000123456789",
+  "Order 112-3456789-1234567 shipped",
+  "PWD=/home/runner/work/app",
+  "OLDPWD=/home/user2",
+  "auth: oauth2",
+  "password: secret",
+  "Version 2.4.10.255 released",
+  "The ratio was 16:9:4",
+  "npm ERR! 404 Not Found - GET https://registry.npmjs.org/@scope%2fpkg",
+  "https://user@example.com/path",
+  "password reset email sent to user",
 ];

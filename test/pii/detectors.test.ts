@@ -83,9 +83,39 @@ describe('key=value secrets', () => {
     }
   });
 
+  it('accepts shorter values for password keys than for other secrets', () => {
+    expect(found('password: hunter2')).toEqual([['API_KEY', 'hunter2']]);
+    expect(found('auth: oauth2')).toEqual([]);
+  });
+
+  it('does not take paths for passwords', () => {
+    expect(found('PWD=/home/runner/work OLDPWD=C:\\Users\\me2')).toEqual([]);
+  });
+
   it('stops an unquoted value at the next query parameter but not at an & inside it', () => {
     expect(found('?token=abcd1234efgh&page=2')).toEqual([['API_KEY', 'abcd1234efgh']]);
     expect(found('pwd=Tr0ub4dor&3 ok')).toEqual([['API_KEY', 'Tr0ub4dor&3']]);
+  });
+});
+
+describe('URLs and names', () => {
+  it('takes the password of a URL with credentials, not an email made of it', () => {
+    expect(found('postgres://app:Secr3tPw@db.internal:5432/app')).toEqual([['API_KEY', 'Secr3tPw']]);
+    expect(found('https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r')).toEqual([
+      ['API_KEY', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ]);
+    expect(found('mailto:ann@example.com')).toEqual([['EMAIL', 'ann@example.com']]);
+  });
+
+  it("keeps an apostrophe inside a local part but not a quote around the address", () => {
+    expect(found("O'Brien.K@example.ie and 'ann@example.com'")).toEqual([
+      ['EMAIL', "O'Brien.K@example.ie"],
+      ['EMAIL', 'ann@example.com'],
+    ]);
+  });
+
+  it('reads a parenthesized trunk prefix as part of an international number', () => {
+    expect(found('+44 (0) 20 7946 0000')).toEqual([['PHONE', '+44 (0) 20 7946 0000']]);
   });
 });
 
@@ -95,7 +125,7 @@ describe('adversarial inputs', () => {
   const units = [
     'a', '1', '1 ', '1-', '1.', 'a@', 'a@b.', ':', 'a:', 'password=', 'token=aaaaaaa1 ', '"password": "',
     '-----BEGIN RSA PRIVATE KEY-----\n', 'eyJ', 'eyJhbGc.', 'GB82 ', '+1 ', '(555) ', '4111 ', 'a.b_c', 'sk-', 'AKIA',
-    'deadbeef:', 'ssn ', 'v1.2.3.4 ', 'x@example.com ',
+    'deadbeef:', 'ssn ', 'v1.2.3.4 ', 'x@example.com ', 'a://b:c@', "a'", '+44 (0) ',
   ];
 
   it.each(units)('finishes on 1 MB of %j', (unit) => {
