@@ -16,7 +16,16 @@ const MEMORY_MESSAGES = [/Array buffer allocation failed/i, /Invalid string leng
 
 const FRAME = /^\s*at (?:(.*?) \()?((?:user-code\.js|skill:[A-Za-z0-9_-]+)):(\d+):(\d+)\)?\s*$/;
 
+/** Error fields of a thrown value; never throws, whatever the guest threw (revoked Proxies too). */
 export function errorInfo(err: unknown): ErrorInfo {
+  try {
+    return inspectThrown(err);
+  } catch {
+    return { type: 'Error', message: 'Uncaught value that cannot be inspected (a revoked Proxy, or a Proxy whose traps throw)' };
+  }
+}
+
+function inspectThrown(err: unknown): ErrorInfo {
   if (!(err instanceof Error)) {
     if (err !== null && typeof err === 'object' && !Array.isArray(err)) {
       const name = safeField(err, 'name');

@@ -11,7 +11,14 @@ export function formatArgs(args: readonly unknown[]): string {
   let line = '';
   for (let i = 0; i < args.length; i++) {
     if (i > 0) line += ' ';
-    line += formatOne(args[i]);
+    let text: string;
+    try {
+      text = formatOne(args[i]);
+    } catch (err) {
+      // `instanceof` on a revoked Proxy throws: logging it must not fail the call.
+      text = `[Unprintable: ${describeError(err)}]`;
+    }
+    line += text;
     if (line.length > MAX_LINE_CHARS) return `${line.slice(0, MAX_LINE_CHARS)}...[line truncated]`;
   }
   return line;

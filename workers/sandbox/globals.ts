@@ -40,6 +40,12 @@ function sharedEndowments(): Record<string, unknown> {
     // versions that throw. The guest gets the working ones: time and randomness are expected.
     Date,
     Math: GuestMath,
+    // Shared by every call on this worker, so hardened below with the rest; arrows have no
+    // prototype object a guest could plant on.
+    filter_by_field: (data: unknown, field: unknown, value: unknown) => filterByField(data, field, value),
+    summarize_list: (data: unknown, limit?: unknown) => summarizeList(data, limit),
+    aggregate_stats: (data: unknown, numericFields?: unknown) => aggregateStats(data, numericFields),
+    format_output: (data: unknown, maxChars?: unknown) => formatOutput(data, maxChars),
     URL,
     URLSearchParams,
     atob: (s: unknown) => wrapHostErrors(() => atob(String(s))),
@@ -68,6 +74,21 @@ function wrapHostErrors<T>(fn: () => T): T {
     const e = err as { name?: unknown; message?: unknown };
     throw makeError(typeof e?.name === 'string' ? e.name : 'Error', typeof e?.message === 'string' ? e.message : String(err));
   }
+}
+
+/**
+ * A string argument, or a TypeError naming the function and parameter. Converting other values
+ * (Symbols, BigInts, functions, Proxies) to their descriptions would write files named after them.
+ */
+function str(value: unknown, fn: string, param: string): string {
+  if (typeof value !== 'string') {
+    throw makeError('TypeError', `${fn}: ${param} must be a string, got ${value === null ? 'null' : typeof value}${param === 'content' ? ' (use JSON.stringify for data)' : ''}`);
+  }
+  return value;
+}
+
+function optionalStr(value: unknown, fn: string, param: string): string | undefined {
+  return value === undefined || value === null ? undefined : str(value, fn, param);
 }
 
 export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () => Evaluator): Record<string, unknown> {
@@ -157,25 +178,27 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
     sleep: (ms: unknown) => scope.sleep(ms),
 
     workspace: task.workspaceName,
-    read_file: (path: unknown) => sync('read_file', path),
-    write_file: (path: unknown, content: unknown) => sync('write_file', path, content),
-    list_files: (subpath?: unknown) => sync('list_files', subpath ?? '.'),
-    delete_file: (path: unknown) => sync('delete_file', path),
+    read_file: (path: unknown) => sync('read_file', str(path, 'read_file', 'path')),
+    write_file: (path: unknown, content: unknown) => sync('write_file', str(path, 'write_file', 'path'), str(content, 'write_file', 'content')),
+    list_files: (subpath?: unknown) => sync('list_files', optionalStr(subpath, 'list_files', 'subpath') ?? '.'),
+    delete_file: (path: unknown) => sync('delete_file', str(path, 'delete_file', 'path')),
 
     save_skill: (name: unknown, code: unknown, description?: unknown, language?: unknown) =>
-      sync('save_skill', name, code, description ?? '', language ?? null),
-    load_skill: (name: unknown) => sync('load_skill', name),
+      sync(
+        'save_skill',
+        str(name, 'save_skill', 'name'),
+        str(code, 'save_skill', 'code'),
+        optionalStr(description, 'save_skill', 'description') ?? '',
+        optionalStr(language, 'save_skill', 'language') ?? null,
+      ),
+    load_skill: (name: unknown) => sync('load_skill', str(name, 'load_skill', 'name')),
     list_skills: () => sync('list_skills'),
     import_skill: importSkill,
 
-    tokenize_pii: (text: unknown) => sync('tokenize_pii', text),
-    detokenize_pii: (text: unknown) => sync('detokenize_pii', text),
+    tokenize_pii: (text: unknown) => sync('tokenize_pii', str(text, 'tokenize_pii', 'text')),
+    detokenize_pii: (text: unknown) => sync('detokenize_pii', str(text, 'detokenize_pii', 'text')),
 
-    filter_by_field: filterByField,
-    summarize_list: summarizeList,
-    aggregate_stats: aggregateStats,
-    format_output: formatOutput,
-    search_tools: (query: unknown, options?: unknown) => sync('search_tools', query ?? '', options ?? {}),
+    search_tools: (query: unknown, options?: unknown) => sync('search_tools', optionalStr(query, 'search_tools', 'query') ?? '', options ?? {}),
 
     tools,
     result: undefined,
