@@ -244,6 +244,7 @@ export class SkillStore {
     if (this.#isClosed()) return;
     try {
       const entry = await this.#locks.run(name, () => this.#refresh(name, 'disk'));
+      this.#logger.debug({ skill: name, state: entry?.state ?? 'missing' }, 'skill reloaded from disk');
       if (entry?.state === 'invalid') this.#logger.warn({ code: 'SKILL_INVALID', skill: name, reason: entry.reason }, 'skill on disk is broken and not served');
     } catch (error) {
       this.#logger.error({ code: 'SKILL_RELOAD_FAILED', skill: name, err: error }, 'could not reload skill');

@@ -2,6 +2,11 @@
 // name: a save or a hand edit is a burst of events (unlinkDir, addDir, add, change) and one
 // reload after the burst is enough. The store's temp folders (`.tmp.*`, `.old.*`) are hidden
 // entries and ignored.
+//
+// chokidar drops a file's 'change' that follows another within 50 ms, and one whose stat shows
+// the file read after it was written (its atime check); either can hide the last write of a
+// quick series. So the debounce outlasts that window, and each burst is confirmed by a second
+// reload a little later; reloads are idempotent, so the confirmation costs one folder read.
 
 import { watch } from 'chokidar';
 import type { FSWatcher } from 'chokidar';
@@ -9,8 +14,10 @@ import { relative, sep } from 'node:path';
 import type { Logger } from '../util/logger.js';
 import { isHiddenEntry } from './skill-disk.js';
 
-/** Quiet time after the last event of a skill before it is reloaded, ms. */
-export const RELOAD_DEBOUNCE_MS = 40;
+/** Quiet time after the last event of a skill before it is reloaded, ms (chokidar throttles 50 ms). */
+export const RELOAD_DEBOUNCE_MS = 80;
+/** A second reload this long after the first catches writes whose events chokidar dropped, ms. */
+export const RELOAD_CONFIRM_MS = 250;
 
 export class SkillWatcher {
   readonly #dir: string;
@@ -29,18 +36,27 @@ export class SkillWatcher {
       ignored: (path: string) => this.#nameOf(path) === null && path !== dir,
     });
     this.#ready = new Promise<void>((resolve) => this.#watcher.once('ready', () => resolve()));
-    this.#watcher.on('all', (_event, path) => {
+    this.#watcher.on('all', (event, path) => {
       const name = this.#nameOf(path);
       if (name === null || this.#closed) return;
-      clearTimeout(this.#timers.get(name));
-      const timer = setTimeout(() => {
-        this.#timers.delete(name);
+      logger.debug({ event, path, skill: name }, 'skills folder event');
+      this.#schedule(name, debounceMs, () => {
         onChanged(name);
-      }, debounceMs);
-      timer.unref();
-      this.#timers.set(name, timer);
+        this.#schedule(name, RELOAD_CONFIRM_MS, () => onChanged(name));
+      });
     });
     this.#watcher.on('error', (error) => logger.warn({ code: 'SKILL_WATCH_ERROR', err: error }, 'skills folder watcher error'));
+  }
+
+  /** Replaces whatever is pending for `name` (a reload or its confirmation) with `run` after `ms`. */
+  #schedule(name: string, ms: number, run: () => void): void {
+    clearTimeout(this.#timers.get(name));
+    const timer = setTimeout(() => {
+      this.#timers.delete(name);
+      if (!this.#closed) run();
+    }, ms);
+    timer.unref();
+    this.#timers.set(name, timer);
   }
 
   ready(): Promise<void> {

@@ -1,7 +1,8 @@
 // Hand edits on disk reach a started store with no restart: skills added, changed, broken, fixed
 // and removed by hand. Broken folders are reported in stats and never served.
 
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { SkillError } from '../../src/skills/index.js';
@@ -58,9 +59,22 @@ test('a hand edit to a saved skill is picked up, also after the store swapped it
   expect(changes).toContainEqual({ name: 'edited', kind: 'changed', source: 'disk' });
 });
 
+test('an edit made right after a reload is still picked up (chokidar drops changes close together)', async () => {
+  await store.save({ name: 'rapid', code: 'export const v = 0;\n' });
+  const edits: Promise<void>[] = [];
+  // Each reload triggers the next edit at once, inside chokidar's 50 ms window after the last event.
+  store.onChange((change) => {
+    if (change.name !== 'rapid' || change.source !== 'disk') return;
+    const current = Number(/v = (\d+)/.exec(readFileSync(join(dir, 'rapid', 'index.js'), 'utf8'))?.[1]);
+    if (current < 5) edits.push(writeFile(join(dir, 'rapid', 'index.js'), `export const v = ${current + 1};\n`));
+  });
+  await writeFile(join(dir, 'rapid', 'index.js'), 'export const v = 1;\n');
+  await eventually(async () => (await codeOf('rapid')) === 'export const v = 5;\n');
+  await Promise.all(edits);
+});
+
 test('a hand edit of SKILL.md (description) is picked up', async () => {
   await store.save({ name: 'described', code: 'export const v = 1;\n', description: 'old words' });
-  const { readFile } = await import('node:fs/promises');
   const markdown = await readFile(join(dir, 'described', 'SKILL.md'), 'utf8');
   await writeFile(join(dir, 'described', 'SKILL.md'), markdown.replace('old words', 'new words'));
   await eventually(async () => (await store.load('described')).metadata.description === 'new words');
