@@ -1,7 +1,9 @@
 // Reads catalog files from disk: which paths are catalog files, and their parsed, validated
 // content, with an LRU of parses keyed by path, size and times so unchanged files are not re-read.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile as readFileCallback, stat as statCallback } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { LRUCache } from 'lru-cache';
 import type { CacheStats, ToolEntry } from './catalog-types.js';
 import { MAX_ENTRY_FILE_BYTES, parseCategoryFile, parseEntryFile } from './entry-validation.js';
@@ -9,6 +11,11 @@ import type { Parsed } from './entry-validation.js';
 
 /** The file that describes a category instead of a tool. */
 export const CATEGORY_FILE = '_category.json';
+
+// The callback forms, promisified: for many small files they cost about half of what the
+// FileHandle-based fs/promises versions do (one round trip instead of open/stat/read/close).
+const stat = promisify(statCallback);
+const readFile = promisify(readFileCallback);
 
 /** Files read at once during a full scan. */
 const READ_CONCURRENCY = 64;

@@ -1,6 +1,6 @@
 // The visible catalog at one generation: catalog files and dynamic categories merged into lookup
-// tables. Rebuilt whole on each change (cheap: maps over at most tens of thousands of entries);
-// only the search index is updated by difference.
+// tables. A new view per change, built in one pass over the entries; the ordered tables follow
+// on first use. The search index is not rebuilt but updated by difference (catalog.ts).
 import type { InvalidFile, ToolEntry } from './catalog-types.js';
 import { entryId } from './search-index.js';
 
@@ -16,37 +16,14 @@ export interface DynamicCategory {
   readonly description: string | null;
 }
 
-export interface CatalogView {
-  readonly byId: ReadonlyMap<string, ToolEntry>;
-  /** Every entry, by name then category. */
-  readonly sorted: readonly ToolEntry[];
-  /** Entries of each category, by name. */
-  readonly byCategory: ReadonlyMap<string, readonly ToolEntry[]>;
-  /** Entries of each bare name, in category order. */
-  readonly byName: ReadonlyMap<string, readonly ToolEntry[]>;
-  /** The same, keyed by lower-case name, for case-insensitive lookups. */
-  readonly byLowerName: ReadonlyMap<string, readonly ToolEntry[]>;
-  /** Catalog files whose valid entry lost to an earlier file defining the same tool. */
-  readonly conflicts: readonly InvalidFile[];
-  /** Static categories hidden because a dynamic category of the same name replaces them. */
-  readonly shadowed: readonly string[];
-}
-
-export const EMPTY_VIEW: CatalogView = {
-  byId: new Map(),
-  sorted: [],
-  byCategory: new Map(),
-  byName: new Map(),
-  byLowerName: new Map(),
-  conflicts: [],
-  shadowed: [],
-};
-
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Sort key of the listing order (name case-insensitively, then name, then category). */
+const sortKey = (e: ToolEntry): string => `${e.name.toLowerCase()}\u0000${e.name}\u0000${e.category}`;
 
 /** Order of entries in listings and of equal scores: name, then category. */
 export function compareEntries(a: ToolEntry, b: ToolEntry): number {
-  return compareText(a.name.toLowerCase(), b.name.toLowerCase()) || compareText(a.name, b.name) || compareText(a.category, b.category);
+  return compareText(sortKey(a), sortKey(b));
 }
 
 /** Category precedence for ambiguous bare names: the configured ones first, then alphabetical. */
@@ -65,9 +42,86 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 /**
+ * The visible catalog at one generation. Only `byId` is built eagerly, in one pass, because
+ * every change needs it to update the search index; the ordered tables are built on first use
+ * and kept for the generation, so a file change on a 10,000-tool catalog stays cheap.
+ */
+export class CatalogView {
+  readonly byId: ReadonlyMap<string, ToolEntry>;
+  /** Catalog files whose valid entry lost to another file defining the same tool. */
+  readonly conflicts: readonly InvalidFile[];
+  /** Static categories hidden because a dynamic category of the same name replaces them. */
+  readonly shadowed: readonly string[];
+  readonly #dynamicCategories: readonly string[];
+  readonly #compareCategories: (a: string, b: string) => number;
+  #sorted: readonly ToolEntry[] | null = null;
+  #byCategory: ReadonlyMap<string, readonly ToolEntry[]> | null = null;
+  #byName: ReadonlyMap<string, readonly ToolEntry[]> | null = null;
+  #byLowerName: ReadonlyMap<string, readonly ToolEntry[]> | null = null;
+
+  constructor(
+    byId: ReadonlyMap<string, ToolEntry>,
+    conflicts: readonly InvalidFile[],
+    shadowed: readonly string[],
+    dynamicCategories: readonly string[],
+    compareCategories: (a: string, b: string) => number,
+  ) {
+    this.byId = byId;
+    this.conflicts = conflicts;
+    this.shadowed = shadowed;
+    this.#dynamicCategories = dynamicCategories;
+    this.#compareCategories = compareCategories;
+  }
+
+  /** Every entry, by name then category. */
+  get sorted(): readonly ToolEntry[] {
+    if (!this.#sorted) {
+      const keyed = [...this.byId.values()].map((entry) => ({ key: sortKey(entry), entry }));
+      keyed.sort((a, b) => compareText(a.key, b.key));
+      this.#sorted = keyed.map((k) => k.entry);
+    }
+    return this.#sorted;
+  }
+
+  /** Entries of each category, by name (dynamic categories listed even when empty). */
+  get byCategory(): ReadonlyMap<string, readonly ToolEntry[]> {
+    if (!this.#byCategory) {
+      const map = new Map<string, ToolEntry[]>();
+      for (const entry of this.sorted) push(map, entry.category, entry);
+      for (const category of this.#dynamicCategories) if (!map.has(category)) map.set(category, []);
+      this.#byCategory = map;
+    }
+    return this.#byCategory;
+  }
+
+  /** Entries of each bare name, in category order. */
+  get byName(): ReadonlyMap<string, readonly ToolEntry[]> {
+    this.#byName ??= this.#groupBy((e) => e.name);
+    return this.#byName;
+  }
+
+  /** The same, keyed by lower-case name, for case-insensitive lookups. */
+  get byLowerName(): ReadonlyMap<string, readonly ToolEntry[]> {
+    this.#byLowerName ??= this.#groupBy((e) => e.name.toLowerCase());
+    return this.#byLowerName;
+  }
+
+  #groupBy(key: (e: ToolEntry) => string): Map<string, ToolEntry[]> {
+    const map = new Map<string, ToolEntry[]>();
+    for (const entry of this.byId.values()) push(map, key(entry), entry);
+    const order = (a: ToolEntry, b: ToolEntry): number => this.#compareCategories(a.category, b.category) || compareText(a.name, b.name);
+    for (const list of map.values()) if (list.length > 1) list.sort(order);
+    return map;
+  }
+}
+
+export const EMPTY_VIEW = new CatalogView(new Map(), [], [], [], compareText);
+
+/**
  * Merge file entries and dynamic categories. A dynamic category replaces a static category of
  * the same name entirely: a live server's own tool list is the truth, and a stale static entry
- * would invite calls the server cannot answer.
+ * would invite calls the server cannot answer. Two files defining one tool: the file whose path
+ * sorts first wins, whatever order the files were read in.
  */
 export function buildView(
   files: ReadonlyMap<string, FileState>,
@@ -75,10 +129,10 @@ export function buildView(
   compareCategories: (a: string, b: string) => number,
 ): CatalogView {
   const byId = new Map<string, ToolEntry>();
-  const conflicts: InvalidFile[] = [];
+  const clashes = new Map<string, string[]>();
   const shadowed = new Set<string>();
-  for (const rel of [...files.keys()].sort(compareText)) {
-    const entry = (files.get(rel) as FileState).entry;
+  for (const [rel, state] of files) {
+    const entry = state.entry;
     if (!entry) continue;
     if (dynamic.has(entry.category)) {
       shadowed.add(entry.category);
@@ -86,26 +140,25 @@ export function buildView(
     }
     const id = entryId(entry.category, entry.name);
     const first = byId.get(id);
-    if (first) {
-      conflicts.push({ file: rel, reason: `duplicate tool "${entry.name}" in category "${entry.category}": ${first.file ?? 'another file'} defines it first` });
+    if (!first) {
+      byId.set(id, entry);
       continue;
     }
-    byId.set(id, entry);
+    push(clashes, id, rel);
+    if (compareText(rel, first.file ?? '') < 0) {
+      push(clashes, id, first.file ?? '');
+      byId.set(id, entry);
+    }
   }
+  const conflicts: InvalidFile[] = [];
+  for (const [id, rels] of clashes) {
+    const winner = byId.get(id) as ToolEntry;
+    for (const rel of new Set(rels)) {
+      if (rel === winner.file) continue;
+      conflicts.push({ file: rel, reason: `duplicate tool "${winner.name}" in category "${winner.category}": ${winner.file ?? 'another file'} defines it first` });
+    }
+  }
+  conflicts.sort((a, b) => compareText(a.file, b.file));
   for (const { entries } of dynamic.values()) for (const entry of entries) byId.set(entryId(entry.category, entry.name), entry);
-
-  const sorted = [...byId.values()].sort(compareEntries);
-  const byCategory = new Map<string, ToolEntry[]>();
-  const byName = new Map<string, ToolEntry[]>();
-  const byLowerName = new Map<string, ToolEntry[]>();
-  for (const entry of sorted) {
-    push(byCategory, entry.category, entry);
-    push(byName, entry.name, entry);
-    push(byLowerName, entry.name.toLowerCase(), entry);
-  }
-  for (const category of dynamic.keys()) if (!byCategory.has(category)) byCategory.set(category, []);
-  const byCategoryOrder = (a: ToolEntry, b: ToolEntry): number => compareCategories(a.category, b.category) || compareText(a.name, b.name);
-  for (const list of byName.values()) list.sort(byCategoryOrder);
-  for (const list of byLowerName.values()) list.sort(byCategoryOrder);
-  return { byId, sorted, byCategory, byName, byLowerName, conflicts, shadowed: [...shadowed].sort(compareText) };
+  return new CatalogView(byId, conflicts, [...shadowed].sort(compareText), [...dynamic.keys()], compareCategories);
 }

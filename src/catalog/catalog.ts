@@ -59,6 +59,11 @@ export const MAX_LIMIT = 100;
 export const MAX_QUERY_CHARS = 1_000;
 const MAX_NAME_CHARS = 300;
 
+/** Scores within a relative 1e-9 are a tie (float noise); ties are ordered by name. */
+function sameScore(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
+}
+
 function checkInteger(value: number | undefined, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -384,7 +389,7 @@ export class Catalog {
       return cached;
     }
     this.#resultMisses++;
-    const entries = this.#rank(query, category).slice(0, limit);
+    const entries = this.#rank(query, category, limit);
     const result: SearchResult = Object.freeze({
       query,
       category,
@@ -396,20 +401,23 @@ export class Catalog {
     return result;
   }
 
-  #rank(query: string, category: string | null): ToolEntry[] {
-    if (query.trim() === '') return [...(category === null ? this.#view.sorted : (this.#view.byCategory.get(category) ?? []))];
-    const hits = this.#index.search(query, category ?? undefined);
-    const scored: { entry: ToolEntry; score: number }[] = [];
-    for (const hit of hits) {
-      const entry = this.#view.byId.get(hit.id);
-      if (entry) scored.push({ entry, score: hit.score });
+  /** The best `limit` entries for a query, best first; an empty query lists alphabetically. */
+  #rank(query: string, category: string | null, limit: number): ToolEntry[] {
+    if (query.trim() === '') return (category === null ? this.#view.sorted : (this.#view.byCategory.get(category) ?? [])).slice(0, limit);
+    // Hits come sorted by score: take the first `limit` and whatever ties with the last of them,
+    // then order that short list by score and name. A broad query may match thousands of tools;
+    // none past the cut is looked at.
+    const picked: { entry: ToolEntry; score: number }[] = [];
+    for (const hit of this.#index.search(query, category ?? undefined)) {
+      const last = picked[picked.length - 1];
+      if (picked.length >= limit && last && !sameScore(hit.score, last.score)) break;
+      const entry = this.#view.byId.get(String(hit.id));
+      if (entry) picked.push({ entry, score: hit.score });
     }
-    // Scores within a relative 1e-9 are a tie (float noise); ties fall back to name order.
-    scored.sort((a, b) => {
-      const diff = b.score - a.score;
-      return Math.abs(diff) > 1e-9 * Math.max(a.score, b.score) ? diff : compareEntries(a.entry, b.entry);
-    });
-    return scored.map((s) => s.entry);
+    return picked
+      .sort((a, b) => (sameScore(a.score, b.score) ? compareEntries(a.entry, b.entry) : b.score - a.score))
+      .slice(0, limit)
+      .map((s) => s.entry);
   }
 
   #toView(entry: ToolEntry, detail: DetailLevel): ToolView {
@@ -450,9 +458,7 @@ export class Catalog {
   #notFound(name: string, category: string | null): CatalogError {
     const bare = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : name;
     const elsewhere = (this.#view.byName.get(bare) ?? []).map((e) => `${e.category}.${e.name}`);
-    const searched = this.#rank(name.replace(/[._-]+/g, ' '), null)
-      .slice(0, 3)
-      .map((e) => `${e.category}.${e.name}`);
+    const searched = this.#rank(name.replace(/[._-]+/g, ' '), null, 3).map((e) => `${e.category}.${e.name}`);
     const candidates = this.#view.sorted.map((e) => ({ label: `${e.category}.${e.name}`, keys: [e.name, `${e.category}.${e.name}`] }));
     const suggestions = [...elsewhere, ...closestNames(name, candidates, searched)].filter((s, i, all) => all.indexOf(s) === i).slice(0, 3);
     const where = category ? ` in category "${category}"` : '';

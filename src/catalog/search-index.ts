@@ -6,7 +6,7 @@
 // well under a second at 10,000 tools, and no searcher pays for a rebuild after a change. What the
 // LRU caches instead are search results, keyed by generation (see catalog.ts).
 import MiniSearch from 'minisearch';
-import type { SearchOptions as MiniSearchOptions } from 'minisearch';
+import type { Query, SearchOptions as MiniSearchOptions } from 'minisearch';
 import type { ToolEntry } from './catalog-types.js';
 import { processTerm, splitWords, tokenizeName, tokenizeQuery } from './text-analysis.js';
 
@@ -15,6 +15,19 @@ export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions
 
 /** Query terms considered; the rest are dropped so one huge query cannot stall the daemon. */
 export const MAX_QUERY_TERMS = 24;
+
+/**
+ * A query term found in more than this share of the tools ('records', 'json' in a catalog whose
+ * every description says "returns records as JSON") is dropped when rarer terms remain, and
+ * alone it is matched against names first: its BM25 weight is near zero, yet it would drag
+ * every tool into scoring and sorting. Only from MIN_DOCS_FOR_PRUNING tools on, where it
+ * matters for latency; smaller catalogs are scored on every term and field.
+ */
+const COMMON_TERM_SHARE = 0.3;
+const MIN_DOCS_FOR_PRUNING = 500;
+
+/** Fields a term no tool contains (a likely typo) is fuzzily matched against. */
+const TYPO_FIELDS = ['name', 'use_cases', 'category'];
 
 /** Fuzzy matching starts at this term length (shorter typos match too much). */
 const FUZZY_MIN_CHARS = 4;
@@ -34,13 +47,22 @@ interface IndexedTool {
 }
 
 export interface SearchHit {
-  id: string;
-  score: number;
+  readonly id: unknown;
+  readonly score: number;
 }
 
 /** The document id of an entry: category and name, joined by a character neither can hold. */
 export function entryId(category: string, name: string): string {
   return `${category}\u001f${name}`;
+}
+
+/**
+ * What a `functions` line adds beyond the name and category fields: 'tools.github.create_issue({
+ * owner, repo })' indexes as its argument names only, so the tool's own name is not counted twice.
+ */
+function callArguments(line: string): string {
+  const open = line.indexOf('(');
+  return open === -1 ? line : line.slice(open);
 }
 
 function toDocument(entry: ToolEntry): IndexedTool {
@@ -50,7 +72,7 @@ function toDocument(entry: ToolEntry): IndexedTool {
     name: entry.name,
     category: entry.mcp_server === entry.category ? entry.category : `${entry.category} ${entry.mcp_server}`,
     description: entry.description,
-    functions: entry.functions.join(' '),
+    functions: entry.functions.map(callArguments).join(' '),
     use_cases: entry.use_cases.join(' \n '),
   };
 }
@@ -63,51 +85,104 @@ const SEARCH_OPTIONS: MiniSearchOptions = {
   combineWith: 'OR',
 };
 
+const tokenizeField = (text: string, field?: string): string[] =>
+  field === 'name' || field === 'functions' ? tokenizeName(text) : splitWords(text);
+
+/** The distinct processed terms of a document, for document frequencies. */
+function documentTerms(doc: IndexedTool): string[] {
+  const terms = new Set<string>();
+  for (const field of ['name', 'description', 'functions', 'use_cases', 'category'] as const) {
+    for (const token of tokenizeField(doc[field], field)) {
+      const term = processTerm(token);
+      if (term) terms.add(term);
+    }
+  }
+  return [...terms];
+}
+
 export class ToolSearchIndex {
   readonly #mini: MiniSearch<IndexedTool>;
-  readonly #ids = new Set<string>();
+  /** Indexed ids and each one's distinct terms. */
+  readonly #docTerms = new Map<string, string[]>();
+  /** Document frequency of each term. */
+  readonly #df = new Map<string, number>();
 
   constructor() {
     this.#mini = new MiniSearch<IndexedTool>({
       fields: ['name', 'description', 'functions', 'use_cases', 'category'],
       storeFields: ['cat'],
-      tokenize: (text, field) => (field === 'name' || field === 'functions' ? tokenizeName(text) : splitWords(text)),
+      tokenize: tokenizeField,
       processTerm,
       searchOptions: { ...SEARCH_OPTIONS, tokenize: tokenizeQuery, processTerm },
     });
   }
 
   get size(): number {
-    return this.#ids.size;
+    return this.#docTerms.size;
   }
 
   has(id: string): boolean {
-    return this.#ids.has(id);
+    return this.#docTerms.has(id);
   }
 
   add(entry: ToolEntry): void {
     const doc = toDocument(entry);
-    if (this.#ids.has(doc.id)) this.#mini.discard(doc.id);
+    this.remove(doc.id);
     this.#mini.add(doc);
-    this.#ids.add(doc.id);
+    const terms = documentTerms(doc);
+    this.#docTerms.set(doc.id, terms);
+    for (const term of terms) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
   }
 
   remove(id: string): void {
-    if (!this.#ids.delete(id)) return;
+    const terms = this.#docTerms.get(id);
+    if (!terms) return;
+    this.#docTerms.delete(id);
     this.#mini.discard(id);
+    for (const term of terms) {
+      const n = (this.#df.get(term) ?? 1) - 1;
+      if (n > 0) this.#df.set(term, n);
+      else this.#df.delete(term);
+    }
   }
 
-  /** Hits for a free-text query, best first; `category` restricts to one category. */
-  search(query: string, category?: string): SearchHit[] {
+  /** Whether a term is in more than COMMON_TERM_SHARE of the tools of a large catalog. */
+  #isCommon(term: string): boolean {
+    const total = this.#docTerms.size;
+    return total >= MIN_DOCS_FOR_PRUNING && (this.#df.get(term) ?? 0) > total * COMMON_TERM_SHARE;
+  }
+
+  /** Hits for a free-text query, by score, best first; `category` restricts to one category. */
+  search(query: string, category?: string): readonly SearchHit[] {
     // Terms are analysed here once, deduplicated after stemming ('file files' is one term, not a
     // double weight) and capped, then handed to MiniSearch as they are.
     const terms = [...new Set(tokenizeQuery(query).map(processTerm).filter((t): t is string => !!t))].slice(0, MAX_QUERY_TERMS);
     if (terms.length === 0) return [];
-    const results = this.#mini.search(terms.join(' '), {
-      tokenize: () => terms,
-      processTerm: (term) => term,
-      ...(category !== undefined ? { filter: (result) => result['cat'] === category } : {}),
+    const rare = terms.filter((t) => !this.#isCommon(t));
+    const kept = rare.length > 0 ? rare : terms;
+    // A lone common term is looked for in names first; all fields only if no name has it.
+    let results = this.#run(kept, category, true);
+    if (results.length === 0 && rare.length === 0) results = this.#run(kept, category, false);
+    return results;
+  }
+
+  #run(terms: readonly string[], category: string | undefined, narrowCommon: boolean): ReturnType<MiniSearch['search']> {
+    const perTerm: Query[] = terms.map((term) => {
+      if (!this.#df.has(term)) {
+        // A term no tool contains is a typo or a word form: it is matched fuzzily (from
+        // FUZZY_MIN_CHARS letters) against the short fields, where a correction is telling
+        // and a common word of long descriptions cannot flood the results.
+        return { queries: [term], fields: TYPO_FIELDS, fuzzy: term.length >= FUZZY_MIN_CHARS ? FUZZY_FRACTION : false };
+      }
+      return { queries: [term], fuzzy: false, ...(narrowCommon && this.#isCommon(term) ? { fields: ['name'] } : {}) };
     });
-    return results.map((r) => ({ id: String(r.id), score: r.score }));
+    return this.#mini.search(
+      { combineWith: 'OR', queries: perTerm },
+      {
+        tokenize: (text) => [text],
+        processTerm: (term) => term,
+        ...(category !== undefined ? { filter: (result) => result['cat'] === category } : {}),
+      },
+    );
   }
 }

@@ -13,14 +13,21 @@ const STOP_WORDS = new Set([
 const MAX_TERM_CHARS = 40;
 
 const WORD_RE = /[\p{L}\p{N}]+/gu;
+const HAS_UPPER_RE = /\p{Lu}/u;
+/** Punctuation around an identifier: '({ owner,' -> 'owner'. */
+const EDGE_RE = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 // camelCase and digit boundaries: 'getFileInfo' -> get File Info, 'HTTPServer' -> HTTP Server.
 const CAMEL_RE = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+
 
 /** Plain words of a text, identifiers split on _ - . and camelCase. */
 export function splitWords(text: string): string[] {
   const words: string[] = [];
   for (const match of text.matchAll(WORD_RE)) {
-    for (const part of match[0].split(CAMEL_RE)) if (part) words.push(part);
+    const word = match[0];
+    // Most words have no inner capital; the camelCase split is only paid for those that do.
+    if (!HAS_UPPER_RE.test(word.slice(1))) words.push(word);
+    else for (const part of word.split(CAMEL_RE)) if (part) words.push(part);
   }
   return words;
 }
@@ -32,7 +39,9 @@ export function splitWords(text: string): string[] {
 export function tokenizeName(text: string): string[] {
   const tokens = splitWords(text);
   for (const raw of text.split(/\s+/)) {
-    const id = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    // Plain words are already in `tokens`; only compounds are worth the trimming.
+    if (!/[_.-]/.test(raw) && !HAS_UPPER_RE.test(raw.slice(1))) continue;
+    const id = raw.replace(EDGE_RE, '');
     if (/[_.-]/.test(id) || CAMEL_RE.test(id)) tokens.push(id);
   }
   return tokens;
@@ -77,9 +86,17 @@ export function stem(word: string): string {
   return w;
 }
 
+/** Terms remembered by `processTerm`; a catalog's vocabulary is small and repeats endlessly. */
+const TERM_MEMO_MAX = 50_000;
+const termMemo = new Map<string, string | null>();
+
 /** MiniSearch `processTerm`: lower case, drop stop words and overlong terms, stem plain words. */
 export function processTerm(term: string): string | null {
+  const known = termMemo.get(term);
+  if (known !== undefined) return known;
   const lower = term.toLowerCase();
-  if (lower.length === 0 || lower.length > MAX_TERM_CHARS || STOP_WORDS.has(lower)) return null;
-  return /[_.-]/.test(lower) ? lower : stem(lower);
+  const processed = lower.length === 0 || lower.length > MAX_TERM_CHARS || STOP_WORDS.has(lower) ? null : /[_.-]/.test(lower) ? lower : stem(lower);
+  if (termMemo.size >= TERM_MEMO_MAX) termMemo.clear(); // bounded: a flood of unique tokens starts it over
+  termMemo.set(term, processed);
+  return processed;
 }
