@@ -19,9 +19,15 @@ export const DEFAULT_MAX_TOKENS = 100_000;
 /** Bytes of HMAC key. */
 export const SECRET_BYTES = 32;
 
+/** A token's value, linked into the recency list (older towards `prev`). */
 interface Entry {
+  token: string;
   type: PiiType;
   value: string;
+  /** `${type}\0${value}`, the key in #byValue. */
+  key: string;
+  prev: Entry | undefined;
+  next: Entry | undefined;
 }
 
 function checkPositiveInteger(name: string, value: number): number {
@@ -32,10 +38,14 @@ function checkPositiveInteger(name: string, value: number): number {
 export class PiiVault {
   readonly #secret: Uint8Array;
   readonly #maxEntries: number;
-  /** token -> entry; Map order is recency order, oldest first. */
   readonly #byToken = new Map<string, Entry>();
-  /** `${type}\0${value}` -> token. */
-  readonly #byValue = new Map<string, string>();
+  readonly #byValue = new Map<string, Entry>();
+  /**
+   * Least and most recently used entries of a doubly linked list: using a token moves it to the
+   * end with a few pointer writes, where re-inserting into a Map of 100,000 keys would not be cheap.
+   */
+  #oldest: Entry | undefined;
+  #newest: Entry | undefined;
 
   constructor(options: PiiVaultOptions = {}) {
     this.#maxEntries = checkPositiveInteger('maxEntries', options.maxEntries ?? DEFAULT_MAX_TOKENS);
@@ -96,6 +106,8 @@ export class PiiVault {
   clear(): void {
     this.#byToken.clear();
     this.#byValue.clear();
+    this.#oldest = undefined;
+    this.#newest = undefined;
   }
 
   #replace(text: string, matches: readonly PiiMatch[]): TokenizeResult {
@@ -125,31 +137,41 @@ export class PiiVault {
     const existing = this.#byValue.get(key);
     if (existing !== undefined) {
       this.#touch(existing);
-      return existing;
+      return existing.token;
     }
     const token = allocateToken(this.#secret, type, value, (t) => this.#byToken.has(t));
-    this.#byToken.set(token, { type, value });
-    this.#byValue.set(key, token);
-    while (this.#byToken.size > this.#maxEntries) {
-      const oldest = this.#byToken.keys().next();
-      if (oldest.done === true) break;
-      this.#forget(oldest.value);
-    }
+    const entry: Entry = { token, type, value, key, prev: this.#newest, next: undefined };
+    if (this.#newest !== undefined) this.#newest.next = entry;
+    else this.#oldest = entry;
+    this.#newest = entry;
+    this.#byToken.set(token, entry);
+    this.#byValue.set(key, entry);
+    while (this.#byToken.size > this.#maxEntries && this.#oldest !== undefined) this.#forget(this.#oldest);
     return token;
   }
 
-  #touch(token: string): void {
-    const entry = this.#byToken.get(token);
-    if (entry === undefined) return;
-    this.#byToken.delete(token);
-    this.#byToken.set(token, entry);
+  /** Marks an entry as the most recently used. */
+  #touch(entry: Entry): void {
+    if (entry === this.#newest) return;
+    this.#unlink(entry);
+    entry.prev = this.#newest;
+    entry.next = undefined;
+    if (this.#newest !== undefined) this.#newest.next = entry;
+    this.#newest = entry;
+    this.#oldest ??= entry;
   }
 
-  #forget(token: string): void {
-    const entry = this.#byToken.get(token);
-    if (entry === undefined) return;
-    this.#byToken.delete(token);
-    this.#byValue.delete(`${entry.type}\0${entry.value}`);
+  #unlink(entry: Entry): void {
+    if (entry.prev !== undefined) entry.prev.next = entry.next;
+    else this.#oldest = entry.next;
+    if (entry.next !== undefined) entry.next.prev = entry.prev;
+    else this.#newest = entry.prev;
+  }
+
+  #forget(entry: Entry): void {
+    this.#unlink(entry);
+    this.#byToken.delete(entry.token);
+    this.#byValue.delete(entry.key);
   }
 
   #restore(text: string, unknown: Set<string>, types: Set<PiiType>): string {
@@ -160,7 +182,7 @@ export class PiiVault {
         unknown.add(token);
         return token;
       }
-      this.#touch(token);
+      this.#touch(entry);
       types.add(entry.type);
       return entry.value;
     });

@@ -143,6 +143,37 @@ describe('bounds', () => {
     });
   });
 
+  it('evicts exactly like a reference LRU over a random sequence of uses', () => {
+    // A small deterministic LCG, so a failure replays.
+    let seed = 6;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (let trial = 0; trial < 20; trial++) {
+      const max = 1 + Math.floor(random() * 6);
+      const vault = new PiiVault({ maxEntries: max });
+      const reference: string[] = [];
+      const tokens = new Map<string, string>();
+      const use = (value: string) => {
+        const at = reference.indexOf(value);
+        if (at >= 0) reference.splice(at, 1);
+        reference.push(value);
+        if (reference.length > max) reference.shift();
+      };
+      for (let step = 0; step < 150; step++) {
+        const value = `u${Math.floor(random() * 12)}@example.com`;
+        const token = tokens.get(value);
+        if (random() < 0.6 || token === undefined) {
+          tokens.set(value, vault.tokenize(value).text);
+          use(value);
+        } else {
+          const known = reference.includes(value);
+          expect(vault.detokenize(token).unknown.length === 0).toBe(known);
+          if (known) use(value);
+        }
+        expect(vault.size).toBe(reference.length);
+      }
+    }
+  });
+
   it('validates its options', () => {
     expect(() => new PiiVault({ maxEntries: 0 })).toThrow(/maxEntries/);
     expect(() => new PiiVault({ secret: new Uint8Array(8) })).toThrow(/secret/);
