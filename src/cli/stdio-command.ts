@@ -2,6 +2,7 @@
 // --connect it bridges to a running daemon. Nothing but protocol is written to stdout.
 
 import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
@@ -14,6 +15,11 @@ import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_OK, commandConfig } from './cli-io.js';
 import { nextStopSignal } from './signals.js';
+
+/** Resolves once what the protocol wrote so far has been handed to stdout. */
+async function flushed(stdout: Writable): Promise<void> {
+  await new Promise<void>((resolve) => stdout.write('', () => resolve()));
+}
 
 export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<number> {
   if (parsed.positionals.length > 0) throw new UsageError(`stdio takes no arguments; got ${parsed.positionals.join(' ')}`, 'stdio');
@@ -48,10 +54,11 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     await session.connect(transport);
     logger.info({ session: session.info.sessionId }, 'serving MCP on stdio');
     const why = await Promise.race([clientGone, stop.signal]);
-    if (why !== 'eof') {
-      logger.info({ signal: why, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');
-      await coordinator.services.recorder.waitIdle(serverSettings(config).drainSeconds * 1000);
-    }
+    // End of input is how a stdio client says it has nothing more to ask; answer what it asked
+    // (as a signal does, within the drain bound), then stop.
+    logger.info({ reason: why, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');
+    await session.requests.waitIdle(serverSettings(config).drainSeconds * 1000);
+    await flushed(io.stdout);
     return EXIT_OK;
   } finally {
     abort.abort(new Error('stdio session ended'));

@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext } from './define-tool.js';
 import type { McpServices, SessionInfo } from './mcp-types.js';
+import { InFlight } from './in-flight.js';
 import { ObservedTransport } from './observed-transport.js';
 import { registerOptionalTools } from './tools/optional-tools.js';
 import { registerExecuteCode } from './tools/execute-code.js';
@@ -24,6 +25,8 @@ const INSTRUCTIONS = [
 export interface McpSession {
   readonly server: McpServer;
   readonly info: SessionInfo;
+  /** Requests received and not yet answered; a drain waits on it. */
+  readonly requests: InFlight;
   /** Connect a transport; returns the observing wrapper (to inject cancellations). */
   connect(transport: Transport): Promise<ObservedTransport>;
   close(): Promise<void>;
@@ -42,9 +45,11 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
   registerStatsTool(server, ctx);
 
   let closed = false;
+  const requests = new InFlight();
   return {
     server,
     info,
+    requests,
     async connect(transport) {
       const observed = new ObservedTransport(
         transport,
@@ -52,6 +57,7 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
         ({ tool, durationMs }) =>
           services.recorder.record({ agent: info.agent.name, session: info.sessionId, tool, outcome: 'invalid', duration_ms: durationMs }),
         services.now,
+        requests,
       );
       await server.connect(observed);
       return observed;

@@ -4,6 +4,7 @@
 
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { InFlight } from './in-flight.js';
 
 export interface RefusedCall {
   tool: string;
@@ -16,19 +17,25 @@ export class ObservedTransport implements Transport {
   readonly #pending = new Map<RequestId, { tool: string; started: number }>();
   readonly #onRefused: (call: RefusedCall) => void;
   readonly #now: () => number;
+  /** Every request received and not yet answered (any method), for draining. */
+  readonly #open = new Map<RequestId, () => void>();
+  readonly #requests: InFlight | undefined;
 
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined;
 
-  constructor(inner: Transport, handled: Set<RequestId>, onRefused: (call: RefusedCall) => void, now: () => number) {
+  constructor(inner: Transport, handled: Set<RequestId>, onRefused: (call: RefusedCall) => void, now: () => number, requests?: InFlight) {
     this.#inner = inner;
+    this.#requests = requests;
     this.#handled = handled;
     this.#onRefused = onRefused;
     this.#now = now;
     inner.onmessage = (message, extra) => this.receive(message, extra);
     inner.onclose = () => {
       this.#pending.clear();
+      for (const end of this.#open.values()) end();
+      this.#open.clear();
       this.onclose?.();
     };
     inner.onerror = (error) => this.onerror?.(error);
@@ -41,6 +48,7 @@ export class ObservedTransport implements Transport {
   /** Deliver a message as if the client had sent it (used to cancel calls of a vanished client). */
   receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if ('method' in message) {
+      if ('id' in message && this.#requests && !this.#open.has(message.id)) this.#open.set(message.id, this.#requests.begin());
       if (message.method === 'tools/call' && 'id' in message) {
         const name = message.params?.['name'];
         this.#pending.set(message.id, { tool: typeof name === 'string' ? name : '?', started: this.#now() });
@@ -81,5 +89,7 @@ export class ObservedTransport implements Transport {
   #forget(id: RequestId): void {
     this.#pending.delete(id);
     this.#handled.delete(id);
+    this.#open.get(id)?.();
+    this.#open.delete(id);
   }
 }

@@ -84,6 +84,20 @@ describe('exec', () => {
   });
 });
 
+describe('stdio end of input', () => {
+  it('answers the requests it read before stdin closed, then exits 0', async () => {
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'execute_code', arguments: { code: 'await sleep(300); return 5' } } },
+    ];
+    const { code, stdout } = await runCli(['stdio'], home.env, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    expect(code).toBe(0);
+    const answers = stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: { structuredContent?: unknown } });
+    expect(answers.find((a) => a.id === 2)?.result.structuredContent).toMatchObject({ success: true, result: 5 });
+  }, 60_000);
+});
+
 describe('serve start-up and shutdown', () => {
   it('refuses a non-loopback bind without a token, saying how to fix it', async () => {
     const { code, stderr } = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], home.env);
