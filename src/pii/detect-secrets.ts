@@ -6,21 +6,21 @@ import type { Candidate } from './candidate.js';
 import { jwtHeaderValid } from './validators.js';
 
 /**
- * Provider formats, each behind a literal that must occur in the text: AWS access key ids,
- * GitHub, Slack, Stripe secret and restricted keys, Anthropic, OpenAI, Google API keys, GitLab,
- * npm, SendGrid. One regex per family keeps each scan on a literal prefix, which the regex
- * engine finds far faster than an alternation of eleven patterns.
+ * Provider formats: AWS access key ids, GitHub, Slack, Stripe secret and restricted keys,
+ * Anthropic, OpenAI, Google API keys, GitLab, npm, SendGrid. One regex per family, each opening
+ * with a literal: the regex engine skips through text to a literal far faster than it tries an
+ * alternation of eleven patterns at every character, and faster than a separate includes() gate.
  */
-const PROVIDER_FAMILIES: readonly { hints: readonly string[]; re: RegExp }[] = [
-  { hints: ['AKIA', 'ASIA'], re: /A[KS]IA[A-Z0-9]{16}/g },
-  { hints: ['gh', 'github_pat_'], re: /gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,244}/g },
-  { hints: ['xox'], re: /xox[abprs]-[A-Za-z0-9-]{10,250}/g },
-  { hints: ['k_live_', 'k_test_'], re: /[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}/g },
-  { hints: ['sk-'], re: /sk-(?:(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9]{32,250})/g },
-  { hints: ['AIza'], re: /AIza[A-Za-z0-9_-]{35}/g },
-  { hints: ['glpat-'], re: /glpat-[A-Za-z0-9_-]{20,250}/g },
-  { hints: ['npm_'], re: /npm_[A-Za-z0-9]{36}/g },
-  { hints: ['SG.'], re: /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/g },
+const PROVIDER_FAMILIES: readonly RegExp[] = [
+  /A[KS]IA[A-Z0-9]{16}/g,
+  /gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,244}/g,
+  /xox[abprs]-[A-Za-z0-9-]{10,250}/g,
+  /[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}/g,
+  /sk-(?:(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9]{32,250})/g,
+  /AIza[A-Za-z0-9_-]{35}/g,
+  /glpat-[A-Za-z0-9_-]{20,250}/g,
+  /npm_[A-Za-z0-9]{36}/g,
+  /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/g,
 ];
 
 /** Letters, digits, '_' and '-': a key may not be glued to them on either side. */
@@ -30,8 +30,7 @@ function joinsKey(c: number): boolean {
 
 export function detectProviderKeys(text: string, out: Candidate[]): void {
   for (const family of PROVIDER_FAMILIES) {
-    if (!family.hints.some((hint) => text.includes(hint))) continue;
-    scan(family.re, text, (m) => {
+    scan(family, text, (m) => {
       const end = m.index + m[0].length;
       if ((m.index > 0 && joinsKey(text.charCodeAt(m.index - 1))) || joinsKey(text.charCodeAt(end))) return -1;
       out.push({ type: 'API_KEY', start: m.index, end, value: m[0], priority: PRIORITY.PROVIDER_KEY });
@@ -40,13 +39,16 @@ export function detectProviderKeys(text: string, out: Candidate[]): void {
   }
 }
 
-/** header.payload.signature in base64url; the header must decode to JSON with an `alg`. */
-const JWT_RE = /(?<![\w-])(eyJ[\w-]{4,2048})\.[\w-]{2,16384}\.[\w-]{0,2048}(?![\w-])/g;
+/**
+ * header.payload.signature in base64url; the header must decode to JSON with an `alg`. The
+ * literal eyJ ('{"' encoded) opens the pattern and the boundary is checked behind it, so the
+ * engine skips to each eyJ instead of testing a lookbehind at every character.
+ */
+const JWT_RE = /eyJ(?<![\w-]eyJ)([\w-]{4,2048})\.[\w-]{2,16384}\.[\w-]{0,2048}(?![\w-])/g;
 
 export function detectJwts(text: string, out: Candidate[]): void {
-  if (!text.includes('eyJ')) return;
   scan(JWT_RE, text, (m) => {
-    if (m[1] === undefined || !jwtHeaderValid(m[1])) return -1;
+    if (m[1] === undefined || !jwtHeaderValid(`eyJ${m[1]}`)) return -1;
     const end = m.index + m[0].length;
     out.push({ type: 'API_KEY', start: m.index, end, value: m[0], priority: PRIORITY.JWT });
     return end;
