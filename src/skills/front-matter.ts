@@ -30,15 +30,37 @@ export function parseSkillMarkdown(text: string): ParsedSkillMarkdown {
   if (!/^\uFEFF?---[ \t]*\r?\n/.test(text)) return { fields: {}, body: text };
   const match = FRONT_MATTER.exec(text);
   if (!match) throw new Error('SKILL.md front matter has no closing "---" line');
-  let data: unknown;
+  let data: unknown = parseSimpleFrontMatter(match[1] ?? '');
   try {
-    data = parse(match[1] ?? '');
+    data ??= parse(match[1] ?? '');
   } catch (error) {
     throw new Error(`SKILL.md front matter is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }
   if (data === null || data === undefined) data = {};
   if (typeof data !== 'object' || Array.isArray(data)) throw new Error('SKILL.md front matter must be a YAML mapping (key: value lines)');
   return { fields: readFields(data as Record<string, unknown>), body: text.slice(match[0].length) };
+}
+
+// The store writes `key: value` lines of plain scalars; reading those without the YAML library
+// makes a start-up scan of many skills several times cheaper. Anything outside the narrow subset
+// below (quotes, comments, numbers, booleans, nulls, indicators, CR) goes to the real parser, so
+// the result always equals what YAML would give.
+const SIMPLE_LINE = /^([a-z]+): ([A-Za-z0-9_][^\r\t]*)$/;
+const NOT_A_STRING = /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|true|True|TRUE|false|False|FALSE|null|Null|NULL)$/;
+
+/** `key: value` lines of plain string scalars, or null when the text needs the YAML parser. */
+export function parseSimpleFrontMatter(text: string): Record<string, string> | null {
+  const fields: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const match = SIMPLE_LINE.exec(line);
+    const key = match?.[1];
+    const value = match?.[2];
+    if (key === undefined || value === undefined) return null;
+    if (value.includes(' #') || value.includes(': ') || value.endsWith(':') || value.endsWith(' ')) return null;
+    if (NOT_A_STRING.test(value) || Object.hasOwn(fields, key)) return null;
+    fields[key] = value;
+  }
+  return fields;
 }
 
 function readFields(data: Record<string, unknown>): Partial<SkillFrontMatter> {
