@@ -8,11 +8,12 @@ import type { DynamicToolEntry } from './catalog/index.js';
 import type { Config } from './config/config-types.js';
 import { packageVersion } from './config/defaults.js';
 import { createExecutor, createHostApi } from './executor/index.js';
-import type { CallIdentity, Executor } from './executor/index.js';
+import type { Executor } from './executor/index.js';
 import { CallRecorder } from './mcp/call-recorder.js';
 import type { McpServices } from './mcp/mcp-types.js';
 import { PASS_THROUGH_BOUNDARY, createPiiBoundary } from './mcp/pii-boundary.js';
-import { PiiVaults, toolPatternMatches } from './pii/index.js';
+import { PiiVaults } from './pii/index.js';
+import { createSandboxApi } from './sandbox-api/index.js';
 import { SkillStore } from './skills/index.js';
 import type { SkillSummary } from './skills/index.js';
 import { UpstreamManager } from './upstream/index.js';
@@ -88,15 +89,16 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
     closers.push(() => upstream.close());
     void upstream.start();
 
+    // The sandbox's powers: workspace (host API core) plus what each subsystem contributes
+    // (skills, PII, search_tools and the servers/ tree, upstream tools, fetch).
+    const sandboxApi = createSandboxApi({ config: config as Config, skills, pii, catalog, upstream });
     const hostApi = createHostApi({
       config: config as Config,
       workspace,
       logger,
-      toolNames: (identity: CallIdentity) =>
-        upstream
-          .tools()
-          .map((t) => `${t.server}.${t.name}`)
-          .filter((name) => identity.permissions.tools.some((pattern) => toolPatternMatches(pattern, name))),
+      extensions: sandboxApi.extensions,
+      toolNames: sandboxApi.toolNames,
+      virtual: sandboxApi.virtual,
     });
     const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens });
     closers.push(() => executor.close());
