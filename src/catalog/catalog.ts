@@ -3,8 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../util/logger.js';
-import { CatalogLoader, classifyPath } from './catalog-loader.js';
-import type { CatalogPath, FileLoad } from './catalog-loader.js';
+import { CatalogFiles, WarnOnce } from './catalog-files.js';
 import { CatalogError, DETAIL_LEVELS } from './catalog-types.js';
 import type {
   CatalogChange,
@@ -15,7 +14,6 @@ import type {
   CategoryInfo,
   DetailLevel,
   DynamicToolEntry,
-  InvalidFile,
   SearchOptions,
   SearchResult,
   ToolDefinition,
@@ -23,9 +21,7 @@ import type {
   ToolView,
 } from './catalog-types.js';
 import { buildView, categoryComparator, compareEntries, EMPTY_VIEW } from './catalog-view.js';
-import type { CatalogView, DynamicCategory, FileState } from './catalog-view.js';
-import { CatalogWatcher } from './catalog-watcher.js';
-import type { WatchBatch } from './catalog-watcher.js';
+import type { CatalogView, DynamicCategory } from './catalog-view.js';
 import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
@@ -47,13 +43,6 @@ export interface CatalogOptions {
   categoryOrder?: readonly string[];
 }
 
-/**
- * chokidar drops a 'change' event that follows another for the same file within 50 ms, so a
- * quick second save could go unseen. Each batch is therefore checked again this long after it
- * was applied; unchanged files cost one stat (the parse cache answers).
- */
-const RECHECK_DELAY_MS = 120;
-
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
 export const MAX_QUERY_CHARS = 1_000;
@@ -74,32 +63,20 @@ function checkInteger(value: number | undefined, name: string, min: number, max:
 
 export class Catalog {
   readonly #logger: Logger;
-  readonly #loader: CatalogLoader;
-  readonly #debounceMs: number;
-  readonly #watch: boolean;
+  readonly #warnings: WarnOnce;
+  readonly #source: CatalogFiles;
   readonly #compareCategories: (a: string, b: string) => number;
   readonly #index = new ToolSearchIndex();
   readonly #results: LRUCache<string, SearchResult>;
   #resultHits = 0;
   #resultMisses = 0;
   readonly #definitions = new WeakMap<ToolEntry, ToolDefinition>();
-
-  readonly #files = new Map<string, FileState>();
-  readonly #categoryFiles = new Map<string, { description: string | null; error: string | null }>();
   readonly #dynamic = new Map<string, DynamicCategory>();
-  /** Warnings already logged, by subject, so each problem is said once. */
-  readonly #warned = new Map<string, string>();
   #view: CatalogView = EMPTY_VIEW;
   #generation = 0;
   #lastReloadMs = 0;
-
   readonly #listeners = new Set<CatalogChangeListener>();
-  #watcher: CatalogWatcher | null = null;
-  /** Loads and batches run one at a time, in order. */
-  #work: Promise<void> = Promise.resolve();
   #started: Promise<void> | null = null;
-  #recheck = new Set<string>();
-  #recheckTimer: NodeJS.Timeout | null = null;
   #closed: Promise<void> | null = null;
 
   constructor(options: CatalogOptions) {
@@ -107,11 +84,17 @@ export class Catalog {
       throw new CatalogError('INVALID_OPTION', 'dir must be a non-empty path to the catalog folder');
     }
     this.#logger = options.logger;
-    const cacheSize = checkInteger(options.cacheSize, 'cacheSize', 1, 1_000_000, 10_000);
+    this.#warnings = new WarnOnce(options.logger);
+    this.#source = new CatalogFiles({
+      dir: options.dir,
+      logger: options.logger,
+      warnings: this.#warnings,
+      cacheSize: checkInteger(options.cacheSize, 'cacheSize', 1, 1_000_000, 10_000),
+      debounceMs: checkInteger(options.debounceMs, 'debounceMs', 0, 10_000, 50),
+      watch: options.watch ?? true,
+      onApplied: (reason, described, started) => this.#commit(reason, started, described),
+    });
     const resultCacheSize = checkInteger(options.resultCacheSize, 'resultCacheSize', 1, 100_000, 500);
-    this.#debounceMs = checkInteger(options.debounceMs, 'debounceMs', 0, 10_000, 50);
-    this.#watch = options.watch ?? true;
-    this.#loader = new CatalogLoader(options.dir, cacheSize);
     this.#results = new LRUCache<string, SearchResult>({ max: resultCacheSize });
     this.#compareCategories = categoryComparator(options.categoryOrder ?? ['sandbox']);
   }
@@ -124,121 +107,8 @@ export class Catalog {
   /** Load every catalog file, then watch the folder. Calling it again returns the same promise. */
   start(): Promise<void> {
     if (this.#closed) return Promise.reject(new CatalogError('CATALOG_CLOSED', 'the catalog is closed; create a new one'));
-    this.#started ??= this.#start();
+    this.#started ??= this.#source.start();
     return this.#started;
-  }
-
-  async #start(): Promise<void> {
-    if (this.#watch) {
-      // Watch first, then scan: an edit made during the scan is queued behind it, never lost.
-      const watcher = new CatalogWatcher({
-        dir: this.#loader.dir,
-        debounceMs: this.#debounceMs,
-        logger: this.#logger,
-        onBatch: (batch) => {
-          void this.#enqueue(() => this.#applyBatch(batch)).catch(() => {});
-          this.#scheduleRecheck(batch.files);
-        },
-      });
-      this.#watcher = watcher;
-      await watcher.start();
-    }
-    await this.#enqueue(() => this.#initialLoad());
-  }
-
-  async #initialLoad(): Promise<void> {
-    const started = performance.now();
-    const paths = await this.#loader.scan();
-    if (paths.length === 0) this.#warnOnce('dir', 'CATALOG_EMPTY', { dir: this.#loader.dir }, 'catalog folder is missing or holds no catalog files');
-    const loads = await this.#loader.loadAll(paths);
-    const described = new Set<string>();
-    for (const load of loads) this.#applyLoad(load.rel, load, described);
-    this.#commit('load', started, described);
-  }
-
-  #scheduleRecheck(files: ReadonlySet<string>): void {
-    for (const rel of files) this.#recheck.add(rel);
-    this.#recheckTimer ??= setTimeout(() => {
-      this.#recheckTimer = null;
-      const again: WatchBatch = { files: this.#recheck, dirs: new Set() };
-      this.#recheck = new Set();
-      void this.#enqueue(() => this.#applyBatch(again)).catch(() => {});
-    }, RECHECK_DELAY_MS);
-  }
-
-  async #applyBatch(batch: WatchBatch): Promise<void> {
-    if (this.#closed) return;
-    const started = performance.now();
-    const targets = new Map<string, CatalogPath | null>();
-    for (const rel of batch.files) targets.set(rel, null);
-    for (const dir of batch.dirs) {
-      // A folder added or removed as a whole: recheck what we hold and what is there now.
-      for (const [rel, state] of this.#files) if (state.category === dir) targets.set(rel, null);
-      if (this.#categoryFiles.has(dir)) targets.set(`${dir}/_category.json`, null);
-      for (const p of await this.#loader.scanCategory(dir)) targets.set(p.rel, p);
-    }
-    const described = new Set<string>();
-    const loads = await Promise.all(
-      [...targets.entries()].map(async ([rel, known]) => {
-        const target = known ?? classifyPath(rel);
-        return target ? { rel, load: await this.#loader.load(target) } : null;
-      }),
-    );
-    if (this.#closed) return;
-    for (const item of loads) if (item) this.#applyLoad(item.rel, item.load, described);
-    this.#commit('files', started, described);
-  }
-
-  /**
-   * Record one file's new state; `load` null means the file is gone. Categories whose
-   * description changed are added to `described`.
-   */
-  #applyLoad(rel: string, load: FileLoad | null, described: Set<string>): void {
-    const category = rel.split('/')[0] ?? '';
-    if (load?.kind === 'category' || (!load && rel.endsWith('/_category.json'))) {
-      const previous = this.#categoryFiles.get(category);
-      if (!load) {
-        if (previous?.description != null) described.add(category);
-        this.#categoryFiles.delete(category);
-        this.#warned.delete(`file:${rel}`);
-        return;
-      }
-      if (load.result.ok) {
-        if (previous?.description !== load.result.value) described.add(category);
-        this.#categoryFiles.set(category, { description: load.result.value, error: null });
-        this.#warned.delete(`file:${rel}`);
-      } else {
-        this.#categoryFiles.set(category, { description: previous?.description ?? null, error: load.result.reason });
-        this.#warnInvalid(rel, load.result.reason, previous?.description != null);
-      }
-      return;
-    }
-    if (!load) {
-      this.#files.delete(rel);
-      this.#warned.delete(`file:${rel}`);
-      return;
-    }
-    if (load.kind !== 'tool') return;
-    const previous = this.#files.get(rel);
-    if (load.result.ok) {
-      this.#files.set(rel, { category, entry: load.result.value, error: null });
-      this.#warned.delete(`file:${rel}`);
-    } else {
-      // Keep the last good version: a half-saved edit must not make a tool vanish.
-      this.#files.set(rel, { category, entry: previous?.entry ?? null, error: load.result.reason });
-      this.#warnInvalid(rel, load.result.reason, previous?.entry != null);
-    }
-  }
-
-  #warnInvalid(rel: string, reason: string, keptPrevious: boolean): void {
-    this.#warnOnce(`file:${rel}`, 'CATALOG_INVALID_FILE', { file: rel, reason, kept_previous: keptPrevious }, keptPrevious ? 'invalid catalog file; keeping its previous version' : 'invalid catalog file; skipped');
-  }
-
-  #warnOnce(subject: string, code: string, fields: Record<string, unknown>, message: string): void {
-    const said = `${code}\u0000${JSON.stringify(fields)}`;
-    if (this.#warned.get(subject) === said) return;
-    this.#warned.set(subject, said);
-    this.#logger.warn({ code, ...fields }, message);
   }
 
   /**
@@ -247,7 +117,7 @@ export class Catalog {
    */
   #commit(reason: CatalogChangeReason, started: number, changed: Set<string>): void {
     const before = this.#view;
-    const view = buildView(this.#files, this.#dynamic, this.#compareCategories);
+    const view = buildView(this.#source.files, this.#dynamic, this.#compareCategories);
     for (const [id, entry] of before.byId) {
       if (!view.byId.has(id)) {
         this.#index.remove(id);
@@ -261,10 +131,10 @@ export class Catalog {
       }
     }
     for (const conflict of view.conflicts) {
-      this.#warnOnce(`conflict:${conflict.file}`, 'CATALOG_DUPLICATE_TOOL', { ...conflict }, 'duplicate tool in catalog; the file is ignored');
+      this.#warnings.warn(`conflict:${conflict.file}`, 'CATALOG_DUPLICATE_TOOL', { ...conflict }, 'duplicate tool in catalog; the file is ignored');
     }
     for (const category of view.shadowed) {
-      this.#warnOnce(`shadow:${category}`, 'CATALOG_CATEGORY_REPLACED', { category }, 'a dynamic category replaces the catalog folder of the same name');
+      this.#warnings.warn(`shadow:${category}`, 'CATALOG_CATEGORY_REPLACED', { category }, 'a dynamic category replaces the catalog folder of the same name');
     }
     this.#view = view;
     this.#lastReloadMs = performance.now() - started;
@@ -279,15 +149,6 @@ export class Catalog {
         this.#logger.warn({ code: 'CATALOG_LISTENER_FAILED', err: error }, 'a catalog change listener threw');
       }
     }
-  }
-
-  #enqueue(task: () => Promise<void>): Promise<void> {
-    const run = this.#work.then(task);
-    // The chain survives a failed task; the failure still reaches whoever awaits `run`.
-    this.#work = run.catch((error: unknown) => {
-      this.#logger.error({ code: 'CATALOG_RELOAD_FAILED', err: error }, 'catalog reload failed');
-    });
-    return run;
   }
 
   /**
@@ -309,7 +170,7 @@ export class Catalog {
       for (const raw of entries) {
         const result = normalizeDynamicEntry(raw, category);
         if (!result.ok) {
-          this.#warnOnce(`dynamic:${category}:${String((raw as { name?: unknown }).name)}`, 'CATALOG_INVALID_DYNAMIC_TOOL', { category, reason: result.reason }, 'skipping a dynamic tool');
+          this.#warnings.warn(`dynamic:${category}:${String((raw as { name?: unknown }).name)}`, 'CATALOG_INVALID_DYNAMIC_TOOL', { category, reason: result.reason }, 'skipping a dynamic tool');
           continue;
         }
         if (seen.has(result.value.name)) continue;
@@ -341,7 +202,7 @@ export class Catalog {
 
   /** A category's description: `_category.json`, the one given with its dynamic tools, or generated. */
   describeCategory(category: string): string {
-    const fromFile = this.#categoryFiles.get(category)?.description;
+    const fromFile = this.#source.categoryDescription(category);
     const dynamic = this.#dynamic.get(category);
     if (dynamic) return dynamic.description ?? (category === 'skills' ? 'Saved skills: reusable code loaded with import_skill.' : `Live tools of the upstream MCP server "${category}".`);
     return fromFile ?? `Tools of the ${category} MCP server.`;
@@ -476,25 +337,18 @@ export class Catalog {
   }
 
   stats(): CatalogStats {
-    const invalid: InvalidFile[] = [];
-    let loaded = 0;
-    for (const [file, state] of this.#files) {
-      if (state.entry) loaded++;
-      if (state.error) invalid.push({ file, reason: state.error });
-    }
-    for (const [category, state] of this.#categoryFiles) if (state.error) invalid.push({ file: `${category}/_category.json`, reason: state.error });
-    invalid.push(...this.#view.conflicts);
+    const invalid = [...this.#source.invalidFiles(), ...this.#view.conflicts];
     invalid.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     return {
       total_tools: this.#view.byId.size,
       categories: this.#view.byCategory.size,
-      files_loaded: loaded,
+      files_loaded: this.#source.loadedCount(),
       invalid_files: invalid,
       last_reload_ms: Math.round(this.#lastReloadMs * 1000) / 1000,
       generation: this.#generation,
-      watching: this.#watcher !== null && !this.#closed,
+      watching: this.#source.watching,
       cache: {
-        parsed_files: this.#loader.cacheStats(),
+        parsed_files: this.#source.cacheStats(),
         search_results: { size: this.#results.size, max: this.#results.max, hits: this.#resultHits, misses: this.#resultMisses },
       },
     };
@@ -502,16 +356,7 @@ export class Catalog {
 
   /** Stop watching and wait for a reload in progress. Idempotent. */
   close(): Promise<void> {
-    this.#closed ??= (async () => {
-      const watcher = this.#watcher;
-      if (this.#recheckTimer) clearTimeout(this.#recheckTimer);
-      this.#recheckTimer = null;
-      try {
-        await watcher?.close();
-      } finally {
-        await this.#work;
-      }
-    })();
+    this.#closed ??= this.#source.close();
     return this.#closed;
   }
 }

@@ -36,8 +36,6 @@ const FUZZY_FRACTION = 0.2;
 
 interface IndexedTool {
   id: string;
-  /** The category as stored for filtering (not indexed). */
-  cat: string;
   name: string;
   /** Indexed text: the category and, when it differs, the server name. */
   category: string;
@@ -68,7 +66,6 @@ function callArguments(line: string): string {
 function toDocument(entry: ToolEntry): IndexedTool {
   return {
     id: entryId(entry.category, entry.name),
-    cat: entry.category,
     name: entry.name,
     category: entry.mcp_server === entry.category ? entry.category : `${entry.category} ${entry.mcp_server}`,
     description: entry.description,
@@ -110,7 +107,6 @@ export class ToolSearchIndex {
   constructor() {
     this.#mini = new MiniSearch<IndexedTool>({
       fields: ['name', 'description', 'functions', 'use_cases', 'category'],
-      storeFields: ['cat'],
       tokenize: tokenizeField,
       processTerm,
       searchOptions: { ...SEARCH_OPTIONS, tokenize: tokenizeQuery, processTerm },
@@ -181,7 +177,8 @@ export class ToolSearchIndex {
       {
         tokenize: (text) => [text],
         processTerm: (term) => term,
-        ...(category !== undefined ? { filter: (result) => result['cat'] === category } : {}),
+        // Ids start with the category (entryId), so no stored field is needed to filter.
+        ...(category !== undefined ? { filter: (result) => String(result.id).startsWith(`${category}\u001f`) } : {}),
       },
     );
   }
