@@ -24,6 +24,8 @@ export interface RunRequest {
   fetchAllowed: boolean;
   /** Stream output lines back as they are written. */
   streamOutput: boolean;
+  /** Largest host-call argument, characters; larger ones are refused in the worker. */
+  maxArgChars: number;
 }
 
 /** What the worker thread receives from its pool host (after preprocessing). */

@@ -95,6 +95,7 @@ export class PooledExecutor implements Executor {
       return this.#finish(started, failure('ValidationError', 'python is not enabled on this daemon (sandbox.pythonProcesses is 0); use javascript or typescript'), identity, 0);
     }
     const timeoutMs = Math.round(request.timeoutSeconds * 1000);
+    const { limits } = this.#config;
     const run: RunRequest = {
       code: request.code,
       language: request.language,
@@ -105,6 +106,8 @@ export class PooledExecutor implements Executor {
       toolNames: this.#host.toolNames(identity),
       fetchAllowed: this.#host.fetchAllowed(identity),
       streamOutput: options.onOutput !== undefined,
+      // A file write is the largest legitimate argument; a little room for its name.
+      maxArgChars: limits.maxFileBytes + 64 * 1024,
     };
     const callEnded = new AbortController();
     let tokensIn = 0;

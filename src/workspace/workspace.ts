@@ -77,7 +77,9 @@ export class WorkspaceView {
       throw new WorkspaceError('TOO_LARGE', `${display(file)} is ${info.size} bytes, over the ${this.maxFileBytes}-byte file limit`);
     }
     // O_NOFOLLOW: the final component was checked above; refuse a symlink swapped in since.
-    const handle = await open(full, fsc.O_RDONLY | fsc.O_NOFOLLOW);
+    const handle = await open(full, fsc.O_RDONLY | fsc.O_NOFOLLOW).catch((err: unknown) => {
+      throw fromErrno(err, file);
+    });
     try {
       const content = await handle.readFile({ encoding: 'utf8' });
       return { content, size: Buffer.byteLength(content) };
@@ -95,9 +97,15 @@ export class WorkspaceView {
     const full = path.join(root, rel);
     await this.#mkdirInside(path.dirname(full));
     const existing = await lstat(full).catch(() => undefined);
-    if (existing?.isSymbolicLink()) await this.#assertInside(await realpath(full).catch(() => full), file);
+    if (existing?.isSymbolicLink()) {
+      // Writing through a link would write wherever it points; the guest cannot make links, so one
+      // here was planted from outside, and is refused whatever its target.
+      throw new WorkspaceError('NOT_A_FILE', `${display(file)} is a symbolic link; write to a regular file instead`);
+    }
     if (existing?.isDirectory()) throw new WorkspaceError('IS_DIRECTORY', `${display(file)} is a directory`);
-    const handle = await open(full, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_TRUNC | fsc.O_NOFOLLOW, 0o644);
+    const handle = await open(full, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_TRUNC | fsc.O_NOFOLLOW, 0o644).catch((err: unknown) => {
+      throw fromErrno(err, file);
+    });
     try {
       await handle.writeFile(content, 'utf8');
     } finally {
@@ -212,11 +220,11 @@ export function normalizeRelative(input: unknown, what: string): string {
   if (path.posix.isAbsolute(input) || /^[A-Za-z]:/.test(input)) {
     throw new WorkspaceError('PATH_OUTSIDE', `Access denied: ${what} ${display(input)} is absolute; paths are relative to the workspace`);
   }
-  const normal = path.posix.normalize(input);
+  const normal = path.posix.normalize(input).replace(/\/+$/, '');
   if (normal === '..' || normal.startsWith('../')) {
     throw new WorkspaceError('PATH_OUTSIDE', `Access denied: ${what} ${display(input)} leads outside the workspace`);
   }
-  const cleaned = normal === '.' ? '' : normal.replace(/\/+$/, '');
+  const cleaned = normal === '.' ? '' : normal;
   if (cleaned === '') throw new WorkspaceError('PATH_INVALID', `${what} ${display(input)} names the workspace itself, not a file`);
   for (const segment of cleaned.split('/')) {
     if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) {
@@ -224,6 +232,26 @@ export function normalizeRelative(input: unknown, what: string): string {
     }
   }
   return cleaned;
+}
+
+/** A file system failure as a workspace error that names the guest's path, never the host's. */
+function fromErrno(err: unknown, file: unknown): WorkspaceError {
+  const code = (err as { code?: string })?.code;
+  switch (code) {
+    case 'ENOENT':
+      return new WorkspaceError('NOT_FOUND', `File not found: ${display(file)}`);
+    case 'ELOOP':
+      return new WorkspaceError('NOT_A_FILE', `${display(file)} is a symbolic link; use a regular file`);
+    case 'EISDIR':
+      return new WorkspaceError('IS_DIRECTORY', `${display(file)} is a directory`);
+    case 'ENOTDIR':
+      return new WorkspaceError('NOT_A_FILE', `a parent of ${display(file)} is a file, not a directory`);
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new WorkspaceError('TOO_LARGE', 'the workspace disk is full');
+    default:
+      return new WorkspaceError('PATH_INVALID', `${display(file)} could not be opened (${code ?? 'unknown error'})`);
+  }
 }
 
 function toPosix(p: string): string {

@@ -13,6 +13,10 @@ export const MAX_OUTPUT_LINES = 10_000;
 export const MAX_OUTPUT_CHARS = 2_000_000;
 /** Streamed output is sent at most this often, ms. */
 const OUTPUT_FLUSH_MS = 50;
+/** Async host calls (tools, fetch) one execute_code call may have in flight; more wait here. */
+export const MAX_ASYNC_IN_FLIGHT = 32;
+/** Async host calls one execute_code call may have waiting; past it they are refused. */
+export const MAX_ASYNC_WAITING = 10_000;
 
 const INTRINSIC_ERRORS: Record<string, ErrorConstructor> = { TypeError, RangeError, SyntaxError, ReferenceError };
 
@@ -36,6 +40,7 @@ export class CallScope {
   #active = true;
   #nextCallId = 1;
   readonly #pending = new Map<number, Pending>();
+  readonly #waiting: (() => void)[] = [];
   readonly #timers = new Map<number, NodeJS.Timeout>();
   #nextTimerId = 1;
   #stream: string[] = [];
@@ -50,6 +55,7 @@ export class CallScope {
     readonly wake: Int32Array,
     readonly deadline: number,
     readonly streamOutput: boolean,
+    readonly maxArgChars: number = Number.MAX_SAFE_INTEGER,
   ) {
     this.#onMessage = (m) => this.#dispatch(m);
     port.on('message', this.#onMessage);
@@ -101,6 +107,7 @@ export class CallScope {
   /** A host call that blocks the guest until the coordinator answers (file, skill, PII calls). */
   callSync(method: string, args: unknown[]): unknown {
     this.assertActive(method);
+    this.#checkSize(method, args);
     const callId = this.#nextCallId++;
     this.#post(callId, method, args);
     for (;;) {
@@ -118,14 +125,35 @@ export class CallScope {
     }
   }
 
-  /** A host call whose answer the guest awaits (upstream tools, fetch). */
+  /**
+   * A host call whose answer the guest awaits (upstream tools, fetch). At most
+   * MAX_ASYNC_IN_FLIGHT go to the host at once; the rest wait here, so one guest loop cannot
+   * flood the coordinator or an upstream server.
+   */
   callAsync(method: string, args: unknown[]): Promise<unknown> {
     this.assertActive(method);
-    const callId = this.#nextCallId++;
+    this.#checkSize(method, args);
+    if (this.#waiting.length >= MAX_ASYNC_WAITING) {
+      return Promise.reject(makeError('RangeError', `${method}: more than ${MAX_ASYNC_WAITING} calls are waiting; await some before starting more`));
+    }
     return new Promise((resolve, reject) => {
-      this.#pending.set(callId, { resolve, reject });
-      this.#post(callId, method, args);
+      const send = (): void => {
+        const callId = this.#nextCallId++;
+        this.#pending.set(callId, { resolve, reject });
+        this.#post(callId, method, args);
+      };
+      if (this.#pending.size < MAX_ASYNC_IN_FLIGHT) send();
+      else this.#waiting.push(send);
     });
+  }
+
+  /** Refuses an argument past the size limit here, before it crosses two process boundaries. */
+  #checkSize(method: string, args: readonly unknown[]): void {
+    let chars = 0;
+    for (const a of args) chars += typeof a === 'string' ? a.length : a === null || typeof a !== 'object' ? 8 : approximateSize(a, this.maxArgChars - chars);
+    if (chars > this.maxArgChars) {
+      throw makeError('RangeError', `${method}: the arguments are over ${this.maxArgChars} characters, the limit for one call to the host`);
+    }
   }
 
   #post(callId: number, method: string, args: unknown[]): void {
@@ -137,6 +165,7 @@ export class CallScope {
     const p = this.#pending.get(msg.callId);
     if (!p) return;
     this.#pending.delete(msg.callId);
+    this.#waiting.shift()?.();
     try {
       p.resolve(unwrap(msg));
     } catch (err) {
@@ -192,9 +221,30 @@ export class CallScope {
     this.#timers.clear();
     // Pending host calls are dropped, not rejected: a rejection would run guest handlers after the end.
     this.#pending.clear();
+    this.#waiting.length = 0;
     this.port.off('message', this.#onMessage);
     this.port.close();
   }
+}
+
+/** Size of plain data (already converted by toJsonSafe), counted until it passes `limit`. */
+function approximateSize(value: unknown, limit: number): number {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && total <= limit) {
+    const v = stack.pop();
+    if (typeof v === 'string') total += v.length + 2;
+    else if (Array.isArray(v)) {
+      total += 2;
+      for (const x of v) stack.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        total += k.length + 4;
+        stack.push(x);
+      }
+    } else total += 8;
+  }
+  return total;
 }
 
 function unwrap(reply: HostReply): unknown {

@@ -16,8 +16,6 @@ declare global {
 }
 
 
-/** Host arguments travel as plain data; the cap keeps a runaway value from filling memory. */
-const MAX_ARG_CHARS = 256 * 1024 * 1024;
 
 interface ModuleSource {
   name: string;
@@ -92,8 +90,22 @@ function optionalStr(value: unknown, fn: string, param: string): string | undefi
 }
 
 export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () => Evaluator): Record<string, unknown> {
+  // Host arguments travel as plain data, cut off (and refused) past the per-call argument limit.
+  const plain = (v: unknown): unknown => {
+    if (typeof v === 'string') return v;
+    const budget = { chars: task.maxArgChars, cut: false };
+    const data = toJsonSafe(v, budget);
+    if (budget.cut) throw makeError('RangeError', `an argument is over ${task.maxArgChars} characters as JSON, the limit for one call to the host`);
+    return data;
+  };
   const sync = (method: string, ...args: unknown[]): unknown => scope.callSync(method, args.map(plain));
-  const async = (method: string, ...args: unknown[]): Promise<unknown> => scope.callAsync(method, args.map(plain));
+  const async = (method: string, ...args: unknown[]): Promise<unknown> => {
+    try {
+      return scope.callAsync(method, args.map(plain));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
 
   const log = (...args: unknown[]): void => scope.log(args);
   const console = {
@@ -244,8 +256,4 @@ function makeResponse(r: FetchReply): unknown {
     text: async () => r.body,
     json: async () => JSON.parse(r.body) as unknown,
   });
-}
-
-function plain(v: unknown): unknown {
-  return typeof v === 'string' ? v : toJsonSafe(v, { chars: MAX_ARG_CHARS, cut: false });
 }
