@@ -3,7 +3,6 @@
 // intent is clear (no SKILL.md: metadata from the code; code edited after SKILL.md: the hash and
 // time of the code as it is) and refused where it is not (broken code or front matter).
 
-import type { Logger } from '../util/logger.js';
 import { parseSkillMarkdown } from './front-matter.js';
 import type { SkillCompiler } from './skill-compiler.js';
 import { defaultDescription } from './skill-docs.js';
@@ -21,7 +20,10 @@ export interface SkillRecord {
   imports: string[];
 }
 
-export type IndexEntry = { state: 'valid'; record: SkillRecord } | { state: 'invalid'; name: string; reason: string };
+export type IndexEntry =
+  /** `warning`: served, but something about the folder deserves a word in the log. */
+  | { state: 'valid'; record: SkillRecord; warning?: string }
+  | { state: 'invalid'; name: string; reason: string };
 
 export function invalidEntry(name: string, reason: string): IndexEntry {
   return { state: 'invalid', name, reason };
@@ -31,7 +33,6 @@ export async function interpretFolder(
   folder: SkillFolder,
   compiler: SkillCompiler,
   maxCodeBytes: number,
-  logger: Logger,
 ): Promise<IndexEntry> {
   const { name } = folder;
   const nameProblem = skillNameProblem(name);
@@ -60,9 +61,6 @@ export async function interpretFolder(
   if (fields.language !== undefined && fields.language !== language) {
     return invalidEntry(name, `SKILL.md says language "${fields.language}" but the code file is ${codeFile}`);
   }
-  if (fields.name !== undefined && fields.name !== name) {
-    logger.warn({ code: 'SKILL_NAME_MISMATCH', skill: name, declared: fields.name }, 'SKILL.md names another skill; the folder name is used');
-  }
 
   const hash = hashCode(code);
   let analysis;
@@ -84,5 +82,9 @@ export async function interpretFolder(
     hash,
     exports: analysis.exports,
   };
-  return { state: 'valid', record: { name, language, code, metadata, imports: analysis.imports } };
+  const record: SkillRecord = { name, language, code, metadata, imports: analysis.imports };
+  if (fields.name !== undefined && fields.name !== name) {
+    return { state: 'valid', record, warning: `SKILL.md names "${fields.name}"; the folder name "${name}" is used` };
+  }
+  return { state: 'valid', record };
 }

@@ -84,6 +84,19 @@ export class SkillStore {
   }
 
   async #start(): Promise<void> {
+    try {
+      await this.#startOnce();
+    } catch (error) {
+      // Leave the store as before, so start() can be tried again (e.g. after fixing permissions).
+      await this.#watcher?.close();
+      this.#watcher = null;
+      this.#starting = null;
+      if (!this.#isClosed()) this.#state = 'idle';
+      throw error;
+    }
+  }
+
+  async #startOnce(): Promise<void> {
     this.#state = 'starting';
     await mkdir(this.#dir, { recursive: true });
     await recoverInterruptedSaves(this.#dir, this.#logger);
@@ -234,7 +247,7 @@ export class SkillStore {
       this.#setEntry(name, entry, source);
       return entry;
     }
-    const entry = folder ? await interpretFolder(folder, this.#compiler, this.#maxCodeBytes, this.#logger) : null;
+    const entry = folder ? await interpretFolder(folder, this.#compiler, this.#maxCodeBytes) : null;
     if (this.#isClosed()) return entry;
     this.#setEntry(name, entry, source);
     return entry;
@@ -245,7 +258,6 @@ export class SkillStore {
     try {
       const entry = await this.#locks.run(name, () => this.#refresh(name, 'disk'));
       this.#logger.debug({ skill: name, state: entry?.state ?? 'missing' }, 'skill reloaded from disk');
-      if (entry?.state === 'invalid') this.#logger.warn({ code: 'SKILL_INVALID', skill: name, reason: entry.reason }, 'skill on disk is broken and not served');
     } catch (error) {
       this.#logger.error({ code: 'SKILL_RELOAD_FAILED', skill: name, err: error }, 'could not reload skill');
     }
@@ -298,6 +310,9 @@ export class SkillStore {
     else this.#index.delete(name);
     const kind = changeKind(previous, entry);
     if (kind === null) return;
+    // Said once per change of state, not on every reload of an unchanged broken folder.
+    if (entry?.state === 'invalid') this.#logger.warn({ code: 'SKILL_INVALID', skill: name, reason: entry.reason }, 'skill on disk is broken and not served');
+    if (entry?.state === 'valid' && entry.warning) this.#logger.warn({ code: 'SKILL_METADATA_MISMATCH', skill: name }, entry.warning);
     for (const listener of this.#listeners) {
       try {
         listener({ name, kind, source });
