@@ -156,6 +156,23 @@ describe('other failures are reported clearly', () => {
     expect(r.error).toMatch(/call stack/);
     expect((r.traceback ?? '').split('\n').length).toBeLessThan(100);
   });
+
+  it('code nested a hundred thousand deep, JavaScript or TypeScript, is refused as a SyntaxError', async () => {
+    for (const language of ['javascript', 'typescript'] as const) {
+      for (const code of [`return ${'('.repeat(1e5)}1${')'.repeat(1e5)}`, `enum E { A } return ${'['.repeat(1e5)}${']'.repeat(1e5)}`]) {
+        if (language === 'javascript' && code.startsWith('enum')) continue;
+        await expectContained(code, ['SyntaxError'], { language });
+      }
+    }
+  });
+
+  it('context_vars nested a hundred thousand deep: a clean result or a clear failure of that call only', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 1e5; i++) deep = { d: deep };
+    const r = await sb.run('return typeof deep', { contextVars: { deep } });
+    if (!r.success) expect(r.error).toMatch(/context_vars|stack/);
+    await expectHealthy();
+  });
 });
 
 describe('floods of output and results are cut', () => {
@@ -244,7 +261,8 @@ describe('host-call floods', () => {
       { memoryMb: 1024, timeoutSeconds: 60 },
     );
     bigArgChars = sb.hostLog.maxArgChars;
-    expect(r.result).toMatch(/^WorkspaceError: content is \d+ bytes, over the \d+-byte file limit/);
+    // Refused by the workspace, or (since F4) in the worker before it is sent.
+    expect(r.result).toMatch(/^WorkspaceError: content is \d+ bytes, over the \d+-byte file limit|^RangeError: .*over \d+ characters/);
     expect(existsSync(path.join(sb.namespaceDir(), 'big.txt'))).toBe(false);
     await expectHealthy();
   });
