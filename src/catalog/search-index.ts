@@ -82,8 +82,11 @@ const SEARCH_OPTIONS: MiniSearchOptions = {
   combineWith: 'OR',
 };
 
-const tokenizeField = (text: string, field?: string): string[] =>
-  field === 'name' || field === 'functions' ? tokenizeName(text) : splitWords(text);
+/**
+ * Names are indexed whole and as words; other fields as words only. (Whole argument names such
+ * as 'invoice_id' in `functions` would only echo their words and widen every prefix match.)
+ */
+const tokenizeField = (text: string, field?: string): string[] => (field === 'name' ? tokenizeName(text) : splitWords(text));
 
 /** The distinct processed terms of a document, for document frequencies. */
 function documentTerms(doc: IndexedTool): string[] {
