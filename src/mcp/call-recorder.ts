@@ -17,6 +17,8 @@ export interface CallRecord {
   duration_ms: number;
   /** Stable error code or error type, when the call failed. */
   error_code?: string;
+  /** The name a client asked for, when it is not a tool (cut to 64 characters). */
+  requested_tool?: string;
 }
 
 export interface Histogram {

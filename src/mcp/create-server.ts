@@ -15,6 +15,8 @@ import { registerStatsTool } from './tools/stats-tool.js';
 import { registerWorkspaceTools } from './tools/workspace-tools.js';
 
 export const SERVER_NAME = 'code-execution-mcp';
+/** The metrics label of calls to tools that do not exist. */
+export const UNKNOWN_TOOL = '(unknown)';
 
 const INSTRUCTIONS = [
   'Run code instead of calling tools one by one.',
@@ -38,7 +40,7 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
   const handled = new Set<RequestId>();
-  const ctx: ToolContext = { services, session: info, handled };
+  const ctx: ToolContext = { services, session: info, handled, names: new Set() };
   registerExecuteCode(server, ctx);
   registerOptionalTools(server, ctx);
   registerWorkspaceTools(server, ctx);
@@ -55,7 +57,15 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
         transport,
         handled,
         ({ tool, durationMs }) =>
-          services.recorder.record({ agent: info.agent.name, session: info.sessionId, tool, outcome: 'invalid', duration_ms: durationMs }),
+          services.recorder.record({
+            agent: info.agent.name,
+            session: info.sessionId,
+            // metrics keep a bounded set of names: a client may ask for any string
+            tool: ctx.names.has(tool) ? tool : UNKNOWN_TOOL,
+            ...(ctx.names.has(tool) ? {} : { requested_tool: tool.slice(0, 64) }),
+            outcome: 'invalid',
+            duration_ms: durationMs,
+          }),
         services.now,
         requests,
       );

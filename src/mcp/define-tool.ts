@@ -18,6 +18,8 @@ export interface ToolContext {
   session: SessionInfo;
   /** Request ids whose call reached a handler (the rest were refused by the SDK's validation). */
   handled: Set<RequestId>;
+  /** Names of the tools registered in this session. */
+  names: Set<string>;
 }
 
 export interface ToolResponse {
@@ -45,6 +47,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   handler: (args: z.output<I>, extra: ToolExtra) => Promise<ToolResponse>,
 ): void {
   const { services, session } = ctx;
+  ctx.names.add(name);
   server.registerTool(
     name,
     { title: spec.title, description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: { title: spec.title, ...spec.annotations } },

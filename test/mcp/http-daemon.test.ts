@@ -54,11 +54,15 @@ describe('Streamable HTTP', () => {
     const client = await h.connect();
     await client.callTool({ name: 'execute_code', arguments: { code: 'return 1' } });
     await client.callTool({ name: 'execute_code', arguments: {} });
+    await client.callTool({ name: 'made_up_tool_name', arguments: {} });
     const res = await fetch(`${h.base}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
     expect(text).toContain('code_exec_tool_calls_total{tool="execute_code",outcome="ok"} 1');
     expect(text).toContain('code_exec_tool_calls_total{tool="execute_code",outcome="invalid"} 1');
+    // names of tools that do not exist never become labels (bounded cardinality)
+    expect(text).toContain('code_exec_tool_calls_total{tool="(unknown)",outcome="invalid"} 1');
+    expect(text).not.toContain('made_up_tool_name');
     expect(text).toMatch(/code_exec_execute_duration_seconds_bucket\{le="\+Inf"\} 1/);
     expect(text).toContain('# TYPE code_exec_execute_duration_seconds histogram');
     for (const name of ['code_exec_pool_queue_depth', 'code_exec_pool_workers', 'code_exec_pool_process_restarts_total', 'code_exec_sessions 1']) expect(text).toContain(name);
