@@ -56,16 +56,19 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
       const observed = new ObservedTransport(
         transport,
         handled,
-        ({ tool, durationMs }) =>
+        ({ tool, durationMs }) => {
+          const known = ctx.names.has(tool);
           services.recorder.record({
             agent: info.agent.name,
             session: info.sessionId,
             // metrics keep a bounded set of names: a client may ask for any string
-            tool: ctx.names.has(tool) ? tool : UNKNOWN_TOOL,
-            ...(ctx.names.has(tool) ? {} : { requested_tool: tool.slice(0, 64) }),
+            tool: known ? tool : UNKNOWN_TOOL,
+            ...(known ? {} : { requested_tool: tool.slice(0, 64) }),
             outcome: 'invalid',
             duration_ms: durationMs,
-          }),
+          });
+          return known ? undefined : unknownToolMessage(tool, [...ctx.names]);
+        },
         services.now,
         requests,
       );
@@ -78,4 +81,11 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
       await server.close();
     },
   };
+}
+
+function unknownToolMessage(tool: string, names: readonly string[]): string {
+  return (
+    `Unknown tool "${tool.slice(0, 64)}". This server's tools are: ${names.join(', ')}. ` +
+    'Tools of other MCP servers are not called directly: find them with search_tools and call them from execute_code as tools.SERVER.TOOL(args).'
+  );
 }

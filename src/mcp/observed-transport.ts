@@ -11,11 +11,14 @@ export interface RefusedCall {
   durationMs: number;
 }
 
+/** Records a refused call; may return a clearer message to answer with instead of the SDK's. */
+export type RefusedCallHandler = (call: RefusedCall) => string | undefined;
+
 export class ObservedTransport implements Transport {
   readonly #inner: Transport;
   readonly #handled: Set<RequestId>;
   readonly #pending = new Map<RequestId, { tool: string; started: number }>();
-  readonly #onRefused: (call: RefusedCall) => void;
+  readonly #onRefused: RefusedCallHandler;
   readonly #now: () => number;
   /** Every request received and not yet answered (any method), for draining. */
   readonly #open = new Map<RequestId, () => void>();
@@ -25,7 +28,7 @@ export class ObservedTransport implements Transport {
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined;
 
-  constructor(inner: Transport, handled: Set<RequestId>, onRefused: (call: RefusedCall) => void, now: () => number, requests?: InFlight) {
+  constructor(inner: Transport, handled: Set<RequestId>, onRefused: RefusedCallHandler, now: () => number, requests?: InFlight) {
     this.#inner = inner;
     this.#requests = requests;
     this.#handled = handled;
@@ -70,12 +73,18 @@ export class ObservedTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    let outgoing = message;
     if (('result' in message || 'error' in message) && message.id !== undefined) {
       const call = this.#pending.get(message.id);
-      if (call && !this.#handled.has(message.id)) this.#onRefused({ tool: call.tool, durationMs: this.#now() - call.started });
+      if (call && !this.#handled.has(message.id)) {
+        const replacement = this.#onRefused({ tool: call.tool, durationMs: this.#now() - call.started });
+        if (replacement !== undefined && 'result' in message && message.result['isError'] === true) {
+          outgoing = { ...message, result: { content: [{ type: 'text', text: replacement }], isError: true } };
+        }
+      }
       this.#forget(message.id);
     }
-    return this.#inner.send(message, options);
+    return this.#inner.send(outgoing, options);
   }
 
   close(): Promise<void> {

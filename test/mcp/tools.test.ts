@@ -127,7 +127,7 @@ describe('bad arguments', () => {
     h = await startHarness();
     const result = await call(h, 'run_python', { code: '1' });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/Tool run_python not found/);
+    expect(textOf(result)).toMatch(/Unknown tool "run_python"\. This server.s tools are: execute_code, .*search_tools/);
   });
 });
 
