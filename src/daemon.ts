@@ -38,7 +38,7 @@ export interface Coordinator {
 }
 
 export interface CoordinatorOptions {
-  /** Watch catalog/ and skills/ for changes (the daemon and stdio do; exec does not). Default true. */
+  /** Watch catalog/ for changes (the daemon and stdio do; exec does not). Default true. The skill store always watches skills/. */
   watch?: boolean;
   now?: () => number;
 }
@@ -150,7 +150,7 @@ function skillEntry(skill: SkillSummary): DynamicToolEntry {
   };
 }
 
-function upstreamEntry(tool: UpstreamTool): Omit<DynamicToolEntry, never> {
+function upstreamEntry(tool: UpstreamTool): DynamicToolEntry {
   return {
     name: tool.name,
     description: tool.description,
