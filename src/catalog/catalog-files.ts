@@ -1,5 +1,6 @@
 // The catalog folder as a live source: the state of every catalog file (its last valid entry and
 // its current error), kept up to date by the watcher, with each problem logged once.
+import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../util/logger.js';
 import { CatalogLoader, CATEGORY_FILE, classifyPath } from './catalog-loader.js';
@@ -15,6 +16,17 @@ import type { WatchBatch } from './catalog-watcher.js';
  * was applied; unchanged files cost one stat (the parse cache answers).
  */
 const RECHECK_DELAY_MS = 120;
+
+/** How often a missing catalog folder is looked for. */
+const FOLDER_POLL_MS = 1_000;
+
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 /** Logs each warning once per subject until the subject's problem changes or is forgotten. */
 export class WarnOnce {
@@ -61,6 +73,7 @@ export class CatalogFiles {
   #work: Promise<void> = Promise.resolve();
   #recheck = new Set<string>();
   #recheckTimer: NodeJS.Timeout | null = null;
+  #folderPoll: NodeJS.Timeout | null = null;
   #closed = false;
 
   constructor(options: CatalogFilesOptions) {
@@ -103,25 +116,57 @@ export class CatalogFiles {
 
   /** Watch first, then scan: an edit made during the scan is queued behind it, never lost. */
   async start(): Promise<void> {
+    const exists = await isDirectory(this.#options.dir);
+    if (!exists) {
+      const later = this.#options.watch ? '; it will be loaded when it appears' : '';
+      this.#options.warnings.warn('dir', 'CATALOG_DIR_MISSING', { dir: this.#options.dir }, `catalog folder does not exist${later}`);
+    }
     if (this.#options.watch) {
-      const watcher = new CatalogWatcher({
-        dir: this.#options.dir,
-        debounceMs: this.#options.debounceMs,
-        logger: this.#options.logger,
-        onBatch: (batch) => {
-          void this.#enqueue(() => this.#applyBatch(batch)).catch(() => {});
-          this.#scheduleRecheck(batch.files);
-        },
-      });
-      this.#watcher = watcher;
-      await watcher.start();
+      if (exists) await this.#startWatcher();
+      else this.#waitForFolder();
     }
     await this.#enqueue(() => this.#initialLoad());
+  }
+
+  /**
+   * A folder that does not exist yet cannot be watched (chokidar would not see it appear): look
+   * for it every FOLDER_POLL_MS, then watch it and load what it holds.
+   */
+  #waitForFolder(): void {
+    const poll = setInterval(() => {
+      if (this.#closed) {
+        clearInterval(poll);
+        return;
+      }
+      void isDirectory(this.#options.dir).then(async (exists) => {
+        if (!exists || this.#closed || this.#watcher) return;
+        clearInterval(poll);
+        await this.#startWatcher();
+        await this.#enqueue(() => this.#initialLoad());
+      });
+    }, FOLDER_POLL_MS);
+    poll.unref();
+    this.#folderPoll = poll;
+  }
+
+  async #startWatcher(): Promise<void> {
+    const watcher = new CatalogWatcher({
+      dir: this.#options.dir,
+      debounceMs: this.#options.debounceMs,
+      logger: this.#options.logger,
+      onBatch: (batch) => {
+        void this.#enqueue(() => this.#applyBatch(batch)).catch(() => {});
+        this.#scheduleRecheck(batch.files);
+      },
+    });
+    this.#watcher = watcher; // before the first await: a second poll tick sees it and backs off
+    await watcher.start();
   }
 
   /** Stop watching and wait for the batch in progress. */
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#folderPoll) clearInterval(this.#folderPoll);
     if (this.#recheckTimer) clearTimeout(this.#recheckTimer);
     this.#recheckTimer = null;
     const watcher = this.#watcher;
@@ -144,8 +189,8 @@ export class CatalogFiles {
   async #initialLoad(): Promise<void> {
     const started = performance.now();
     const paths = await this.#loader.scan();
-    if (paths.length === 0) {
-      this.#options.warnings.warn('dir', 'CATALOG_EMPTY', { dir: this.#options.dir }, 'catalog folder is missing or holds no catalog files');
+    if (paths.length === 0 && (await isDirectory(this.#options.dir))) {
+      this.#options.warnings.warn('dir', 'CATALOG_EMPTY', { dir: this.#options.dir }, 'catalog folder holds no catalog files');
     }
     const loads = await this.#loader.loadAll(paths);
     const described = new Set<string>();

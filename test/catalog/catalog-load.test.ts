@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/index.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { captureLogger, DEFAULT_CATALOG_DIR, tempCatalog, writeCatalogFile } from './helpers.js';
+import { captureLogger, DEFAULT_CATALOG_DIR, tempCatalog, waitFor, writeCatalogFile } from './helpers.js';
 
 const open: Catalog[] = [];
 const cleanups: (() => Promise<void>)[] = [];
@@ -113,7 +113,20 @@ describe('validation', () => {
     const { logger, records } = captureLogger();
     const catalog = await started(`${dir}/missing`, logger);
     expect(catalog.categories()).toEqual({ categories: {}, total_tools: 0 });
-    expect(records.filter((r) => r['code'] === 'CATALOG_EMPTY')).toHaveLength(1);
+    expect(records.filter((r) => r['code'] === 'CATALOG_DIR_MISSING')).toHaveLength(1);
+  });
+
+  it('loads a watched folder that appears after start', async () => {
+    const { dir, cleanup } = await tempCatalog();
+    cleanups.push(cleanup);
+    const later = `${dir}/later`;
+    const catalog = new Catalog({ dir: later, logger: silentLogger(), debounceMs: 20 });
+    open.push(catalog);
+    await catalog.start();
+    await writeCatalogFile(later, 'tools', 'late.json', { name: 'late' });
+    await waitFor(() => catalog.find('tools', 'late') !== undefined, 'tool of the new folder loaded');
+    await writeCatalogFile(later, 'tools', 'later.json', { name: 'later' });
+    await waitFor(() => catalog.find('tools', 'later') !== undefined, 'the new folder is watched');
   });
 
   it('refuses bad options, naming the option', () => {
