@@ -31,6 +31,7 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
         catalog: z.looseObject({}).optional(),
         pii: z.looseObject({}).optional(),
         upstream: z.record(z.string(), z.looseObject({})).optional(),
+        context_savings: z.looseObject({}).optional(),
       }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -61,6 +62,8 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
           by_outcome: pool.by_outcome,
         },
         calls: { by_outcome: recorder.byOutcome(), by_tool: byTool, in_flight: recorder.inFlight },
+        // running totals of the tokens code kept out of the conversation
+        ...(pool.context_savings ? { context_savings: pool.context_savings } : {}),
         limits: {
           default_timeout_seconds: config.limits.defaultTimeoutSeconds,
           max_timeout_seconds: config.limits.maxTimeoutSeconds,
