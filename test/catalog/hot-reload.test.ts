@@ -73,6 +73,14 @@ describe('hot reload', () => {
     await waitFor(() => catalog.find('quick', 'quick_tool')?.description === 'Version gamma.', 'last save applied');
   });
 
+  it('answers an unchanged file from the parse cache when it is checked again', async () => {
+    const before = catalog.stats().cache.parsed_files;
+    await writeCatalogFile(dir, 'cached', 'cached_tool.json', { name: 'cached_tool' });
+    await waitFor(() => catalog.find('cached', 'cached_tool') !== undefined, 'file loaded');
+    // The recheck pass after each batch stats the file again: same size and times, so a hit.
+    await waitFor(() => catalog.stats().cache.parsed_files.hits > before.hits, 'recheck answered from the cache');
+  });
+
   it('follows an edit to a shipped entry and a deleted shipped entry', async () => {
     await writeFile(path.join(dir, 'slack', 'slack_post_message.json'), entryJson({ name: 'slack_post_message', description: 'Broadcast a zeppelin announcement.' }));
     await waitFor(() => names('zeppelin')[0] === 'slack.slack_post_message', 'edited entry searchable');
