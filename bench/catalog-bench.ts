@@ -132,6 +132,8 @@ const DISCOVERY_TOOLS = [
 interface TokenFigures {
   upfront: number;
   progressive: number;
+  /** The parts of `progressive`: discovery tool definitions, the search answer, the definition. */
+  parts: { discovery_tools: number; search_summary: number; one_definition: number };
   reduction: number;
 }
 
@@ -140,8 +142,13 @@ function tokenFigures(catalog: Catalog, query: string, tool: string): TokenFigur
   const upfront = countTokens(JSON.stringify({ tools: catalog.list().map(mcpToolDefinition) }));
   const search = catalog.search({ query, detail_level: 'summary' });
   const definition = catalog.get(tool);
-  const progressive = countTokens(JSON.stringify({ tools: DISCOVERY_TOOLS })) + countTokens(JSON.stringify(search)) + countTokens(JSON.stringify(definition));
-  return { upfront, progressive, reduction: round((1 - progressive / upfront) * 100, 2) };
+  const parts = {
+    discovery_tools: countTokens(JSON.stringify({ tools: DISCOVERY_TOOLS })),
+    search_summary: countTokens(JSON.stringify(search)),
+    one_definition: countTokens(JSON.stringify(definition)),
+  };
+  const progressive = parts.discovery_tools + parts.search_summary + parts.one_definition;
+  return { upfront, progressive, parts, reduction: round((1 - progressive / upfront) * 100, 2) };
 }
 
 function tokenRows(label: string, figures: TokenFigures, targeted: boolean): BenchRow[] {
@@ -153,7 +160,7 @@ function tokenRows(label: string, figures: TokenFigures, targeted: boolean): Ben
       name: `token reduction (${label})`,
       value: figures.reduction,
       unit: '%',
-      extra: { upfront_tokens: figures.upfront, progressive_tokens: figures.progressive },
+      extra: { upfront_tokens: figures.upfront, progressive_tokens: figures.progressive, ...figures.parts },
       ...(targeted ? { target: `>= ${TOKEN_REDUCTION_TARGET}%`, met: figures.reduction >= TOKEN_REDUCTION_TARGET } : {}),
       baseline: { name: `tokens, all definitions up front (${label})`, ratio: round(figures.progressive / figures.upfront, 4) },
     },
