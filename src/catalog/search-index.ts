@@ -74,10 +74,10 @@ function toDocument(entry: ToolEntry): IndexedTool {
   };
 }
 
+/** Options every term shares; fuzziness and fields are chosen per term in `#run`. */
 const SEARCH_OPTIONS: MiniSearchOptions = {
   boost: FIELD_BOOSTS,
   prefix: (term) => term.length >= 2,
-  fuzzy: (term) => (term.length >= FUZZY_MIN_CHARS ? FUZZY_FRACTION : false),
   maxFuzzy: 3,
   combineWith: 'OR',
 };
@@ -112,7 +112,7 @@ export class ToolSearchIndex {
       fields: ['name', 'description', 'functions', 'use_cases', 'category'],
       tokenize: tokenizeField,
       processTerm,
-      searchOptions: { ...SEARCH_OPTIONS, tokenize: tokenizeQuery, processTerm },
+      searchOptions: SEARCH_OPTIONS,
     });
   }
 
@@ -168,9 +168,9 @@ export class ToolSearchIndex {
   #run(terms: readonly string[], category: string | undefined, narrowCommon: boolean): ReturnType<MiniSearch['search']> {
     const perTerm: Query[] = terms.map((term) => {
       if (!this.#df.has(term)) {
-        // A term no tool contains is a typo or a word form: it is matched fuzzily (from
-        // FUZZY_MIN_CHARS letters) against the short fields, where a correction is telling
-        // and a common word of long descriptions cannot flood the results.
+        // A term no tool contains is a typo or a partial word: it is matched fuzzily (from
+        // FUZZY_MIN_CHARS letters) and by prefix against the short fields, where a correction
+        // is telling and a common word of long descriptions cannot flood the results.
         return { queries: [term], fields: TYPO_FIELDS, fuzzy: term.length >= FUZZY_MIN_CHARS ? FUZZY_FRACTION : false };
       }
       return { queries: [term], fuzzy: false, ...(narrowCommon && this.#isCommon(term) ? { fields: ['name'] } : {}) };
