@@ -18,7 +18,7 @@ export const ENTRY_FILE_SCHEMA = {
     mcp_server: { type: 'string', minLength: 1, maxLength: 128 },
     functions: { type: 'array', items: { type: 'string' }, maxItems: 100 },
     use_cases: { type: 'array', items: { type: 'string' }, maxItems: 100 },
-    input_schema: { type: 'object', properties: { type: { const: 'object' } } },
+    input_schema: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
     output_schema: { type: 'object' },
   },
 } as const;

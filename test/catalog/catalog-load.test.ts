@@ -64,6 +64,7 @@ describe('validation', () => {
     await writeCatalogFile(dir, 'tools', 'badname.json', { name: 'bad name!' });
     await writeCatalogFile(dir, 'tools', 'badtype.json', { name: 'badtype', input_schema: { type: 'object', properties: { a: { type: 'strnig' } } } });
     await writeCatalogFile(dir, 'tools', 'notobject.json', { name: 'notobject', input_schema: { type: 'string' } });
+    await writeCatalogFile(dir, 'tools', 'notype.json', { name: 'notype', input_schema: { properties: {} } });
     await writeCatalogFile(dir, 'tools', '_category.json', '{"description": 5}');
     const { logger, records } = captureLogger();
     const catalog = await started(dir, logger);
@@ -71,13 +72,14 @@ describe('validation', () => {
     expect(catalog.list().map((e) => e.name)).toEqual(['good']);
     const reasons = Object.fromEntries(catalog.stats().invalid_files.map((f) => [f.file, f.reason]));
     expect(Object.keys(reasons).sort()).toEqual(
-      ['tools/_category.json', 'tools/badname.json', 'tools/badtype.json', 'tools/noschema.json', 'tools/notobject.json', 'tools/syntax.json'],
+      ['tools/_category.json', 'tools/badname.json', 'tools/badtype.json', 'tools/noschema.json', 'tools/notobject.json', 'tools/notype.json', 'tools/syntax.json'],
     );
     expect(reasons['tools/syntax.json']).toMatch(/^invalid JSON/);
     expect(reasons['tools/noschema.json']).toMatch(/input_schema/);
     expect(reasons['tools/badname.json']).toMatch(/entry\.name must match pattern/);
     expect(reasons['tools/badtype.json']).toMatch(/input_schema is not a valid JSON Schema/);
     expect(reasons['tools/notobject.json']).toMatch(/input_schema\.type must be equal to constant \("object"\)/);
+    expect(reasons['tools/notype.json']).toBe("entry.input_schema must have required property 'type'");
     expect(reasons['tools/_category.json']).toMatch(/description must be string/);
 
     const warnings = records.filter((r) => r['code'] === 'CATALOG_INVALID_FILE');
