@@ -137,12 +137,12 @@ describe('runaway memory ends as MemoryLimitError', () => {
     await expectHealthy();
   });
 
-  // FINDING F6: workers/sandbox-worker.ts measures a call's memory as heapBytes() at the end minus
-  // heapBytes() at its start, and the start figure includes garbage earlier calls left uncollected
-  // (external ArrayBuffer memory above all). Untouched typed arrays never show in the RSS watch, so
-  // after one call that allocated 4 GiB of them, every later call on that worker may keep 4 GiB
-  // more and still succeed. Expected: each such call fails with MemoryLimitError.
-  it.fails('every call that keeps 4 GiB of untouched typed arrays fails with MemoryLimitError, not only the first (finding F6)', SLOW, async () => {
+  // Regression for finding F6 (fixed in c6bca60): a call's memory was heapBytes() at its end minus
+  // heapBytes() at its start, and the start figure held garbage earlier calls left (ArrayBuffers
+  // above all), so after one call had kept 4 GiB of untouched typed arrays, every later one could
+  // keep 4 GiB more and succeed. The next test's healthy call also checks the opposite mistake:
+  // that garbage of this call is never charged to an innocent later call.
+  it('every call that keeps 4 GiB of untouched typed arrays fails with MemoryLimitError, not only the first (F6)', SLOW, async () => {
     const code = 'const a = []; for (let i = 0; i < 64; i++) a.push(new Uint8Array(2 ** 26)); globalThis.kept = a; return a.length';
     const types: (string | undefined)[] = [];
     for (let i = 0; i < 2; i++) types.push((await sb.run(code, BOMB)).error_type);
@@ -235,18 +235,17 @@ describe('host-call floods', () => {
   it('two thousand upstream calls fired without awaiting, then a hang: the call fails, the daemon survives', SLOW, async () => {
     const r = await sb.run('for (let i = 0; i < 2000; i++) tools.up.echo({ i }); await new Promise(() => {})', { timeoutSeconds: 2 });
     expect(r.success).toBe(false);
-    // TimeoutError is what the spec promises; a flood that keeps the sandbox process's main thread
-    // busy past ABORT_ESCALATION_MS gets the whole process killed instead (finding F3).
+    // TimeoutError is what the spec promises; before F3 was fixed a flood could keep the sandbox
+    // process's main thread busy past ABORT_ESCALATION_MS and get the whole process killed.
     expect(['TimeoutError', 'SandboxCrashError']).toContain(r.error_type);
     await expectHealthy();
   });
 
-  // FINDING F3: workers/sandbox/call-scope.ts callAsync() posts every call at once with no limit, so
-  // one guest call can put thousands of upstream tool calls in flight on the coordinator (and on
-  // the upstream server). Expected: a per-call bound on calls in flight (queued in the worker, or
-  // refused with a clear error). The sync list_files() call is a barrier: every earlier message
-  // has reached the coordinator when it answers.
-  it.fails('one guest call cannot put thousands of host calls in flight at once (finding F3)', SLOW, async () => {
+  // Regression for finding F3 (fixed in c6bca60): callAsync() posted every call at once, so one
+  // guest loop put thousands of upstream tool calls in flight on the coordinator and the upstream
+  // server. The sync list_files() call is a barrier: every earlier message has reached the
+  // coordinator when it answers.
+  it('one guest call cannot put thousands of host calls in flight at once (F3)', SLOW, async () => {
     sb.hostLog.maxInFlight = 0;
     const r = await sb.run('for (let i = 0; i < 2000; i++) tools.up.hang({ i }).catch(() => {}); list_files(); return "fired"', { timeoutSeconds: 30 });
     expect(r.result).toBe('fired');
@@ -267,12 +266,10 @@ describe('host-call floods', () => {
     await expectHealthy();
   });
 
-  // FINDING F4: workers/sandbox/globals.ts plain() passes strings through unbounded (MAX_ARG_CHARS
-  // applies to non-strings only, and is 256M characters), so the 32 MiB argument above crossed
-  // two process boundaries into the coordinator before the workspace refused it: a guest turns its
-  // own memory_mb into coordinator memory. Expected: the worker refuses arguments past the limit.
-  it.fails('an oversized host-call argument is refused in the worker, before it reaches the coordinator (finding F4)', () => {
-    expect(bigArgChars).toBeGreaterThan(0);
+  // Regression for finding F4 (fixed in c6bca60): strings passed to host calls were not bounded, so
+  // the 32 MiB argument above crossed two process boundaries into the coordinator before the
+  // workspace refused it: a guest could turn its own memory_mb into coordinator memory.
+  it('an oversized host-call argument is refused in the worker, before it reaches the coordinator (F4)', () => {
     expect(bigArgChars).toBeLessThanOrEqual(sb.config.limits.maxFileBytes + 1024 * 1024);
   });
 });

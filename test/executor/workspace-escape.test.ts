@@ -92,7 +92,7 @@ describe('paths that climb out are refused', () => {
     await expectRefused("write_file('.', 'x')", 'WorkspaceError', /names the workspace itself/);
     await expectRefused("delete_file('a/..')", 'WorkspaceError', /names the workspace itself/);
     await expectRefused("read_file('')", 'WorkspaceError', /must not be empty/);
-    // './' is refused too, if for a confusing reason (finding F7, below).
+    // './' too: see F7 below.
     for (const call of ["write_file('./', 'x')", "delete_file('./')"]) {
       const r = await run(`return ${call}`);
       expect(r.success, call).toBe(false);
@@ -100,12 +100,10 @@ describe('paths that climb out are refused', () => {
     expect(existsSync(ns)).toBe(true);
   });
 
-  // FINDING F7: src/workspace/workspace.ts normalizeRelative() strips trailing slashes after its
-  // "names the workspace itself" check, so './' comes out as '.' and goes on: write_file('./')
-  // fails with 'Access denied: ".." leads outside the workspace' and delete_file('./') with
-  // 'Access denied: "./" leads outside the workspace' (both PermissionError). Nothing is written
-  // or deleted; the message is wrong. Expected: the same refusal as '.'.
-  it.fails("'./' is refused as naming the workspace itself (finding F7)", async () => {
+  // Regression for finding F7 (fixed in c6bca60): normalizeRelative() stripped trailing slashes
+  // after its "names the workspace itself" check, so './' was refused for a wrong reason
+  // ('Access denied: ".." leads outside the workspace').
+  it("'./' is refused as naming the workspace itself (F7)", async () => {
     await expectRefused("write_file('./', 'x')", 'WorkspaceError', /names the workspace itself/);
     await expectRefused("delete_file('./')", 'WorkspaceError', /names the workspace itself/);
   });
@@ -172,13 +170,11 @@ describe('symlinks planted in the namespace do not lead out', () => {
     expect(existsSync(path.join(outside, 'dangling-target.txt'))).toBe(false);
   });
 
-  // FINDING F5: src/workspace/workspace.ts writeFile() lets a symlink whose target is inside (or
-  // missing) through its checks, then open(..., O_NOFOLLOW) fails with a raw ELOOP. The guest gets
-  // error_type "Error" and "ELOOP: too many symbolic links encountered, open '<path> ws escape
-  // XXXXXX<path>'": unclear, and the host path scrub in src/executor/executor.ts hostErrorOf()
-  // (/(?:\/[\w.@+-]+){2,}/) lets through the parts of a root path after a space. Expected: a
-  // WorkspaceError that says the name is a symbolic link, with no host path in it.
-  it.fails('writing to a symlink is refused with a clear workspace error and no host path fragments (finding F5)', async () => {
+  // Regression for finding F5 (fixed in c6bca60): writeFile() let a symlink whose target is inside
+  // (or missing) through its checks, then open(..., O_NOFOLLOW) failed with a raw ELOOP: error_type
+  // "Error", "ELOOP: too many symbolic links encountered, open '<path> ws escape XXXXXX<path>'",
+  // leaking the parts of the root path after a space past hostErrorOf()'s scrub.
+  it('writing to a symlink is refused with a clear workspace error and no host path fragments (F5)', async () => {
     for (const link of ['link-in', 'dangling-out']) {
       const r = await run(`return write_file(${JSON.stringify(link)}, 'x')`);
       expect(['WorkspaceError', 'PermissionError']).toContain(r.error_type);
@@ -240,8 +236,6 @@ describe('after every probe', () => {
     for (const r of seen) {
       const text = textOf(r);
       expect(text).not.toContain(SECRET);
-      // F5's ELOOP message leaks fragments of the root: it is checked (and expected to fail) above.
-      if (/ELOOP/.test(text)) continue;
       for (const p of [root, path.join(root, 'workspace'), process.cwd()]) expect(text).not.toContain(p);
       expect(text).not.toContain(ROOT_SUFFIX);
     }
