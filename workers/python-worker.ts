@@ -1,0 +1,233 @@
+// A piscina worker thread that runs guest Python in Pyodide (WebAssembly). Pyodide loads once
+// per thread (seconds), then each task runs in a fresh namespace; after each task the shared
+// interpreter state is put back as it was (workers/python/prelude-state.ts). The pool host stops
+// a runaway call through the task's interrupt buffer, so the warm interpreter usually survives.
+// How Python is kept away from the host: workers/python/engine.ts.
+
+import 'ses';
+import type { PyCallable, PyProxy } from 'pyodide/ffi';
+import type { ErrorInfo, Json, Outcome, WorkerTask } from './protocol.js';
+import { CallScope } from './sandbox/call-scope.js';
+import { beginCallTimers, endCallTimers, hostTimers } from './python/call-timers.js';
+import { startPython } from './python/engine.js';
+import type { Bridge, PythonEngine } from './python/engine.js';
+
+const MB = 1024 * 1024;
+/** Share of memory_mb the WebAssembly heap may grow by; the rest is the JavaScript side's. */
+const WASM_SHARE_OF_LIMIT = 0.85;
+/** How often an async call checks its interrupt buffer and deadline, ms. */
+const INTERRUPT_POLL_MS = 20;
+/** Compiled code objects kept per worker: agents re-run the same code often. */
+const MAX_CACHED_CODE = 128;
+const MAX_CACHED_SOURCE_CHARS = 64 * 1024;
+/** Host methods Python code may call, and which of them may be awaited. */
+const SYNC_METHODS = new Set(['read_file', 'write_file', 'list_files', 'delete_file', 'save_skill', 'load_skill', 'list_skills', 'skill_module', 'tokenize_pii', 'detokenize_pii', 'search_tools', 'call_tool', 'fetch']);
+const ASYNC_METHODS = new Set(['call_tool', 'fetch']);
+
+let current: CallScope | undefined;
+/** The workspace (agent) of the previous call: another one gets a full sweep first. */
+let lastWorkspace: string | undefined;
+let currentTask: WorkerTask | undefined;
+/** Stays 0: the interrupt buffer between calls, so nothing can interrupt the clean-up. */
+const idleInterrupt = new Int32Array(new SharedArrayBuffer(4));
+
+type Envelope = { ok: true; value?: Json } | { ok: false; error?: ErrorInfo; name?: string; message?: string };
+
+function reply(value: unknown): string {
+  return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+}
+
+function replyError(err: unknown): string {
+  const e = err as { name?: unknown; message?: unknown };
+  return JSON.stringify({ ok: false, name: typeof e?.name === 'string' ? e.name : 'Error', message: typeof e?.message === 'string' ? e.message : String(err) });
+}
+
+function parseArgs(method: unknown, argsJson: unknown, allowed: Set<string>): { scope: CallScope; method: string; args: unknown[] } {
+  const scope = current;
+  if (!scope || !scope.active) throw Object.assign(new Error('the sandbox API was used after its call ended'), { name: 'RuntimeError' });
+  if (typeof method !== 'string' || !allowed.has(method) || typeof argsJson !== 'string') throw Object.assign(new Error('unknown host call'), { name: 'RuntimeError' });
+  if (method === 'fetch' && !currentTask?.fetchAllowed) throw Object.assign(new Error('fetch is not allowed for this agent'), { name: 'PermissionError' });
+  const args = JSON.parse(argsJson) as unknown;
+  if (!Array.isArray(args)) throw Object.assign(new Error('bad host call arguments'), { name: 'RuntimeError' });
+  return { scope, method, args };
+}
+
+// Text in, text out: Python never holds a JavaScript object it could use to reach further.
+const bridge: Bridge = {
+  sync(method, argsJson) {
+    try {
+      const call = parseArgs(method, argsJson, SYNC_METHODS);
+      return reply(call.scope.callSync(call.method, call.args));
+    } catch (err) {
+      return replyError(err);
+    }
+  },
+  async(method, argsJson) {
+    try {
+      const call = parseArgs(method, argsJson, ASYNC_METHODS);
+      return call.scope.callAsync(call.method, call.args).then(reply, replyError);
+    } catch (err) {
+      return Promise.resolve(replyError(err));
+    }
+  },
+  emit(line) {
+    if (typeof line === 'string') current?.log([line]);
+  },
+  done(text) {
+    if (typeof text === 'string') finishAsync?.(text);
+  },
+};
+
+/** Resolves the running async call with its outcome text (set while one runs). */
+let finishAsync: ((text: string) => void) | undefined;
+
+const engine: Promise<PythonEngine> = startPython(bridge, (line) => current?.log([line]));
+// Failures are reported by the warm-up task; nobody may be left with an unhandled rejection.
+engine.catch(() => {});
+
+process.on('unhandledRejection', () => {});
+process.on('uncaughtException', (err) => {
+  current?.log([`Uncaught error in the sandbox: ${err instanceof Error ? err.message : String(err)}`]);
+});
+
+const codeCache = new Map<string, PyProxy>();
+
+function compile(py: PythonEngine, source: string): PyProxy | string {
+  const hit = codeCache.get(source);
+  if (hit) {
+    codeCache.delete(source);
+    codeCache.set(source, hit);
+    return hit;
+  }
+  const compiled = py.compile(source) as PyProxy | string;
+  if (typeof compiled === 'string' || source.length > MAX_CACHED_SOURCE_CHARS) return compiled;
+  codeCache.set(source, compiled);
+  if (codeCache.size > MAX_CACHED_CODE) {
+    const [oldest, proxy] = codeCache.entries().next().value as [string, PyProxy];
+    codeCache.delete(oldest);
+    proxy.destroy();
+  }
+  return compiled;
+}
+
+/**
+ * The outcome of an async call: bridge.done delivers it. The task is cancelled when the pool host
+ * signals an interrupt or the deadline passes (a task waiting on a host promise runs no Python,
+ * so Pyodide's own interrupt check would never fire).
+ */
+function awaitOutcome(py: PythonEngine, interrupt: Int32Array, deadline: number): { outcome: Promise<string>; stop(): void } {
+  let poll: NodeJS.Timeout | undefined;
+  const stop = (): void => {
+    if (poll) hostTimers.clearInterval(poll);
+    poll = undefined;
+    finishAsync = undefined;
+  };
+  const outcome = new Promise<string>((resolve) => {
+    let cancelled = false;
+    poll = hostTimers.setInterval(() => {
+      if (!cancelled && (Atomics.load(interrupt, 0) !== 0 || performance.now() >= deadline)) {
+        cancelled = true;
+        py.cancel();
+      }
+    }, INTERRUPT_POLL_MS);
+    finishAsync = (text) => {
+      stop();
+      resolve(text);
+    };
+  });
+  return { outcome, stop };
+}
+
+function toOutcome(text: string, scope: CallScope, timedOut: boolean, timeoutMs: number): Outcome {
+  const envelope = JSON.parse(text) as Envelope;
+  const extra = { output: scope.output, outputDropped: scope.outputDropped || undefined };
+  if (envelope.ok) return { ok: true, value: envelope.value ?? null, ...extra };
+  if (timedOut) return { ok: false, error: { type: 'TimeoutError', message: `execution timed out after ${timeoutMs / 1000} seconds` }, ...extra };
+  return { ok: false, error: envelope.error ?? { type: 'Error', message: 'the call failed' }, ...extra };
+}
+
+/**
+ * Collects the call's garbage (finalizers run now, not in a later call), then sweeps. A sweep
+ * that repaired something dropped objects whose finalizers may change things again: repeat until
+ * a sweep finds nothing, or give up on this interpreter (false: the worker must go).
+ */
+function settle(py: PythonEngine, sweep: PyCallable): boolean {
+  for (let pass = 0; pass < 4; pass++) {
+    py.collect();
+    if ((sweep() as number) === 0) return true;
+  }
+  return false;
+}
+
+/** Ends a call: its leftovers closed, its timers cancelled, the shared state put back. */
+function cleanUp(py: PythonEngine): boolean {
+  py.pyodide.setInterruptBuffer(idleInterrupt);
+  py.limitMemory(undefined);
+  py.endCall();
+  endCallTimers((callback) => {
+    if (py.pyodide.ffi.PyProxy && callback instanceof py.pyodide.ffi.PyProxy) {
+      try {
+        callback.destroy();
+      } catch {
+        // already destroyed (a once-callable that ran)
+      }
+    }
+  });
+  if (!settle(py, py.sweepQuick)) return false;
+  py.resetSettings();
+  py.freeze();
+  return true;
+}
+
+export default async function run(task: WorkerTask): Promise<Outcome> {
+  const py = await engine;
+  if (task.source === '') return { ok: true, value: null, output: [] }; // warm-up: Pyodide is loaded
+  if (py.dead) process.exit(1);
+  if (lastWorkspace !== undefined && lastWorkspace !== task.workspaceName) {
+    if (!settle(py, py.sweepFull)) process.exit(1);
+  }
+  lastWorkspace = task.workspaceName;
+  const deadline = performance.now() + task.timeoutMs;
+  const scope = new CallScope(task.port, task.wake, deadline, task.streamOutput);
+  current = scope;
+  currentTask = task;
+  Atomics.store(task.interrupt, 0, 0);
+  py.pyodide.setInterruptBuffer(task.interrupt);
+  beginCallTimers();
+  py.limitMemory(task.memoryMb * MB * WASM_SHARE_OF_LIMIT);
+  let outcome: Outcome;
+  let sealed = false;
+  try {
+    let text: string;
+    const code = compile(py, task.source);
+    if (typeof code === 'string') {
+      text = code;
+    } else {
+      // Async code answers through bridge.done: listen before the task can possibly finish.
+      const pending = awaitOutcome(py, task.interrupt, deadline);
+      try {
+        const started = py.begin(code, task.source, task.contextJson ?? '', task.workspaceName, JSON.stringify(task.toolNames), task.fetchAllowed) as unknown;
+        if (typeof started === 'string') finishAsync?.(started);
+        text = await pending.outcome;
+      } finally {
+        pending.stop();
+      }
+    }
+    outcome = toOutcome(text, scope, performance.now() >= deadline, task.timeoutMs);
+  } catch (err) {
+    outcome = { ok: false, error: { type: 'SandboxCrashError', message: `the Python interpreter failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` }, output: scope.output };
+  } finally {
+    try {
+      sealed = cleanUp(py);
+    } catch {
+      sealed = false;
+    }
+    scope.close();
+    current = undefined;
+    currentTask = undefined;
+  }
+  // An interpreter that could not be put back, or that Pyodide gave up on, is not reused: ending
+  // the thread fails this call and the pool host starts a fresh worker.
+  if (!sealed || py.dead) process.exit(1);
+  return outcome;
+}

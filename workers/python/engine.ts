@@ -1,0 +1,165 @@
+// Starts the Pyodide interpreter of one worker thread and seals it. Order matters:
+//   1. load Pyodide offline from its npm folder, with an empty `js` module and no package index;
+//   2. drop the JavaScript bridge modules (js, pyodide_js) and run the sandbox prelude, which
+//      preloads the usual modules, records the shared state and installs the audit hook;
+//   3. make Node's host powers inert in this thread (host-powers.ts), record timers per call;
+//   4. lockdown(): every Function constructor reachable from a JavaScript object now throws,
+//      then remove eval and Function from the global scope.
+// Python code then holds at most a few frozen JavaScript functions and no way to make more code.
+
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import fs from 'node:fs';
+import { loadPyodide } from 'pyodide';
+import type { PyodideAPI } from 'pyodide';
+import type { PyCallable, PyProxy } from 'pyodide/ffi';
+import { disableBuiltinModules } from './builtin-modules.js';
+import type { EmscriptenHeap } from './builtin-modules.js';
+import { installCallTimers } from './call-timers.js';
+import { disableCodeGeneration, disableHostPowers } from './host-powers.js';
+import { API_PY } from './prelude-api.js';
+import { BOOT_PY } from './prelude-boot.js';
+import { GUARD_PY } from './prelude-guard.js';
+import { RUNNER_PY } from './prelude-runner.js';
+import { STATE_PY } from './prelude-state.js';
+
+const MB = 1024 * 1024;
+
+/** The JavaScript functions Python calls: they take and return text only. */
+export interface Bridge {
+  sync(method: unknown, argsJson: unknown): string;
+  async(method: unknown, argsJson: unknown): Promise<string>;
+  emit(line: unknown): void;
+  /** The outcome (JSON text) of an async call, when its task ends. */
+  done(text: unknown): void;
+}
+
+/** Handles on the prelude's entry points, held by JavaScript only (Python cannot swap them). */
+export interface PythonEngine {
+  readonly pyodide: PyodideAPI;
+  compile: PyCallable;
+  begin: PyCallable;
+  cancel: PyCallable;
+  endCall: PyCallable;
+  /** After every call: sys.modules, modules the call touched, the preloaded modules' classes. */
+  sweepQuick: PyCallable;
+  /** Before a call of another agent: all recorded shared state (15-25 ms). */
+  sweepFull: PyCallable;
+  resetSettings: PyCallable;
+  collect: PyCallable;
+  freeze: PyCallable;
+  /** Limits WebAssembly memory growth to `bytes` more than now; undefined lifts the limit. */
+  limitMemory(bytes: number | undefined): void;
+  /** Set once Pyodide hit a fatal error: the interpreter cannot run anything any more. */
+  readonly dead: boolean;
+  startupMs: number;
+}
+
+/** The part of a WebAssembly.Memory used here (lib ES2023 has no WebAssembly types). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
+interface PyodideInternals {
+  _module: EmscriptenHeap & { memory: WasmMemory };
+  _api: { on_fatal?: (e: unknown) => void; scheduleCallback?: unknown };
+  loadedPackages: object;
+}
+
+function pyodideFolder(): string {
+  const require = createRequire(import.meta.url);
+  return path.dirname(require.resolve('pyodide/package.json')) + path.sep;
+}
+
+export async function startPython(bridge: Bridge, fallbackOutput: (line: string) => void): Promise<PythonEngine> {
+  const started = performance.now();
+  const indexURL = pyodideFolder();
+  // No package index: nothing can be fetched, whatever asks.
+  const lock = JSON.parse(fs.readFileSync(path.join(indexURL, 'pyodide-lock.json'), 'utf8')) as { info: unknown };
+  const jsglobals = Object.freeze(Object.create(null) as object);
+  const pyodide = await loadPyodide({
+    indexURL,
+    jsglobals,
+    lockFileContents: JSON.stringify({ info: lock.info, packages: {} }),
+    env: { HOME: '/home/pyodide' },
+    args: [],
+    enableRunUntilComplete: false,
+    stdout: fallbackOutput,
+    stderr: fallbackOutput,
+  });
+  const internals = pyodide as unknown as PyodideInternals;
+  let dead = false;
+  internals._api.on_fatal = () => {
+    dead = true;
+  };
+  pyodide.unregisterJsModule('js');
+  pyodide.unregisterJsModule('pyodide_js');
+  disableBuiltinModules(internals._module);
+
+  const namespace = pyodide.runPython(
+    "import builtins\n{'__name__': '_sandbox', '__builtins__': dict(builtins.__dict__)}",
+  ) as PyProxy & { get(key: string): unknown };
+  pyodide.runPython([GUARD_PY, API_PY, STATE_PY, RUNNER_PY, BOOT_PY].join('\n'), { globals: namespace, filename: '<sandbox>' });
+  const get = (name: string): PyCallable => namespace.get(name) as PyCallable;
+  (get('install') as unknown as (...fns: unknown[]) => void)(bridge.sync, bridge.async, bridge.emit, bridge.done);
+  const booted = get('boot')() as PyProxy & { get(i: number): unknown };
+  const engine = {
+    pyodide,
+    compile: get('compile_user'),
+    begin: get('begin'),
+    cancel: get('cancel'),
+    endCall: get('end_call'),
+    sweepQuick: booted.get(0) as PyCallable,
+    sweepFull: booted.get(1) as PyCallable,
+    resetSettings: booted.get(2) as PyCallable,
+    collect: booted.get(3) as PyCallable,
+    freeze: booted.get(4) as PyCallable,
+    limitMemory: memoryLimiter(internals._module.memory),
+    get dead() {
+      return dead;
+    },
+    startupMs: 0,
+  };
+  booted.destroy();
+  namespace.destroy();
+
+  disableHostPowers();
+  installCallTimers();
+  lockdown({
+    errorTaming: 'safe',
+    stackFiltering: 'concise',
+    errorTrapping: 'none',
+    unhandledRejectionTrapping: 'none',
+    consoleTaming: 'unsafe',
+    overrideTaming: 'moderate',
+    domainTaming: 'safe',
+    reporting: 'none',
+  });
+  // What Python can still reach of JavaScript: freeze it, so no call can leave data in it.
+  for (const reachable of [bridge.sync, bridge.async, bridge.emit, bridge.done, jsglobals, internals._api.scheduleCallback, internals.loadedPackages]) {
+    if (reachable !== undefined && reachable !== null) harden(reachable);
+  }
+  disableCodeGeneration();
+  engine.startupMs = Math.round(performance.now() - started);
+  return engine;
+}
+
+/**
+ * Emscripten grows the WebAssembly memory through `memory.grow()`; when that throws, malloc fails
+ * and Python raises MemoryError: the call fails cleanly and the warm worker stays. The pool
+ * host's resident-memory watchdog remains the backstop for everything else.
+ */
+function memoryLimiter(memory: WasmMemory): (bytes: number | undefined) => void {
+  const grow = memory.grow.bind(memory);
+  let limit = Infinity;
+  Object.defineProperty(memory, 'grow', {
+    value: (pages: number): number => {
+      if (memory.buffer.byteLength + pages * 65_536 > limit) throw new RangeError('memory limit of the call reached');
+      return grow(pages);
+    },
+  });
+  return (bytes) => {
+    limit = bytes === undefined ? Infinity : memory.buffer.byteLength + Math.max(bytes, 8 * MB);
+  };
+}

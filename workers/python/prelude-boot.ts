@@ -1,0 +1,46 @@
+// Python source, part 5 of the sandbox prelude: start-up. Preloads the modules agents use most
+// (so their imports cost nothing per call and they are part of the recorded state), removes the
+// JavaScript bridge modules and host-flavoured leftovers, records the shared state, installs the
+// audit hook, and freezes the start-up objects out of the garbage collector's way.
+
+export const BOOT_PY = String.raw`
+def install(sync, async_, emit, done):
+    Bridge.sync, Bridge.async_, Bridge.emit, Bridge.done = sync, async_, emit, done
+
+
+PRELOADED = (
+    'itertools', 'functools', 'operator', 'random', 'string', 'textwrap', 'typing', 'copy', 'heapq',
+    'bisect', 'uuid', 'hashlib', 'base64', 'time', 'calendar', 'csv', 'io', 'difflib', 'html',
+    'html.parser', 'unicodedata', 'pprint', 'numbers', 'struct', 'binascii', 'zlib', 'hmac',
+    'secrets', 'abc', 'contextlib', 'array', 'graphlib', 'shlex', 'fnmatch', 'ipaddress',
+    'urllib.parse', 'xml.etree.ElementTree', 'keyword', 'weakref', 'codecs', 'zoneinfo',
+    'dataclasses', 'enum', 'fractions', 'decimal', 'statistics', 'collections.abc',
+)
+
+
+def boot():
+    """Seals the interpreter; returns what JavaScript keeps: quick and full sweeps, reset, collect, freeze."""
+    import importlib, os, posix
+    for name in PRELOADED:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    for name in ('js', 'pyodide_js', 'pyodide_js._api'):
+        sys.modules.pop(name, None)
+    # No current-directory imports, no host path in the environment, no way to end the process.
+    sys.path[:] = [p for p in sys.path if p.startswith(STDLIB_PREFIX)]
+    os.environ.pop('_', None)
+    for module in (os, posix):
+        for name in ('_exit', 'abort'):
+            if hasattr(module, name):
+                delattr(module, name)
+    _gc.collect()
+    protected_modules = frozenset(name for name in sys.modules if name != '__main__')
+    quick, full, protected_ids = take_snapshot((globals(),))
+    reset = make_reset()
+    sys.addaudithook(make_audit_hook(protected_modules, protected_ids))
+    _gc.collect()
+    _gc.freeze()
+    return quick, full, reset, _gc.collect, _gc.freeze
+`;

@@ -1,0 +1,232 @@
+// Python source, part 3 of the sandbox prelude: what keeps one call's changes out of the next.
+// At start-up, after the usual modules are imported, the state calls share is recorded:
+// sys.modules, every module's namespace, the attributes of every mutable class they define, of
+// module-level objects and of closures' cells, and the lists, dicts and sets found there.
+// Comparing all of it takes WebAssembly CPython 15-25 ms, so there are two sweeps:
+//   - after every call (quick): sys.modules (imports of the call are dropped, so the next import
+//     runs afresh), every module the call assigned to or took the __dict__ of (modules are given
+//     a class that notices), and the classes and objects of the preloaded modules;
+//   - before a call from another workspace (agent) than the previous one (full): everything.
+// Comparisons are by identity, so no user code runs while they are made. What only introspection
+// reaches (function __globals__, frames) can persist into the same agent's next call on this
+// worker, never into another agent's; deeper in-place changes are not covered.
+//
+// The sweeps are built once with their whole world bound as defaults: a call may rebind any
+// global of this namespace, but not the defaults of a function from here (the audit hook refuses).
+
+export const STATE_PY = String.raw`
+import operator as _operator, gc as _gc, random as _random, os as _os, locale as _locale
+
+_IMMUTABLE_TYPE = 1 << 8   # Py_TPFLAGS_IMMUTABLETYPE
+# Swept after every call: the modules every call is handed, and the interpreter's own.
+HOT_MODULES = frozenset({'json', 're', 'collections', 'statistics', 'datetime', 'math', 'builtins', 'sys'})
+DIRTY_MODULES = set()
+_module_dict_of = _types.ModuleType.__dict__['__dict__'].__get__
+
+
+class TrackedModule(_types.ModuleType):
+    """The class shared modules get: assignments and __dict__ access mark the module for the sweep."""
+
+    def __setattr__(self, name, value, _dirty=DIRTY_MODULES, _add=set.add, _set=_types.ModuleType.__setattr__):
+        _add(_dirty, self)
+        _set(self, name, value)
+
+    def __delattr__(self, name, _dirty=DIRTY_MODULES, _add=set.add, _del=_types.ModuleType.__delattr__):
+        _add(_dirty, self)
+        _del(self, name)
+
+    def _namespace(self, _dirty=DIRTY_MODULES, _add=set.add, _get=_module_dict_of):
+        _add(_dirty, self)
+        return _get(self)
+
+    __dict__ = property(_namespace)
+
+
+def _mutable_class(value):
+    return isinstance(value, type) and not (value.__flags__ & _IMMUTABLE_TYPE)
+
+
+def _is_hot(module_name):
+    return module_name in HOT_MODULES
+
+
+def take_snapshot(extra_namespaces=()):
+    """Records the shared state; returns (quick sweep, full sweep, protected object ids)."""
+    modules = dict(sys.modules)
+    records = {'dict': [], 'class': [], 'list': [], 'set': [], 'cell': []}
+    hot = {'dict': [], 'class': [], 'list': [], 'set': [], 'cell': []}
+    by_module = {}
+    seen = set()
+    protected = set()
+
+    def record(kind, entry, is_hot):
+        records[kind].append(entry)
+        if is_hot:
+            hot[kind].append(entry)
+
+    def record_container(v, is_hot):
+        if id(v) in seen:
+            return
+        seen.add(id(v))
+        t = type(v)
+        if t is list:
+            record('list', (v, tuple(v)), is_hot)
+        elif t is dict:
+            record('dict', (v, tuple(v), tuple(v.values())), is_hot)
+        elif t is set:
+            record('set', (v, tuple(v), frozenset(map(id, v))), is_hot)
+
+    def record_function(f, is_hot):
+        protected.add(id(f))
+        if f.__kwdefaults__:
+            record_container(f.__kwdefaults__, is_hot)
+        for cell in f.__closure__ or ():
+            if id(cell) not in seen:
+                seen.add(id(cell))
+                try:
+                    record('cell', (cell, cell.cell_contents), is_hot)
+                except ValueError:
+                    pass
+
+    def record_value(v, depth, is_hot):
+        if isinstance(v, _types.ModuleType):
+            return
+        if _mutable_class(v):
+            if id(v) in seen:
+                return
+            seen.add(id(v))
+            protected.add(id(v))
+            mp = v.__dict__
+            record('class', (v, tuple(mp), tuple(mp.values())), is_hot)
+            if depth == 0:
+                for item in tuple(mp.values()):
+                    record_value(item, 1, is_hot)
+            return
+        if type(v) is _types.FunctionType:
+            record_function(v, is_hot)
+            return
+        if type(v) in (list, dict, set):
+            record_container(v, is_hot)
+            return
+        if depth == 0 and not isinstance(v, type) and _mutable_class(type(v)):
+            inst = getattr(v, '__dict__', None)
+            if type(inst) is dict and id(inst) not in seen:
+                record_container(inst, is_hot)
+                for item in tuple(inst.values()):
+                    if type(item) in (list, dict, set):
+                        record_container(item, is_hot)
+
+    namespaces = [(name, _module_dict_of(m)) for name, m in modules.items() if isinstance(m, _types.ModuleType)]
+    namespaces += [(SANDBOX_MODULE, ns) for ns in extra_namespaces]
+    # Hot modules first: what they hold is recorded as hot even when another module holds it too.
+    namespaces.sort(key=lambda item: not _is_hot(item[0]))
+    for name, namespace in namespaces:
+        if type(namespace) is not dict or id(namespace) in seen:
+            continue
+        seen.add(id(namespace))
+        entry = (namespace, tuple(namespace), tuple(namespace.values()))
+        record('dict', entry, _is_hot(name))
+        by_module[id(namespace)] = entry
+        for value in tuple(namespace.values()):
+            record_value(value, 0, _is_hot(name))
+
+    # From now on, module assignments are noticed.
+    for m in modules.values():
+        if type(m) is _types.ModuleType:
+            m.__class__ = TrackedModule
+
+    module_state = (tuple(modules), tuple(modules.values()))
+    full = make_sweep(module_state, records, None, {})
+    quick = make_sweep(module_state, hot, DIRTY_MODULES, by_module)
+    return quick, full, frozenset(protected)
+
+
+def make_sweep(module_state, records, dirty, by_module):
+    missing = object()
+
+    def sweep(_modules=sys.modules, _module_keys=module_state[0], _module_values=module_state[1],
+              _dicts=tuple(records['dict']), _classes=tuple(records['class']), _lists=tuple(records['list']),
+              _sets=tuple(records['set']), _cells=tuple(records['cell']), _dirty=dirty, _by_module=by_module,
+              _missing=missing, _len=len, _all=all, _map=map, _is=_operator.is_, _zip=zip, _dict=dict,
+              _tuple=tuple, _id=id, _frozenset=frozenset, _set_attr=type.__setattr__,
+              _del_attr=type.__delattr__, _clear=dict.clear, _update=dict.update, _values=dict.values,
+              _get=dict.get, _namespace_of=_module_dict_of):
+        """Puts back what differs from the snapshot; returns how many objects it repaired."""
+        repaired = 0
+        if (_len(_modules) != _len(_module_keys) or not _all(_map(_is, _values(_modules), _module_values))
+                or not _all(_map(_is, _modules, _module_keys))):
+            _clear(_modules)
+            _update(_modules, _zip(_module_keys, _module_values))
+            repaired += 1
+        dicts = _dicts
+        if _dirty is not None:
+            touched = _tuple(_dirty)
+            _dirty.clear()
+            dicts = _tuple(_get(_by_module, _id(_namespace_of(m)), _missing) for m in touched) + _dicts
+        for entry in dicts:
+            if entry is _missing:
+                continue
+            d, keys, values = entry
+            if _len(d) != _len(keys) or not _all(_map(_is, _values(d), values)) or not _all(_map(_is, d, keys)):
+                _clear(d)
+                _update(d, _zip(keys, values))
+                repaired += 1
+        for cls, keys, values in _classes:
+            mp = cls.__dict__
+            if _len(mp) == _len(keys) and _all(_map(_is, mp.values(), values)) and _all(_map(_is, mp, keys)):
+                continue
+            pristine = _dict(_zip(keys, values))
+            for k in _tuple(mp):
+                if _get(pristine, k, _missing) is _missing:
+                    _del_attr(cls, k)
+            for k, v in _zip(keys, values):
+                if mp.get(k, _missing) is not v:
+                    _set_attr(cls, k, v)
+            repaired += 1
+        for lst, items in _lists:
+            if _len(lst) != _len(items) or not _all(_map(_is, lst, items)):
+                lst[:] = items
+                repaired += 1
+        for s, items, ids in _sets:
+            if _len(s) != _len(items) or _frozenset(_map(_id, s)) != ids:
+                s.clear()
+                s.update(items)
+                repaired += 1
+        for cell, contents in _cells:
+            try:
+                same = cell.cell_contents is contents
+            except ValueError:
+                same = False
+            if not same:
+                cell.cell_contents = contents
+                repaired += 1
+        return repaired
+
+    return sweep
+
+
+class Settings:
+    """Interpreter-wide settings a call may change, as they were at start-up."""
+    recursion_limit = sys.getrecursionlimit()
+    int_max_str_digits = sys.get_int_max_str_digits()
+    gc_threshold = _gc.get_threshold()
+    locale = _locale.setlocale(_locale.LC_ALL)
+
+
+def make_reset(_settings=(Settings.recursion_limit, Settings.int_max_str_digits, Settings.gc_threshold, Settings.locale)):
+    def reset_settings(_s=_settings, _sys=sys, _gc=_gc, _random=_random, _urandom=_os.urandom,
+                       _from_bytes=int.from_bytes, _locale=_locale, _LC_ALL=_locale.LC_ALL):
+        _sys.setrecursionlimit(_s[0])
+        _sys.set_int_max_str_digits(_s[1])
+        _gc.enable()
+        _gc.set_threshold(*_s[2])
+        try:
+            if _locale.setlocale(_LC_ALL) != _s[3]:
+                _locale.setlocale(_LC_ALL, _s[3])
+        except Exception:
+            pass
+        # A call's random state must not let the next one predict (or learn) its numbers.
+        _random.seed(_from_bytes(_urandom(16), 'little'))
+
+    return reset_settings
+`;
