@@ -82,25 +82,35 @@ function enqueue(id: number, req: RunRequest): void {
 }
 
 function pump(): void {
-  while (busyThreads < options.threads && waiting.length > 0) {
-    const next = waiting.shift() as { id: number; req: RunRequest };
-    start(next.id, next.req);
-  }
+  for (const next of takeStartable()) launch(next.id, next.req, next.pre);
 }
 
-function start(id: number, req: RunRequest): void {
-  const pre = prepare(req);
-  if (!pre.ok) {
-    send({ type: 'done', id, outcome: { ok: false, error: pre.error, output: [] }, workerReplaced: false });
-    return;
+/**
+ * Waiting calls that can start now (threads are reserved for them). Calls whose code does not
+ * compile are answered here and take no thread.
+ */
+function takeStartable(): { id: number; req: RunRequest; pre: Extract<Preprocessed, { ok: true }> }[] {
+  const out: { id: number; req: RunRequest; pre: Extract<Preprocessed, { ok: true }> }[] = [];
+  while (busyThreads < options.threads && waiting.length > 0) {
+    const next = waiting.shift() as { id: number; req: RunRequest };
+    const pre = prepare(next.req);
+    if (!pre.ok) {
+      send({ type: 'done', id: next.id, outcome: { ok: false, error: pre.error, output: [] }, workerReplaced: false });
+      continue;
+    }
+    busyThreads++;
+    out.push({ ...next, pre });
   }
+  return out;
+}
+
+function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: true }>): void {
   const { port1, port2 } = new MessageChannel();
   const wake = new Int32Array(new SharedArrayBuffer(4));
   const controller = new AbortController();
   const interrupt = new Int32Array(new SharedArrayBuffer(4));
   const entry: Running = { controller, interrupt, port: port1, wake, rssAtStart: process.memoryUsage.rss(), memoryMb: req.memoryMb };
   running.set(id, entry);
-  busyThreads++;
   const relay = (m: WorkerMessage): void => {
     if (m.kind === 'host-call') send({ type: 'host-call', id, callId: m.callId, method: m.method, args: m.args });
     else send({ type: 'output', id, lines: m.lines });
@@ -111,28 +121,29 @@ function start(id: number, req: RunRequest): void {
     for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) relay(m.message as WorkerMessage);
   };
   port1.on('message', relay);
+  /**
+   * Reports the call and starts what waits, telling the coordinator in the same message which
+   * calls started: a call that never started is re-sent elsewhere if this process dies.
+   */
+  const finish = (outcome: Outcome, workerReplaced: boolean): void => {
+    drain();
+    port1.close();
+    running.delete(id);
+    busyThreads--;
+    const next = takeStartable();
+    send({ type: 'done', id, outcome, workerReplaced, ...(next.length > 0 ? { started: next.map((n) => n.id) } : {}) });
+    for (const n of next) launch(n.id, n.req, n.pre);
+  };
   const { code: _code, ...rest } = req;
   const task: WorkerTask = { ...rest, source: pre.source, port: port2, wake, interrupt };
-  pool
-    .run(task, { signal: controller.signal, transferList: [port2] as never })
-    .then(
-      // An interrupted Python call ends normally with KeyboardInterrupt: report why it was stopped.
-      (outcome: Outcome) => {
-        drain();
-        send({ type: 'done', id, outcome: entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome, workerReplaced: false });
-      },
-      (err: unknown) => {
-        drain();
-        send({ type: 'done', id, outcome: { ok: false, error: failureOf(err, entry, req), output: [] }, workerReplaced: true });
-        rewarm();
-      },
-    )
-    .finally(() => {
-      port1.close();
-      running.delete(id);
-      busyThreads--;
-      pump();
-    });
+  pool.run(task, { signal: controller.signal, transferList: [port2] as never }).then(
+    // An interrupted Python call ends normally with KeyboardInterrupt: report why it was stopped.
+    (outcome: Outcome) => finish(entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome, false),
+    (err: unknown) => {
+      finish({ ok: false, error: failureOf(err, entry, req), output: [] }, true);
+      rewarm();
+    },
+  );
 }
 
 function failureOf(err: unknown, entry: Running, req: RunRequest, replaced = true): ErrorInfo {

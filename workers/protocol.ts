@@ -77,7 +77,8 @@ export type FromSandbox =
   | { type: 'ready'; threads: number; startupMs: number }
   /** A replaced worker thread is warm again (after a timeout, cancel or memory kill). */
   | { type: 'worker-ready' }
-  | { type: 'done'; id: number; outcome: Outcome; workerReplaced: boolean }
+  /** `started`: calls sent ahead that this process started as this one ended (see sandbox-process.ts). */
+  | { type: 'done'; id: number; outcome: Outcome; workerReplaced: boolean; started?: number[] }
   | { type: 'host-call'; id: number; callId: number; method: string; args: unknown[] }
   | { type: 'output'; id: number; lines: string[] }
   | { type: 'fatal'; message: string };

@@ -16,6 +16,8 @@ const RESTART_BACKOFF_MAX_MS = 10_000;
 
 export interface PoolCall {
   request: RunRequest;
+  /** Set once the call was sent again after its process died before starting it. */
+  requeued?: boolean;
   /** performance.now() deadline of the whole call. */
   deadline: number;
   signal?: AbortSignal;
@@ -166,6 +168,13 @@ export class SandboxPool {
       call.signal?.removeEventListener('abort', onAbort);
       this.#calls.delete(id);
       if (finished.workerReplaced && !finished.processDied) this.counters.workerReplacements++;
+      // A call that never started is sent again, once: another call killed its process.
+      if (finished.requeue && !call.requeued && !this.#closed && performance.now() < call.deadline) {
+        call.requeued = true;
+        const again = this.run(call);
+        this.#drain();
+        return again;
+      }
       this.#drain();
       return finished;
     });

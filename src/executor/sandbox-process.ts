@@ -16,6 +16,8 @@ export interface Finished {
   /** The worker thread (or the whole process) was replaced after this call. */
   workerReplaced: boolean;
   processDied?: boolean;
+  /** The process died before this call started: it never ran, and may be sent elsewhere. */
+  requeue?: boolean;
 }
 
 export interface SandboxProcessEvents {
@@ -25,7 +27,8 @@ export interface SandboxProcessEvents {
   onWorkerReady(proc: SandboxProcess): void;
 }
 
-type Inflight = { resolve: (f: Finished) => void };
+/** `started`: the call is running (not waiting in the process behind another). */
+type Inflight = { resolve: (f: Finished) => void; started: boolean };
 
 /** The compiled worker entry; tests run the TypeScript sources but the sandbox always runs dist/. */
 export function workerScript(name: string): string {
@@ -113,7 +116,11 @@ export class SandboxProcess {
 
   run(id: number, request: RunRequest): Promise<Finished> {
     return new Promise<Finished>((resolve) => {
-      this.#inflight.set(id, { resolve });
+      // With a thread free the process starts the call on receipt; otherwise it waits there until
+      // a 'done' names it as started.
+      let started = 0;
+      for (const e of this.#inflight.values()) if (e.started) started++;
+      this.#inflight.set(id, { resolve, started: started < this.threads });
       this.#send({ type: 'run', id, request });
     });
   }
@@ -149,6 +156,10 @@ export class SandboxProcess {
         if (!entry) return;
         this.#inflight.delete(msg.id);
         if (msg.workerReplaced) this.#warming++;
+        for (const startedId of msg.started ?? []) {
+          const next = this.#inflight.get(startedId);
+          if (next) next.started = true;
+        }
         entry.resolve({ outcome: msg.outcome, workerReplaced: msg.workerReplaced });
         return;
       }
@@ -174,6 +185,11 @@ export class SandboxProcess {
     const oom = signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGILL' || code === 134;
     for (const [id, entry] of this.#inflight) {
       this.#inflight.delete(id);
+      if (!entry.started) {
+        // Sent ahead and still waiting: the death was another call's; this one goes elsewhere.
+        entry.resolve({ outcome: { ok: false, output: [], error: { type: 'SandboxCrashError', message: 'the sandbox process died before the call started' } }, workerReplaced: false, requeue: true });
+        continue;
+      }
       entry.resolve({
         outcome: {
           ok: false,
