@@ -138,6 +138,11 @@ function awaitOutcome(py: PythonEngine, interrupt: Int32Array, deadline: number)
   return { outcome, stop };
 }
 
+function lastLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split('\n').filter((line) => line.trim() !== '').pop() ?? 'unknown error';
+}
+
 function toOutcome(text: string, scope: CallScope, timedOut: boolean, timeoutMs: number): Outcome {
   const envelope = JSON.parse(text) as Envelope;
   const extra = { output: scope.output, outputDropped: scope.outputDropped || undefined };
@@ -163,7 +168,11 @@ function settle(py: PythonEngine, sweep: PyCallable): boolean {
 function cleanUp(py: PythonEngine): boolean {
   py.pyodide.setInterruptBuffer(idleInterrupt);
   py.limitMemory(undefined);
-  py.endCall();
+  try {
+    py.endCall();
+  } catch {
+    // the call broke what end_call uses; the sweeps below still put the shared state back
+  }
   endCallTimers((callback) => {
     if (py.pyodide.ffi.PyProxy && callback instanceof py.pyodide.ffi.PyProxy) {
       try {
@@ -215,7 +224,7 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
     }
     outcome = toOutcome(text, scope, performance.now() >= deadline, task.timeoutMs);
   } catch (err) {
-    outcome = { ok: false, error: { type: 'SandboxCrashError', message: `the Python interpreter failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` }, output: scope.output };
+    outcome = { ok: false, error: { type: 'SandboxCrashError', message: `the Python sandbox could not report the outcome: ${lastLine(err)}` }, output: scope.output };
   } finally {
     try {
       sealed = cleanUp(py);

@@ -14,6 +14,12 @@ import fractions as _fractions, enum as _enum, dataclasses as _dataclasses, time
 from collections import deque as _deque
 from collections.abc import Mapping as _Mapping
 
+# Bound once: a call may replace json.dumps or math.isfinite for itself without breaking how its
+# outcome is reported.
+_dumps, _loads, _isfinite = _json.dumps, _json.loads, _math.isfinite
+_current_task, _asyncio_sleep, _time_sleep = _asyncio.current_task, _asyncio.sleep, _time.sleep
+_is_dataclass, _fields = _dataclasses.is_dataclass, _dataclasses.fields
+
 HOST_ERRORS = {
     'FileNotFoundError': FileNotFoundError, 'PermissionError': PermissionError,
     'ValueError': ValueError, 'TypeError': TypeError, 'TimeoutError': TimeoutError,
@@ -37,18 +43,18 @@ def _raise_host_error(reply):
 
 
 def _encode_args(args):
-    return _json.dumps([to_json_data(a, [1 << 28]) for a in args], ensure_ascii=False)
+    return _dumps([to_json_data(a, [1 << 28]) for a in args], ensure_ascii=False)
 
 
 def host_sync(method, *args):
-    reply = _json.loads(Bridge.sync(method, _encode_args(args)))
+    reply = _loads(Bridge.sync(method, _encode_args(args)))
     if reply.get('ok'):
         return reply.get('value')
     _raise_host_error(reply)
 
 
 async def _host_async(method, encoded):
-    reply = _json.loads(await Bridge.async_(method, encoded))
+    reply = _loads(await Bridge.async_(method, encoded))
     if reply.get('ok'):
         return reply.get('value')
     _raise_host_error(reply)
@@ -56,7 +62,7 @@ async def _host_async(method, encoded):
 
 def in_async_code():
     try:
-        return _asyncio.current_task() is not None
+        return _current_task() is not None
     except RuntimeError:
         return False
 
@@ -66,7 +72,7 @@ def host_call_follow(method, *args):
     encoded = _encode_args(args)
     if in_async_code():
         return _host_async(method, encoded)
-    reply = _json.loads(Bridge.sync(method, encoded))
+    reply = _loads(Bridge.sync(method, encoded))
     if reply.get('ok'):
         return reply.get('value')
     _raise_host_error(reply)
@@ -107,7 +113,7 @@ def to_json_data(value, budget, depth=0, ancestors=None):
     if t is float or isinstance(value, float):
         budget[0] -= 8
         v = float(value)
-        return v if _math.isfinite(v) else None
+        return v if _isfinite(v) else None
     if t is str or isinstance(value, str):
         v = str(value)
         budget[0] -= len(v) + 2
@@ -140,8 +146,8 @@ def to_json_data(value, budget, depth=0, ancestors=None):
         return '[too deep]'
     ancestors.add(id(value))
     try:
-        if _dataclasses.is_dataclass(value) and not isinstance(value, type):
-            value = {f.name: getattr(value, f.name, None) for f in _dataclasses.fields(value)}
+        if _is_dataclass(value) and not isinstance(value, type):
+            value = {f.name: getattr(value, f.name, None) for f in _fields(value)}
         if isinstance(value, (dict, _Mapping)):
             out = {}
             for k, v in value.items():
@@ -233,8 +239,8 @@ def sleep(ms):
     """Waits ms milliseconds: awaitable in async code, blocking elsewhere."""
     seconds = max(0.0, float(ms) / 1000.0)
     if in_async_code():
-        return _asyncio.sleep(seconds)
-    _time.sleep(seconds)
+        return _asyncio_sleep(seconds)
+    _time_sleep(seconds)
 
 
 def filter_by_field(data, field, value):
@@ -270,7 +276,7 @@ def aggregate_stats(data, numeric_fields=None):
 
 def format_output(data, max_chars=5000):
     """Pretty JSON of data, cut to max_chars."""
-    return _json.dumps(to_json_data(data, [max(max_chars * 2, 1024)]), indent=2, ensure_ascii=False)[:max_chars]
+    return _dumps(to_json_data(data, [max(max_chars * 2, 1024)]), indent=2, ensure_ascii=False)[:max_chars]
 
 
 class Response:
@@ -288,7 +294,7 @@ class Response:
         return self._body
 
     def json(self):
-        return _json.loads(self._body)
+        return _loads(self._body)
 
     def __repr__(self):
         return f"<Response {self.status} {self.url}>"
@@ -303,11 +309,11 @@ def fetch(url, method='GET', headers=None, body=None, **init):
     options = dict(init)
     options.update({'method': method, 'headers': dict(headers or {})})
     if body is not None:
-        options['body'] = body if isinstance(body, str) else _json.dumps(body)
+        options['body'] = body if isinstance(body, str) else _dumps(body)
     encoded = _encode_args([str(url), options])
     if in_async_code():
         return _fetch_async(encoded)
-    reply = _json.loads(Bridge.sync('fetch', encoded))
+    reply = _loads(Bridge.sync('fetch', encoded))
     if not reply.get('ok'):
         _raise_host_error(reply)
     return Response(reply.get('value'))

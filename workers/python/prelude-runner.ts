@@ -11,6 +11,11 @@ import ast as _ast, contextvars as _contextvars, traceback as _traceback, inspec
 import json, re, math, statistics, collections, datetime
 from pyodide.webloop import WebLoop as _WebLoop
 
+_walk_tb, _parse, _Context = _traceback.walk_tb, _ast.parse, _contextvars.Context
+_set_running_loop, _all_tasks, _CO_COROUTINE = _asyncio.events._set_running_loop, _asyncio.all_tasks, _inspect.CO_COROUTINE
+_PyCF_ALLOW_TOP_LEVEL_AWAIT, _Assign, _Name, _Store, _Expr = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, _ast.Assign, _ast.Name, _ast.Store, _ast.Expr
+_fix_missing_locations, _copy_location = _ast.fix_missing_locations, _ast.copy_location
+_Handle, _CancelledError = _asyncio.Handle, _asyncio.CancelledError
 LAST_NAME = '__last_expression__'
 USER_FILES = frozenset({USER_FILENAME, '<string>'})
 MAX_RESULT_CHARS = 16 * 1024 * 1024
@@ -35,7 +40,7 @@ class CallLoop(_WebLoop):
 
     def call_later(self, delay, callback, *args, context=None):
         if self.dead:
-            handle = _asyncio.Handle(callback, args, self, context=context)
+            handle = _Handle(callback, args, self, context=context)
             handle.cancel()
             return handle
         return super().call_later(delay, callback, *args, context=context)
@@ -65,7 +70,7 @@ class Current:
 
 
 def _user_frames(tb):
-    for frame, lineno in _traceback.walk_tb(tb):
+    for frame, lineno in _walk_tb(tb):
         filename = frame.f_code.co_filename
         if filename in USER_FILES or filename.startswith('<skill:'):
             yield filename, lineno, frame.f_code.co_name
@@ -75,7 +80,7 @@ def error_info(e, source_lines):
     kind = type(e).__name__
     if isinstance(e, MemoryError):
         return {'type': 'MemoryLimitError', 'message': 'the call ran out of memory (a Python allocation failed: the call is over its memory_mb limit)'}
-    if isinstance(e, (KeyboardInterrupt, _asyncio.CancelledError)):
+    if isinstance(e, (KeyboardInterrupt, _CancelledError)):
         return {'type': 'TimeoutError', 'message': 'execution was stopped: the time limit was reached or the call was cancelled'}
     message = _safe_str(e)
     line = None
@@ -106,7 +111,7 @@ def error_info(e, source_lines):
 
 
 def _dump(envelope):
-    return _json.dumps(envelope, ensure_ascii=False, allow_nan=False, separators=(',', ':'))
+    return _dumps(envelope, ensure_ascii=False, allow_nan=False, separators=(',', ':'))
 
 
 def failure(e, source_lines):
@@ -130,12 +135,12 @@ def success(call, returned=None):
 def compile_user(source):
     """The code object for source, or a failure envelope (text) for a syntax error."""
     try:
-        tree = _ast.parse(source, USER_FILENAME, 'exec')
-        if tree.body and isinstance(tree.body[-1], _ast.Expr):
+        tree = _parse(source, USER_FILENAME, 'exec')
+        if tree.body and isinstance(tree.body[-1], _Expr):
             last = tree.body[-1]
-            assign = _ast.Assign(targets=[_ast.Name(LAST_NAME, _ast.Store())], value=last.value)
-            tree.body[-1] = _ast.fix_missing_locations(_ast.copy_location(assign, last))
-        return compile(tree, USER_FILENAME, 'exec', flags=_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+            assign = _Assign(targets=[_Name(LAST_NAME, _Store())], value=last.value)
+            tree.body[-1] = _fix_missing_locations(_copy_location(assign, last))
+        return compile(tree, USER_FILENAME, 'exec', flags=_PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     except BaseException as e:
         return failure(e, source.splitlines())
 
@@ -211,20 +216,20 @@ def begin(code, source, context_json, workspace, tool_names_json, fetch_allowed)
     call.output = Output(Bridge.emit)
     sys.stdout = sys.stderr = call.output
     try:
-        call.workspace, call.tool_names, call.fetch_allowed = workspace, tuple(_json.loads(tool_names_json)), bool(fetch_allowed)
+        call.workspace, call.tool_names, call.fetch_allowed = workspace, tuple(_loads(tool_names_json)), bool(fetch_allowed)
         g = api_globals(call, workspace, call.tool_names, call.fetch_allowed)
         g['__name__'] = '__main__'
         g['result'] = None
         if context_json:
-            g.update(_json.loads(context_json))
+            g.update(_loads(context_json))
         call.globals = g
-        context = _contextvars.Context()
-        if code.co_flags & _inspect.CO_COROUTINE:
+        context = _Context()
+        if code.co_flags & _CO_COROUTINE:
             loop = call.loop = CallLoop()
             coro = eval(code, g)
             call.task = loop.create_task(_drive(call, coro), context=context)
             return None
-        _asyncio.events._set_running_loop(BOOT_LOOP)
+        _set_running_loop(BOOT_LOOP)
         return context.run(_run_sync, call, code)
     except BaseException as e:
         return failure(e, call.source_lines)
@@ -251,7 +256,7 @@ def end_call():
     if loop is not None:
         loop.dead = True
         try:
-            tasks = list(_asyncio.all_tasks(loop))
+            tasks = list(_all_tasks(loop))
         except BaseException:
             tasks = []
         for task in tasks:
@@ -264,6 +269,9 @@ def end_call():
             call.globals.clear()
         except BaseException:
             pass
-    _asyncio.events._set_running_loop(BOOT_LOOP)
+    try:
+        _set_running_loop(BOOT_LOOP)
+    except BaseException:
+        pass
     sys.stdout, sys.stderr = PRISTINE_STDOUT, PRISTINE_STDERR
 `;
