@@ -17,7 +17,24 @@ from collections.abc import Mapping as _Mapping
 # Bound once: a call may replace json.dumps or math.isfinite for itself without breaking how its
 # outcome is reported.
 _dumps, _loads, _isfinite = _json.dumps, _json.loads, _math.isfinite
-_current_task, _asyncio_sleep, _time_sleep = _asyncio.current_task, _asyncio.sleep, _time.sleep
+_current_task, _asyncio_sleep = _asyncio.current_task, _asyncio.sleep
+
+
+def interruptible_sleep(seconds, _sleep=_time.sleep, _monotonic=_time.monotonic, _min=min):
+    """time.sleep in short steps: in a worker thread one long sleep cannot be interrupted."""
+    if seconds < 0:
+        raise ValueError('sleep length must be non-negative')
+    end = _monotonic() + seconds
+    while True:
+        left = end - _monotonic()
+        if left <= 0:
+            return
+        _sleep(_min(left, 0.05))
+
+
+interruptible_sleep.__name__ = interruptible_sleep.__qualname__ = 'sleep'
+interruptible_sleep.__module__ = 'time'
+_time.sleep = _time_sleep = interruptible_sleep
 _is_dataclass, _fields = _dataclasses.is_dataclass, _dataclasses.fields
 
 HOST_ERRORS = {

@@ -17,6 +17,7 @@ _PyCF_ALLOW_TOP_LEVEL_AWAIT, _Assign, _Name, _Store, _Expr = _ast.PyCF_ALLOW_TOP
 _fix_missing_locations, _copy_location = _ast.fix_missing_locations, _ast.copy_location
 _Handle, _CancelledError = _asyncio.Handle, _asyncio.CancelledError
 LAST_NAME = '__last_expression__'
+SIZE_OVERFLOWS = ('too long', 'too many', 'index-sized', 'cannot allocate')
 USER_FILES = frozenset({USER_FILENAME, '<string>'})
 MAX_RESULT_CHARS = 16 * 1024 * 1024
 BOOT_LOOP = _asyncio.get_event_loop()
@@ -80,6 +81,9 @@ def error_info(e, source_lines):
     kind = type(e).__name__
     if isinstance(e, MemoryError):
         return {'type': 'MemoryLimitError', 'message': 'the call ran out of memory (a Python allocation failed: the call is over its memory_mb limit)'}
+    if isinstance(e, OverflowError) and any(s in _safe_str(e) for s in SIZE_OVERFLOWS):
+        # WebAssembly is 32-bit: an object past 2 GiB is refused before it is allocated.
+        return {'type': 'MemoryLimitError', 'message': f'the call asked for more memory than the sandbox can have ({_safe_str(e)})'}
     if isinstance(e, (KeyboardInterrupt, _CancelledError)):
         return {'type': 'TimeoutError', 'message': 'execution was stopped: the time limit was reached or the call was cancelled'}
     message = _safe_str(e)
