@@ -33,13 +33,21 @@ const idleInterrupt = new Int32Array(new SharedArrayBuffer(4));
 
 type Envelope = { ok: true; value?: Json } | { ok: false; error?: ErrorInfo; name?: string; message?: string };
 
-function reply(value: unknown): string {
-  return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+/** Strings longer than this reach Python as UTF-8 bytes: Pyodide converts JS strings char by char. */
+const BYTES_REPLY_CHARS = 32 * 1024;
+const utf8 = new TextEncoder();
+
+// Replies to Python: 's' + a string value as is (file contents are often megabytes of JSON that
+// the code parses itself: no second JSON layer), a long string as UTF-8 bytes, 'j' + any other
+// value as JSON, 'e' + an error.
+function reply(value: unknown): string | Uint8Array {
+  if (typeof value === 'string') return value.length > BYTES_REPLY_CHARS ? utf8.encode(value) : `s${value}`;
+  return `j${JSON.stringify(value === undefined ? null : value)}`;
 }
 
 function replyError(err: unknown): string {
   const e = err as { name?: unknown; message?: unknown };
-  return JSON.stringify({ ok: false, name: typeof e?.name === 'string' ? e.name : 'Error', message: typeof e?.message === 'string' ? e.message : String(err) });
+  return `e${JSON.stringify({ name: typeof e?.name === 'string' ? e.name : 'Error', message: typeof e?.message === 'string' ? e.message : String(err) })}`;
 }
 
 function parseArgs(method: unknown, argsJson: unknown, allowed: Set<string>): { scope: CallScope; method: string; args: unknown[] } {

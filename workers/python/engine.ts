@@ -25,10 +25,10 @@ import { STATE_PY } from './prelude-state.js';
 
 const MB = 1024 * 1024;
 
-/** The JavaScript functions Python calls: they take and return text only. */
+/** The JavaScript functions Python calls: text in, text (or UTF-8 bytes of a long text) out. */
 export interface Bridge {
-  sync(method: unknown, argsJson: unknown): string;
-  async(method: unknown, argsJson: unknown): Promise<string>;
+  sync(method: unknown, argsJson: unknown): string | Uint8Array;
+  async(method: unknown, argsJson: unknown): Promise<string | Uint8Array>;
   emit(line: unknown): void;
   /** The outcome (JSON text) of an async call, when its task ends. */
   done(text: unknown): void;

@@ -54,9 +54,19 @@ class Bridge:
     done = None
 
 
-def _raise_host_error(reply):
-    error_type = HOST_ERRORS.get(reply.get('name'), RuntimeError)
-    raise error_type(reply.get('message') or 'host call failed')
+def _reply_value(reply, _str=str, _type=type):
+    """A host reply: 's' + text (a string value, no JSON to decode), UTF-8 bytes of a long text
+    (a Uint8Array), 'j' + JSON, or 'e' + error JSON."""
+    if _type(reply) is not _str:
+        return reply.to_bytes().decode('utf-8')
+    kind, body = reply[:1], reply[1:]
+    if kind == 's':
+        return body
+    if kind == 'j':
+        return _loads(body)
+    error = _loads(body) if kind == 'e' else {}
+    error_type = HOST_ERRORS.get(error.get('name'), RuntimeError)
+    raise error_type(error.get('message') or 'host call failed')
 
 
 def _encode_args(args):
@@ -64,17 +74,11 @@ def _encode_args(args):
 
 
 def host_sync(method, *args):
-    reply = _loads(Bridge.sync(method, _encode_args(args)))
-    if reply.get('ok'):
-        return reply.get('value')
-    _raise_host_error(reply)
+    return _reply_value(Bridge.sync(method, _encode_args(args)))
 
 
 async def _host_async(method, encoded):
-    reply = _loads(await Bridge.async_(method, encoded))
-    if reply.get('ok'):
-        return reply.get('value')
-    _raise_host_error(reply)
+    return _reply_value(await Bridge.async_(method, encoded))
 
 
 def in_async_code():
@@ -89,10 +93,7 @@ def host_call_follow(method, *args):
     encoded = _encode_args(args)
     if in_async_code():
         return _host_async(method, encoded)
-    reply = _loads(Bridge.sync(method, encoded))
-    if reply.get('ok'):
-        return reply.get('value')
-    _raise_host_error(reply)
+    return _reply_value(Bridge.sync(method, encoded))
 
 
 # ---- JSON data ----------------------------------------------------------------------------
@@ -330,10 +331,7 @@ def fetch(url, method='GET', headers=None, body=None, **init):
     encoded = _encode_args([str(url), options])
     if in_async_code():
         return _fetch_async(encoded)
-    reply = _loads(Bridge.sync('fetch', encoded))
-    if not reply.get('ok'):
-        _raise_host_error(reply)
-    return Response(reply.get('value'))
+    return Response(_reply_value(Bridge.sync('fetch', encoded)))
 
 
 class ToolServer:
