@@ -19,6 +19,7 @@ import { installCallTimers } from './call-timers.js';
 import { disableCodeGeneration, disableHostPowers } from './host-powers.js';
 import { API_PY } from './prelude-api.js';
 import { BOOT_PY } from './prelude-boot.js';
+import { BRIDGE_PY } from './prelude-bridge.js';
 import { GUARD_PY } from './prelude-guard.js';
 import { RUNNER_PY } from './prelude-runner.js';
 import { STATE_PY } from './prelude-state.js';
@@ -100,7 +101,7 @@ export async function startPython(bridge: Bridge, fallbackOutput: (line: string)
   const namespace = pyodide.runPython(
     "import builtins\n{'__name__': '_sandbox', '__builtins__': dict(builtins.__dict__)}",
   ) as PyProxy & { get(key: string): unknown };
-  pyodide.runPython([GUARD_PY, API_PY, STATE_PY, RUNNER_PY, BOOT_PY].join('\n'), { globals: namespace, filename: '<sandbox>' });
+  pyodide.runPython([GUARD_PY, BRIDGE_PY, API_PY, STATE_PY, RUNNER_PY, BOOT_PY].join('\n'), { globals: namespace, filename: '<sandbox>' });
   const get = (name: string): PyCallable => namespace.get(name) as PyCallable;
   (get('install') as unknown as (...fns: unknown[]) => void)(bridge.sync, bridge.async, bridge.emit, bridge.done);
   const booted = get('boot')() as PyProxy & { get(i: number): unknown };

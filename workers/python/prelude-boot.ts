@@ -1,4 +1,4 @@
-// Python source, part 5 of the sandbox prelude: start-up. Preloads the modules agents use most
+// Python source, part 6 of the sandbox prelude: start-up. Preloads the modules agents use most
 // (so their imports cost nothing per call and they are part of the recorded state), removes the
 // JavaScript bridge modules and host-flavoured leftovers, records the shared state, installs the
 // audit hook, and freezes the start-up objects out of the garbage collector's way.

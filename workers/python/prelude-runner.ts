@@ -1,4 +1,4 @@
-// Python source, part 4 of the sandbox prelude: running one call. The code is compiled with
+// Python source, part 5 of the sandbox prelude: running one call. The code is compiled with
 // top-level await allowed; a final expression is kept as a candidate result. Each call gets a
 // fresh globals dict (its own builtins, the preloaded modules, the sandbox API, context_vars) and
 // a fresh contextvars.Context (so decimal contexts and the like die with it). Code without await

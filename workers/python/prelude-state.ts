@@ -1,4 +1,4 @@
-// Python source, part 3 of the sandbox prelude: what keeps one call's changes out of the next.
+// Python source, part 4 of the sandbox prelude: what keeps one call's changes out of the next.
 // At start-up, after the usual modules are imported, the state calls share is recorded:
 // sys.modules, every module's namespace, the attributes of every mutable class they define, of
 // module-level objects and of closures' cells, and the lists, dicts and sets found there.
