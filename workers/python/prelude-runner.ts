@@ -16,6 +16,7 @@ _set_running_loop, _all_tasks, _CO_COROUTINE = _asyncio.events._set_running_loop
 _PyCF_ALLOW_TOP_LEVEL_AWAIT, _Assign, _Name, _Store, _Expr = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, _ast.Assign, _ast.Name, _ast.Store, _ast.Expr
 _fix_missing_locations, _copy_location = _ast.fix_missing_locations, _ast.copy_location
 _Handle, _CancelledError = _asyncio.Handle, _asyncio.CancelledError
+_module_setattr = _types.ModuleType.__setattr__
 LAST_NAME = '__last_expression__'
 SIZE_OVERFLOWS = ('too long', 'too many', 'index-sized', 'cannot allocate')
 USER_FILES = frozenset({USER_FILENAME, '<string>'})
@@ -218,7 +219,9 @@ def begin(code, source, context_json, workspace, tool_names_json, fetch_allowed)
     call = CallState(source)
     Current.call = call
     call.output = Output(Bridge.emit)
-    sys.stdout = sys.stderr = call.output
+    # Not through TrackedModule: swapping the streams is not a change the sweep needs to see.
+    _module_setattr(sys, 'stdout', call.output)
+    _module_setattr(sys, 'stderr', call.output)
     try:
         call.workspace, call.tool_names, call.fetch_allowed = workspace, tuple(_loads(tool_names_json)), bool(fetch_allowed)
         g = api_globals(call, workspace, call.tool_names, call.fetch_allowed)
@@ -277,5 +280,6 @@ def end_call():
         _set_running_loop(BOOT_LOOP)
     except BaseException:
         pass
-    sys.stdout, sys.stderr = PRISTINE_STDOUT, PRISTINE_STDERR
+    _module_setattr(sys, 'stdout', PRISTINE_STDOUT)
+    _module_setattr(sys, 'stderr', PRISTINE_STDERR)
 `;

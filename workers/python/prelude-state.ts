@@ -18,8 +18,9 @@ export const STATE_PY = String.raw`
 import operator as _operator, gc as _gc, random as _random, os as _os, locale as _locale
 
 _IMMUTABLE_TYPE = 1 << 8   # Py_TPFLAGS_IMMUTABLETYPE
-# Swept after every call: the modules every call is handed, and the interpreter's own.
-HOT_MODULES = frozenset({'json', 're', 'collections', 'statistics', 'datetime', 'math', 'builtins', 'sys'})
+# Swept after every call: the classes, objects and containers of the modules every call is handed.
+# (Module namespaces themselves are swept when the call touched them: TrackedModule notices.)
+HOT_MODULES = frozenset({'json', 're', 'collections', 'statistics', 'datetime', 'math'})
 DIRTY_MODULES = set()
 _module_dict_of = _types.ModuleType.__dict__['__dict__'].__get__
 
@@ -125,7 +126,7 @@ def take_snapshot(extra_namespaces=()):
             continue
         seen.add(id(namespace))
         entry = (namespace, tuple(namespace), tuple(namespace.values()))
-        record('dict', entry, _is_hot(name))
+        record('dict', entry, False)
         by_module[id(namespace)] = entry
         for value in tuple(namespace.values()):
             record_value(value, 0, _is_hot(name))
