@@ -88,6 +88,13 @@ describe('interpreter state', () => {
   });
 });
 
+describe("the sandbox's own API", () => {
+  it('is intact in the next call even when a call rewired it through introspection', async () => {
+    await value("b = read_file.__globals__['Bridge']\nb.sync = lambda method, args: 'shijacked'\nread_file.__globals__['host_sync'] = None");
+    expect(await value("write_file('api.txt', 'intact')\nread_file('api.txt')")).toBe('intact');
+  });
+});
+
 describe('another agent', () => {
   it('sees pristine shared state even where only introspection reached', async () => {
     await value(

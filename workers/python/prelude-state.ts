@@ -20,7 +20,8 @@ import operator as _operator, gc as _gc, random as _random, os as _os, locale as
 _IMMUTABLE_TYPE = 1 << 8   # Py_TPFLAGS_IMMUTABLETYPE
 # Swept after every call: the classes, objects and containers of the modules every call is handed.
 # (Module namespaces themselves are swept when the call touched them: TrackedModule notices.)
-HOT_MODULES = frozenset({'json', 're', 'collections', 'statistics', 'datetime', 'math'})
+# The sandbox's own namespace is always swept whole: it is what the next call's API is made of.
+HOT_MODULES = frozenset({'json', 're', 'collections', 'statistics', 'datetime', 'math', SANDBOX_MODULE})
 DIRTY_MODULES = set()
 _module_dict_of = _types.ModuleType.__dict__['__dict__'].__get__
 
@@ -126,7 +127,7 @@ def take_snapshot(extra_namespaces=()):
             continue
         seen.add(id(namespace))
         entry = (namespace, tuple(namespace), tuple(namespace.values()))
-        record('dict', entry, False)
+        record('dict', entry, name == SANDBOX_MODULE)
         by_module[id(namespace)] = entry
         for value in tuple(namespace.values()):
             record_value(value, 0, _is_hot(name))
