@@ -12,7 +12,7 @@ import { LRUCache } from 'lru-cache';
 import { Piscina } from 'piscina';
 import { preprocess } from './preprocess.js';
 import type { Preprocessed } from './preprocess.js';
-import type { AbortReason, ErrorInfo, FromSandbox, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, WorkerMessage, WorkerTask } from './protocol.js';
+import type { AbortReason, ErrorInfo, FromSandbox, HostReply, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, WorkerMessage, WorkerTask } from './protocol.js';
 
 const MB = 1024 * 1024;
 const started = performance.now();
@@ -43,7 +43,17 @@ interface Running {
   wake: Int32Array;
   rssAtStart: number;
   memoryMb: number;
+  /** When a memory probe was sent and not yet answered (performance.now()). */
+  probeSentAt?: number;
 }
+
+/** How long a probed worker may take to say what its call holds before RSS alone decides, ms. */
+const PROBE_TIMEOUT_MS = 250;
+/**
+ * A worker too busy to answer (a synchronous loop) is judged on RSS alone, which also holds what
+ * earlier calls freed and the allocator kept: it is stopped only past twice its limit plus this.
+ */
+const UNANSWERED_MARGIN_BYTES = 256 * MB;
 
 const running = new Map<number, Running>();
 /** Agents re-run the same code often; preprocessing (TS strip, parse) is cached by source. */
@@ -113,7 +123,8 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
   running.set(id, entry);
   const relay = (m: WorkerMessage): void => {
     if (m.kind === 'host-call') send({ type: 'host-call', id, callId: m.callId, method: m.method, args: m.args });
-    else send({ type: 'output', id, lines: m.lines });
+    else if (m.kind === 'output') send({ type: 'output', id, lines: m.lines });
+    else onProbeAnswer(id, entry, m.bytes);
   };
   // What the worker posted last (its final output flush) may still be queued when the task
   // settles: forward it before 'done', or the coordinator drops it.
@@ -197,12 +208,15 @@ function abort(id: number, reason: AbortReason): void {
 
 /**
  * Resident memory against the running calls' limits. resourceLimits do not count ArrayBuffers
- * and some allocations outrun them, so the process watches its real footprint. With one thread
- * per process the excess belongs to exactly one call.
+ * and some allocations outrun them, so the process watches its real footprint. But resident memory
+ * also holds what earlier calls freed and the allocator kept, so growth only triggers a probe: the
+ * call's worker reports what the call itself retains, and only a call over its own limit is
+ * stopped. A worker too busy to answer (a synchronous allocation loop) is judged on RSS alone.
  */
 function checkMemory(): void {
   if (running.size === 0) return;
   const rss = process.memoryUsage.rss();
+  const now = performance.now();
   let baseline = Infinity;
   let allowance = 0;
   for (const r of running.values()) {
@@ -210,7 +224,26 @@ function checkMemory(): void {
     allowance += r.memoryMb * MB;
   }
   if (rss - baseline <= allowance) return;
-  for (const [id, r] of running) if (!r.reason) abort(id, 'memory');
+  for (const [id, r] of running) {
+    if (r.reason) continue;
+    if (r.probeSentAt === undefined) {
+      r.probeSentAt = now;
+      r.port.postMessage({ kind: 'memory-probe', limit: r.memoryMb * MB } satisfies HostReply);
+    } else if (now - r.probeSentAt > PROBE_TIMEOUT_MS && rss - r.rssAtStart > 2 * r.memoryMb * MB + UNANSWERED_MARGIN_BYTES) {
+      abort(id, 'memory');
+    }
+  }
+}
+
+function onProbeAnswer(id: number, entry: Running, bytes: number): void {
+  entry.probeSentAt = undefined;
+  if (bytes > entry.memoryMb * MB) {
+    abort(id, 'memory');
+    return;
+  }
+  // A false alarm: the growth is not this call's. Count from here, so it is not probed again
+  // until the process grows by a whole limit more.
+  entry.rssAtStart = process.memoryUsage.rss();
 }
 
 process.on('message', (msg: ToSandbox) => {

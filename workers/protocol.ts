@@ -58,12 +58,16 @@ export type Outcome =
 /** Worker → pool host, over the task's port. */
 export type WorkerMessage =
   | { kind: 'host-call'; callId: number; method: string; args: unknown[] }
-  | { kind: 'output'; lines: string[] };
+  | { kind: 'output'; lines: string[] }
+  /** Answer to a memory probe: what the running call retains, bytes. */
+  | { kind: 'memory'; bytes: number };
 
 /** Pool host → worker, over the task's port. */
 export type HostReply =
   | { kind: 'host-reply'; callId: number; ok: true; value: unknown }
-  | { kind: 'host-reply'; callId: number; ok: false; error: { name: string; message: string; code?: string } };
+  | { kind: 'host-reply'; callId: number; ok: false; error: { name: string; message: string; code?: string } }
+  /** The process's resident memory grew past the call's limit: how much does the call itself hold? */
+  | { kind: 'memory-probe'; limit: number };
 
 /** Coordinator → sandbox process (IPC). */
 export type ToSandbox =

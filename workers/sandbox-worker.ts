@@ -3,23 +3,17 @@
 // Everything is imported before lockdown (piscina's own loader included), as SES requires.
 
 import 'ses';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { Outcome, WorkerTask } from './protocol.js';
 import { CallScope, makeError } from './sandbox/call-scope.js';
 import { errorInfo } from './sandbox/errors.js';
 import { buildGlobals } from './sandbox/globals.js';
 import type { Evaluator } from './sandbox/globals.js';
+import { retainedBytes, setBaseline } from './sandbox/memory.js';
 import { newBudget, toJsonSafe } from './sandbox/serialize.js';
 
 /** Characters of result a worker serializes at most; the coordinator spills what passes its budget. */
 const MAX_RESULT_CHARS = 16 * 1024 * 1024;
 const MB = 1024 * 1024;
-
-// A collector to call before judging a call's memory: without it, garbage earlier calls left
-// (ArrayBuffers above all) would count against - or hide inside - this call's figure.
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
 
 lockdown({
   // Guests see no stacks (no host paths); the host reads them with getStackString.
@@ -45,14 +39,10 @@ process.on('uncaughtException', (err) => {
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Heap and external memory of the idle worker, measured at warm-up after a collection. */
-let baselineBytes = 0;
-
 export default async function run(task: WorkerTask): Promise<Outcome> {
   if (task.source === '') {
     // Warm-up task: measure what an idle worker holds.
-    collectGarbage();
-    baselineBytes = heapBytes();
+    setBaseline();
     return { ok: true, value: null, output: [] };
   }
   const scope = new CallScope(task.port, task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars);
@@ -106,26 +96,4 @@ function race(scope: CallScope, timeoutMs: number, guest: Promise<unknown>): Pro
       },
     );
   });
-}
-
-/**
- * Memory the call holds past the idle worker's. Only when the quick figure is over the limit is
- * a collection paid for, so the verdict counts what is retained, not garbage of any call.
- */
-async function retainedBytes(limit: number): Promise<number> {
-  let used = heapBytes() - baselineBytes;
-  // ArrayBuffer backing stores are freed by a concurrent sweeper after the collection: give it a
-  // few short turns before the figure counts.
-  for (let round = 0; round < 4 && used > limit; round++) {
-    collectGarbage();
-    await new Promise((resolve) => setTimeout(resolve, 5 * (round + 1)));
-    used = heapBytes() - baselineBytes;
-  }
-  return used;
-}
-
-/** Heap in use plus memory held outside it (ArrayBuffers), which resourceLimits do not count. */
-function heapBytes(): number {
-  const s = getHeapStatistics();
-  return s.used_heap_size + s.external_memory;
 }

@@ -3,6 +3,8 @@
 // budget, spill file, token accounting). It never throws for anything a guest or caller does.
 
 import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import path from 'node:path';
 import { createHistogram } from 'node:perf_hooks';
 import type { RecordableHistogram } from 'node:perf_hooks';
 import type { Outcome, RunRequest } from '../../workers/protocol.js';
@@ -50,6 +52,8 @@ export class PooledExecutor implements Executor {
   readonly #latency: RecordableHistogram = createHistogram();
   readonly #byOutcome: Record<string, number> = {};
   readonly #ledger = new TokenLedger();
+  /** Host folders whose names must never reach a guest in an error message, longest first. */
+  readonly #hostRoots: string[];
   #completed = 0;
   #failed = 0;
   #closed = false;
@@ -61,6 +65,9 @@ export class PooledExecutor implements Executor {
     this.#workspace = options.workspace;
     this.#countTokens = options.countTokens;
     const { sandbox, limits } = options.config;
+    this.#hostRoots = [...new Set([options.config.workspaceDir, options.config.skillsDir, options.config.catalogDir, process.cwd(), homedir()].map((p) => path.resolve(p)))]
+      .filter((p) => p.length > 1)
+      .sort((a, b) => b.length - a.length);
     this.#js = new SandboxPool(
       { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
       sandbox.processes,
@@ -127,7 +134,7 @@ export class PooledExecutor implements Executor {
         onHostCall: (callId, method, args, reply) => {
           this.#host.call(method, args, ctx).then(
             (value) => reply({ kind: 'host-reply', callId, ok: true, value }),
-            (err: unknown) => reply({ kind: 'host-reply', callId, ok: false, error: hostErrorOf(err) }),
+            (err: unknown) => reply({ kind: 'host-reply', callId, ok: false, error: hostErrorOf(err, this.#hostRoots) }),
           );
         },
         onOutput: (lines) => {
@@ -277,17 +284,24 @@ export class PooledExecutor implements Executor {
   }
 }
 
+/** Replaces the known host folders, exactly (spaces and all), before any pattern is tried. */
+function scrub(message: string, roots: readonly string[]): string {
+  let out = message;
+  for (const root of roots) out = out.split(root).join('<path>');
+  return out;
+}
+
 function failure(type: string, message: string): Outcome {
   return { ok: false, error: { type, message }, output: [] };
 }
 
 /** A host-side failure as the guest will see it: a name it can catch on and a message, no stack. */
-function hostErrorOf(err: unknown): { name: string; message: string; code?: string } {
-  if (err instanceof HostError) return { name: err.errorName, message: err.message, code: err.code };
+function hostErrorOf(err: unknown, roots: readonly string[]): { name: string; message: string; code?: string } {
+  if (err instanceof HostError) return { name: err.errorName, message: scrub(err.message, roots), code: err.code };
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
     // Messages of unexpected errors may name host paths; the guest sees them scrubbed.
-    const message = err.message.replace(/(?:\/[\w.@+-]+){2,}/g, '<path>');
+    const message = scrub(err.message, roots).replace(/(?:\/[\w.@+-]+){2,}/g, '<path>');
     return { name: err.name || 'Error', message, code: typeof code === 'string' ? code : undefined };
   }
   return { name: 'Error', message: String(err) };

@@ -217,7 +217,7 @@ export function normalizeRelative(input: unknown, what: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(input)) throw new WorkspaceError('PATH_INVALID', `${what} contains a NUL or control character`);
   if (input.includes('\\')) throw new WorkspaceError('PATH_INVALID', `${what} contains a backslash; use / to separate folders`);
-  if (path.posix.isAbsolute(input) || /^[A-Za-z]:/.test(input)) {
+  if (path.posix.isAbsolute(input) || /^[A-Za-z]:\//.test(input)) {
     throw new WorkspaceError('PATH_OUTSIDE', `Access denied: ${what} ${display(input)} is absolute; paths are relative to the workspace`);
   }
   const normal = path.posix.normalize(input).replace(/\/+$/, '');

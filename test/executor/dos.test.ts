@@ -208,17 +208,14 @@ describe('overload and neighbours', () => {
     const results = await Promise.all(Array.from({ length: n }, (_, i) => sb.run(`await sleep(300); return ${i}`, { timeoutSeconds: 30 })));
     const overloaded = results.filter((r) => r.error_type === 'OverloadedError');
     const succeeded = results.filter((r) => r.success);
-    // FINDING F8 (intermittent, about one run in three of this file): the sandbox process's RSS
-    // watch (workers/pool-host.ts checkMemory) charges process-wide RSS growth to whatever call is
-    // running; after the big calls above, the processes sit at 650-850 MB RSS and climb by hundreds
-    // of MB during these sleep(300) calls, and some are killed with "the call used more than its
-    // memory_mb limit of 200 MB". Tolerated here so the overload check stays meaningful.
-    const blamed = results.filter((r) => r.error_type === 'MemoryLimitError' && /memory_mb limit of 200 MB/.test(r.error ?? ''));
-    const others = results.filter((r) => !r.success && r.error_type !== 'OverloadedError' && !blamed.includes(r)).map((r) => `${r.error_type}: ${r.error}`);
+    // Regression for finding F8: after the big calls above the processes' RSS stays high and grows
+    // during these calls for reasons that are not theirs; the RSS watch must only probe, and the
+    // probe (what each call retains) must clear these innocent calls.
+    const others = results.filter((r) => !r.success && r.error_type !== 'OverloadedError').map((r) => `${r.error_type}: ${r.error}`);
     expect(others).toEqual([]);
-    expect(overloaded.length + succeeded.length + blamed.length).toBe(n);
+    expect(overloaded.length + succeeded.length).toBe(n);
     // At most 2 running, 2 sent ahead to the processes and MAX_QUEUED waiting.
-    expect(succeeded.length + blamed.length).toBeGreaterThanOrEqual(MAX_QUEUED);
+    expect(succeeded.length).toBeGreaterThanOrEqual(MAX_QUEUED);
     expect(overloaded.length).toBeGreaterThanOrEqual(n - MAX_QUEUED - 4);
     for (const r of overloaded) expect(r.error).toMatch(/overloaded/);
     results.forEach((r, i) => {

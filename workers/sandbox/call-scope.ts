@@ -6,6 +6,7 @@ import { receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import type { HostReply, WorkerMessage } from '../protocol.js';
 import { formatArgs } from './format.js';
+import { quickBytes, retainedBytes } from './memory.js';
 
 /** Output lines kept per call; beyond it lines are counted, not kept. */
 export const MAX_OUTPUT_LINES = 10_000;
@@ -118,7 +119,7 @@ export class CallScope {
       let reply: HostReply | undefined;
       for (let m = receiveMessageOnPort(this.port); m !== undefined; m = receiveMessageOnPort(this.port)) {
         const msg = m.message as HostReply;
-        if (msg.callId === callId) reply = msg;
+        if (msg.kind === 'host-reply' && msg.callId === callId) reply = msg;
         else this.#dispatch(msg);
       }
       if (reply) return unwrap(reply);
@@ -162,6 +163,15 @@ export class CallScope {
   }
 
   #dispatch(msg: HostReply): void {
+    if (msg.kind === 'memory-probe') {
+      const answer = (bytes: number): void => {
+        if (this.#active) this.port.postMessage({ kind: 'memory', bytes } satisfies WorkerMessage);
+      };
+      const quick = quickBytes();
+      if (quick <= msg.limit) answer(quick);
+      else void retainedBytes(msg.limit).then(answer);
+      return;
+    }
     const p = this.#pending.get(msg.callId);
     if (!p) return;
     this.#pending.delete(msg.callId);
@@ -248,6 +258,7 @@ function approximateSize(value: unknown, limit: number): number {
 }
 
 function unwrap(reply: HostReply): unknown {
+  if (reply.kind !== 'host-reply') return undefined;
   if (reply.ok) return reply.value;
   throw makeError(reply.error.name, reply.error.message);
 }
