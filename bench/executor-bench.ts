@@ -10,6 +10,7 @@ import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../src/config/config-types.js';
+import { defaultConfig } from '../src/config/index.js';
 import { createExecutor, createHostApi } from '../src/executor/index.js';
 import type { CallIdentity, ExecutionRequest, PooledExecutor } from '../src/executor/index.js';
 import { silentLogger } from '../src/util/logger.js';
@@ -24,31 +25,14 @@ const IDENTITY: CallIdentity = {
   permissions: { workspace: 'read-write', skills: 'read-write', tools: ['*'], net: [] },
 };
 
+/** The embedded defaults with folders under `root`, a queue big enough for load tests, silent logs. */
 export function benchConfig(root: string, sandbox: Partial<Config['sandbox']> = {}): Config {
+  const config = defaultConfig(root);
   return {
-    host: '127.0.0.1',
+    ...config,
     port: 0,
-    allowedHosts: [],
-    allowedOrigins: [],
-    maxBodyBytes: 4 * 1024 * 1024,
-    catalogDir: path.join(root, 'catalog'),
-    skillsDir: path.join(root, 'skills'),
-    workspaceDir: path.join(root, 'workspace'),
-    limits: {
-      defaultTimeoutSeconds: 30,
-      maxTimeoutSeconds: 300,
-      defaultMemoryMb: 500,
-      maxMemoryMb: 2048,
-      maxOutputChars: 20_000,
-      maxCodeBytes: 1024 * 1024,
-      maxFileBytes: 50 * 1024 * 1024,
-      maxFetchBytes: 10 * 1024 * 1024,
-      maxQueuedCalls: 10_000,
-    },
+    limits: { ...config.limits, maxQueuedCalls: 10_000 },
     sandbox: { processes: 2, threadsPerProcess: 1, pythonProcesses: 0, ...sandbox },
-    pii: { auto: false, flows: [], maxTokensPerSession: 100_000, sessionTtlSeconds: 3600 },
-    mcpServers: {},
-    agents: [],
     defaultPermissions: IDENTITY.permissions,
     logLevel: 'silent',
   };
