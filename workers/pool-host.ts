@@ -119,7 +119,7 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
   const wake = new Int32Array(new SharedArrayBuffer(4));
   const controller = new AbortController();
   const interrupt = new Int32Array(new SharedArrayBuffer(4));
-  const entry: Running = { controller, interrupt, port: port1, wake, rssAtStart: process.memoryUsage.rss(), memoryMb: req.memoryMb };
+  const entry: Running = { controller, interrupt, port: port1, wake, rssAtStart: lastRss, memoryMb: req.memoryMb };
   running.set(id, entry);
   const relay = (m: WorkerMessage): void => {
     if (m.kind === 'host-call') send({ type: 'host-call', id, callId: m.callId, method: m.method, args: m.args });
@@ -213,9 +213,13 @@ function abort(id: number, reason: AbortReason): void {
  * call's worker reports what the call itself retains, and only a call over its own limit is
  * stopped. A worker too busy to answer (a synchronous allocation loop) is judged on RSS alone.
  */
+/** The resident memory the watch last read: a call's starting figure, without a syscall per call. */
+let lastRss = process.memoryUsage.rss();
+
 function checkMemory(): void {
-  if (running.size === 0) return;
   const rss = process.memoryUsage.rss();
+  lastRss = rss;
+  if (running.size === 0) return;
   const now = performance.now();
   let baseline = Infinity;
   let allowance = 0;

@@ -7,7 +7,6 @@
 import { createRequire } from 'node:module';
 import { Parser, tokTypes } from 'acorn';
 import type { Comment, Token } from 'acorn';
-import tsBlankSpace from 'ts-blank-space';
 import type * as TypeScript from 'typescript';
 import { USER_CODE_URL, WRAP_PREFIX } from './protocol.js';
 import type { ErrorInfo, SandboxLanguage } from './protocol.js';
@@ -71,9 +70,22 @@ export function preprocess(code: string, language: SandboxLanguage, url = USER_C
   return { ok: true, source: `${source}\n//# sourceURL=${url}` };
 }
 
+type BlankSpace = (code: string, onError?: (node: unknown) => void) => string;
+let blankSpace: BlankSpace | undefined;
+
+/**
+ * ts-blank-space, loaded on the first TypeScript call: it pulls in the whole TypeScript compiler
+ * (9 MB of JavaScript), which would otherwise slow every sandbox process's start and restart.
+ */
+function loadBlankSpace(): BlankSpace {
+  const mod = createRequire(import.meta.url)('ts-blank-space') as { default?: BlankSpace } | BlankSpace;
+  return typeof mod === 'function' ? mod : (mod.default as BlankSpace);
+}
+
 function stripTypes(code: string): Preprocessed {
+  blankSpace ??= loadBlankSpace();
   let unsupported = 0;
-  const out = tsBlankSpace(code, () => {
+  const out = blankSpace(code, () => {
     unsupported++;
   });
   if (unsupported === 0) return { ok: true, source: out };

@@ -79,6 +79,15 @@ export function disableHostPowers(): void {
   for (const name of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest', 'require'] as const) {
     if (name in globalThis) Reflect.deleteProperty(globalThis, name);
   }
+
+  // This thread writes nothing to the daemon's stderr (pino JSON lines): Pyodide prints multi-line
+  // fatal-error reports with host paths through the console.
+  const quiet = Reflect.get(globalThis, 'console') as unknown as Record<string, unknown> | undefined;
+  if (quiet) {
+    for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table']) {
+      if (typeof quiet[method] === 'function') quiet[method] = () => {};
+    }
+  }
 }
 
 /**
