@@ -82,6 +82,12 @@ describe('other runaway shapes', () => {
     await expectNextCallWorks();
   });
 
+  it('survives exhausting the interpreter stack (the worker is replaced)', async () => {
+    const r = await h.run('l = []\nfor _ in range(200000):\n    l = [l]\nresult = len(repr(l))');
+    expect(r.success).toBe(false);
+    await expectNextCallWorks();
+  }, PYTHON_START_MS);
+
   it('cuts a flood of output to the budget', async () => {
     const r = await h.run('for i in range(100000):\n    print(i)\nresult = "done"');
     expect(r.success).toBe(true);
