@@ -28,7 +28,8 @@ const pool = new Piscina({
   // 'sync' parks idle workers in Atomics.wait (fast pick-up). Guest work cannot outlive its
   // task anyway: each task ends with a macrotask turn after its scope is closed.
   atomics: 'sync',
-  resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, stackSizeMb: 4 },
+  // CPython's recursion needs a deep native stack; 4 MB lets a deeply nested repr kill Pyodide.
+  resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, stackSizeMb: options.kind === 'python' ? 64 : 4 },
   recordTiming: false,
 });
 

@@ -10,6 +10,8 @@ import type { Logger } from '../util/logger.js';
 
 /** How long a sandbox process may take to warm its threads before it counts as failed, ms. */
 export const STARTUP_TIMEOUT_MS = 30_000;
+/** Pyodide workers load in about 5 s idle and 10-20 s on a loaded 2-core machine, ms. */
+export const PYTHON_STARTUP_TIMEOUT_MS = 120_000;
 
 export interface Finished {
   outcome: Outcome;
@@ -62,11 +64,12 @@ export class SandboxProcess {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       env: { NODE_ENV: process.env.NODE_ENV ?? 'production' },
     });
+    const startupTimeoutMs = options.kind === 'python' ? PYTHON_STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS;
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(new Error(`sandbox process did not start within ${STARTUP_TIMEOUT_MS} ms`));
+        reject(new Error(`sandbox process did not start within ${startupTimeoutMs} ms`));
         this.kill();
-      }, STARTUP_TIMEOUT_MS);
+      }, startupTimeoutMs);
       this.#child.on('message', (msg: FromSandbox) => {
         if (msg.type === 'ready') {
           clearTimeout(timer);
