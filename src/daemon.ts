@@ -8,7 +8,7 @@ import type { DynamicToolEntry } from './catalog/index.js';
 import type { Config } from './config/config-types.js';
 import { packageVersion } from './config/defaults.js';
 import { createExecutor, createHostApi } from './executor/index.js';
-import type { Executor } from './executor/index.js';
+import type { CallIdentity, Executor } from './executor/index.js';
 import { CallRecorder } from './mcp/call-recorder.js';
 import type { McpServices } from './mcp/mcp-types.js';
 import { PASS_THROUGH_BOUNDARY, createPiiBoundary } from './mcp/pii-boundary.js';
@@ -20,6 +20,16 @@ import { UpstreamManager } from './upstream/index.js';
 import type { UpstreamTool } from './upstream/index.js';
 import type { Logger } from './util/logger.js';
 import { countTokens } from './util/tokens.js';
+
+/** Parses a Python skill without running it: `{line, message}` of the first syntax error, or null. */
+const PYTHON_SYNTAX_CHECK = 'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n';
+/** The daemon's own calls (skill checks): no workspace, skills, tools or network. */
+const CHECKER_IDENTITY: CallIdentity = {
+  agent: 'daemon',
+  sessionId: 'daemon-checks',
+  workspaceNamespace: '',
+  permissions: { workspace: 'none', skills: 'none', tools: [], net: [] },
+};
 import { Workspace } from './workspace/index.js';
 
 export interface Coordinator {
@@ -65,7 +75,21 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
 
     const catalog = new Catalog({ dir: config.catalogDir, logger: logger.child({ subsystem: 'catalog' }), watch: options.watch ?? true });
     closers.push(() => catalog.close());
-    const skills = new SkillStore({ dir: config.skillsDir, logger: logger.child({ subsystem: 'skills' }), maxCodeBytes: config.limits.maxCodeBytes });
+    // Python skills are checked by CPython itself, in the Python pool, once the executor exists.
+    const late: { executor?: Executor } = {};
+    const validatePython = async (code: string): Promise<{ line: number; message: string } | null> => {
+      if (!late.executor || config.sandbox.pythonProcesses === 0) return null;
+      const r = await late.executor.execute(
+        { code: PYTHON_SYNTAX_CHECK, language: 'python', contextVars: { src: code }, timeoutSeconds: 60, memoryMb: 256 },
+        CHECKER_IDENTITY,
+      );
+      if (!r.success) {
+        logger.warn({ code: 'PYTHON_SKILL_CHECK_FAILED', error_type: r.error_type }, 'could not check a Python skill; accepted unchecked');
+        return null;
+      }
+      return (r.result as { line: number; message: string } | null) ?? null;
+    };
+    const skills = new SkillStore({ dir: config.skillsDir, logger: logger.child({ subsystem: 'skills' }), maxCodeBytes: config.limits.maxCodeBytes, validatePython });
     closers.push(() => skills.close());
     await Promise.all([catalog.start(), skills.start()]);
 
@@ -101,6 +125,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       virtual: sandboxApi.virtual,
     });
     const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens });
+    late.executor = executor;
     closers.push(() => executor.close());
 
     const recorder = new CallRecorder(logger);
