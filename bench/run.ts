@@ -15,6 +15,7 @@ const SECTION_FILES: Record<string, [string, string]> = {
   skills: ['./skills-bench.js', 'skillsBench'],
   pii: ['./pii-bench.js', 'piiBench'],
   python: ['./python-bench.js', 'pythonBench'],
+  integration: ['./integration-bench.js', 'integrationBench'],
 };
 const SECTIONS: Record<string, () => Promise<BenchSection>> = Object.fromEntries(
   Object.entries(SECTION_FILES).map(([name, [file, exported]]) => [
