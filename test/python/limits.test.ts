@@ -82,9 +82,10 @@ describe('other runaway shapes', () => {
     await expectNextCallWorks();
   });
 
-  it('survives exhausting the interpreter stack (the worker is replaced)', async () => {
+  it('survives a very deep native recursion: it completes on the 64 MB worker stack or fails cleanly', async () => {
     const r = await h.run('l = []\nfor _ in range(200000):\n    l = [l]\nresult = len(repr(l))');
-    expect(r.success).toBe(false);
+    if (r.success) expect(r.result).toBe(400000);
+    else expect(['RecursionError', 'SandboxCrashError', 'MemoryLimitError']).toContain(r.error_type);
     await expectNextCallWorks();
   }, PYTHON_START_MS);
 
