@@ -84,7 +84,7 @@ describe('other runaway shapes', () => {
 
   it('survives a very deep native recursion: it completes on the 64 MB worker stack or fails cleanly', async () => {
     const r = await h.run('l = []\nfor _ in range(200000):\n    l = [l]\nresult = len(repr(l))');
-    if (r.success) expect(r.result).toBe(400000);
+    if (r.success) expect(r.result).toBe(400002); // 200,001 nested lists, two brackets each
     else expect(['RecursionError', 'SandboxCrashError', 'MemoryLimitError']).toContain(r.error_type);
     await expectNextCallWorks();
   }, PYTHON_START_MS);
