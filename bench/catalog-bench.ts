@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { BenchRow, BenchSection } from './bench-types.js';
-import { percentile, round, summary } from './stats.js';
+import { percentile, round, summary, prng } from './stats.js';
 import { Catalog } from '../src/catalog/index.js';
 import type { ToolEntry } from '../src/catalog/index.js';
 import { silentLogger } from '../src/util/logger.js';
@@ -22,17 +22,6 @@ const RELOAD_TARGET_MS = 1_000;
 const TOKEN_REDUCTION_TARGET = 98.7;
 const DEFAULT_CATALOG_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../catalog');
 
-/** Deterministic PRNG (mulberry32): the generated catalog is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VERBS = ['get', 'list', 'create', 'update', 'delete', 'search', 'export', 'import', 'sync', 'archive', 'approve', 'assign', 'close', 'merge', 'publish', 'schedule', 'send', 'upload', 'download', 'validate', 'cancel', 'refund', 'tag', 'move', 'copy', 'restore', 'invite', 'remove', 'count', 'summarize'];
 const DOMAINS = ['billing', 'support', 'sales', 'hr', 'inventory', 'shipping', 'marketing', 'security', 'analytics', 'devops', 'finance', 'legal', 'payroll', 'crm', 'cms', 'calendar', 'chat', 'storage', 'iot', 'ml'];

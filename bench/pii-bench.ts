@@ -4,7 +4,7 @@
 import { loadavg } from 'node:os';
 import type { BenchRow, BenchSection } from './bench-types.js';
 import { PiiVault } from '../src/pii/index.js';
-import { percentile, round } from './stats.js';
+import { percentile, round, prng } from './stats.js';
 
 const DOCUMENT_BYTES = 10 * 1024 * 1024;
 const RECORD_COUNT = 100_000;
@@ -15,17 +15,6 @@ const TARGET_MB_PER_S = 20;
 const TARGET = `>= ${TARGET_MB_PER_S} MB/s`;
 const MB = 1024 * 1024;
 
-/** Small deterministic PRNG (mulberry32) so the document is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the order was shipped to customer after payment review and the invoice total includes tax ' +

@@ -26,14 +26,17 @@ afterAll(async () => {
 describe('sandbox API through the composition root', () => {
   it('finds an upstream tool by search and calls it from code', async () => {
     const { client } = session;
-    // upstream tools appear in the catalog as category = server name once the server is up
+    // The default catalog already describes a 'memory' server, so search alone does not show that
+    // the upstream server is connected: wait until the sandbox has its tools.
     await vi.waitFor(
       async () => {
-        const found = await client.callTool({ name: 'search_tools', arguments: { query: 'create entities knowledge graph', category: 'memory', detail_level: 'name' } });
-        expect((found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('create_entities');
+        const probe = await client.callTool({ name: 'execute_code', arguments: { code: 'return typeof tools.memory?.create_entities' } });
+        expect((probe.structuredContent as { result: unknown }).result).toBe('function');
       },
       { timeout: 30_000, interval: 200 },
     );
+    const found = await client.callTool({ name: 'search_tools', arguments: { query: 'create entities knowledge graph', category: 'memory', detail_level: 'name' } });
+    expect((found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('create_entities');
     const result = await client.callTool({
       name: 'execute_code',
       arguments: {
