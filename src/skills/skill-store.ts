@@ -102,7 +102,13 @@ export class SkillStore {
     await recoverInterruptedSaves(this.#dir, this.#logger);
     if (this.#isClosed()) return;
     // Watch first, then scan: an edit made during the scan is then seen by one or the other.
-    const watcher = new SkillWatcher(this.#dir, (name) => void this.#reloadFromWatcher(name), this.#logger);
+    const watcher = new SkillWatcher(
+      this.#dir,
+      (name) => void this.#reloadFromWatcher(name),
+      this.#logger,
+      undefined,
+      () => void this.#reconcile(),
+    );
     this.#watcher = watcher;
     await watcher.ready();
     if (this.#isClosed()) return;
@@ -275,6 +281,19 @@ export class SkillStore {
       }
     };
     await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, names.length) }, worker));
+  }
+
+  /** Reloads every skill whose folder appeared or disappeared without its event reaching us. */
+  async #reconcile(): Promise<void> {
+    if (this.#state !== 'started') return;
+    try {
+      const names = await this.#folderNames();
+      const known = new Set(this.#index.keys());
+      for (const name of names) if (!known.has(name)) await this.#reloadFromWatcher(name);
+      for (const name of known) if (!names.includes(name)) await this.#reloadFromWatcher(name);
+    } catch (error) {
+      this.#logger.warn({ code: 'SKILL_RECONCILE_FAILED', err: error }, 'could not re-read the skills folder');
+    }
   }
 
   async #folderNames(): Promise<string[]> {

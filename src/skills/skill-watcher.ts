@@ -18,6 +18,13 @@ import { isHiddenEntry } from './skill-disk.js';
 export const RELOAD_DEBOUNCE_MS = 80;
 /** A second reload this long after the first catches writes whose events chokidar dropped, ms. */
 export const RELOAD_CONFIRM_MS = 250;
+/**
+ * After any folder-level event, the folder names are read again and compared with the index:
+ * chokidar can drop the 'addDir' of a folder renamed right after another change, ms.
+ */
+export const RECONCILE_DELAY_MS = 300;
+/** The same reconciliation runs this often anyway, as a backstop for events lost entirely, ms. */
+export const RECONCILE_EVERY_MS = 5_000;
 
 export class SkillWatcher {
   readonly #dir: string;
@@ -26,7 +33,10 @@ export class SkillWatcher {
   readonly #ready: Promise<void>;
   #closed: Promise<void> | null = null;
 
-  constructor(dir: string, onChanged: (name: string) => void, logger: Logger, debounceMs = RELOAD_DEBOUNCE_MS) {
+  #reconcileTimer: NodeJS.Timeout | undefined;
+  readonly #backstop: NodeJS.Timeout;
+
+  constructor(dir: string, onChanged: (name: string) => void, logger: Logger, debounceMs = RELOAD_DEBOUNCE_MS, onReconcile: () => void = () => {}) {
     this.#dir = dir;
     this.#watcher = watch(dir, {
       ignoreInitial: true,
@@ -40,12 +50,23 @@ export class SkillWatcher {
       const name = this.#nameOf(path);
       if (name === null || this.#closed) return;
       logger.debug({ event, path, skill: name }, 'skills folder event');
+      if (event === 'addDir' || event === 'unlinkDir') {
+        clearTimeout(this.#reconcileTimer);
+        this.#reconcileTimer = setTimeout(() => {
+          if (!this.#closed) onReconcile();
+        }, RECONCILE_DELAY_MS);
+        this.#reconcileTimer.unref();
+      }
       this.#schedule(name, debounceMs, () => {
         onChanged(name);
         this.#schedule(name, RELOAD_CONFIRM_MS, () => onChanged(name));
       });
     });
     this.#watcher.on('error', (error) => logger.warn({ code: 'SKILL_WATCH_ERROR', err: error }, 'skills folder watcher error'));
+    this.#backstop = setInterval(() => {
+      if (!this.#closed) onReconcile();
+    }, RECONCILE_EVERY_MS);
+    this.#backstop.unref();
   }
 
   /** Replaces whatever is pending for `name` (a reload or its confirmation) with `run` after `ms`. */
@@ -75,6 +96,8 @@ export class SkillWatcher {
     this.#closed ??= (async () => {
       for (const timer of this.#timers.values()) clearTimeout(timer);
       this.#timers.clear();
+      clearTimeout(this.#reconcileTimer);
+      clearInterval(this.#backstop);
       await this.#watcher.close();
     })();
     return this.#closed;
