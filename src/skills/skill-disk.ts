@@ -270,3 +270,14 @@ function isBusy(error: unknown): boolean {
   if (code === 'EBUSY') return true;
   return process.platform === 'win32' && (code === 'EPERM' || code === 'EACCES');
 }
+
+/** The skill folders in `dir` (hidden entries and node_modules left out), sorted; none if `dir` is missing. */
+export async function skillFolderNames(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory() && !isHiddenEntry(e.name) && e.name !== 'node_modules').map((e) => e.name).sort();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return [];
+    throw error;
+  }
+}

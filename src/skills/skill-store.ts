@@ -3,13 +3,13 @@
 // use) every call reads the disk; after it, an index kept fresh by a watcher answers, and the disk
 // is consulted only for names the index has not seen yet.
 
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Logger } from '../util/logger.js';
 import { renderSkillMarkdown, SKILL_MD } from './front-matter.js';
 import { KeyedLock } from './keyed-lock.js';
 import { hashCode, SkillCompiler } from './skill-compiler.js';
-import { CODE_FILES, isHiddenEntry, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, writeSkillFolder } from './skill-disk.js';
+import { CODE_FILES, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, skillFolderNames, writeSkillFolder } from './skill-disk.js';
 import { defaultDescription, renderSkillBody } from './skill-docs.js';
 import { isSkillError, SkillError } from './skill-error.js';
 import { assertSkillName, suggestNames } from './skill-names.js';
@@ -271,7 +271,7 @@ export class SkillStore {
 
   /** Reads every folder; drops index entries whose folder is gone. */
   async #scan(): Promise<void> {
-    const names = await this.#folderNames();
+    const names = await skillFolderNames(this.#dir);
     for (const known of [...this.#index.keys()]) if (!names.includes(known)) this.#setEntry(known, null, 'disk');
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -287,7 +287,7 @@ export class SkillStore {
   async #reconcile(): Promise<void> {
     if (this.#state !== 'started') return;
     try {
-      const names = await this.#folderNames();
+      const names = await skillFolderNames(this.#dir);
       const known = new Set(this.#index.keys());
       for (const name of names) if (!known.has(name)) await this.#reloadFromWatcher(name);
       for (const name of known) if (!names.includes(name)) await this.#reloadFromWatcher(name);
@@ -296,18 +296,8 @@ export class SkillStore {
     }
   }
 
-  async #folderNames(): Promise<string[]> {
-    try {
-      const entries = await readdir(this.#dir, { withFileTypes: true });
-      return entries.filter((e) => e.isDirectory() && !isHiddenEntry(e.name) && e.name !== 'node_modules').map((e) => e.name).sort();
-    } catch (error) {
-      if ((error as { code?: string }).code === 'ENOENT') return [];
-      throw error;
-    }
-  }
-
   async #knownNames(): Promise<string[]> {
-    return this.#state === 'started' ? [...this.#index.keys()] : this.#folderNames();
+    return this.#state === 'started' ? [...this.#index.keys()] : skillFolderNames(this.#dir);
   }
 
   async #previousCreated(name: string): Promise<string | undefined> {
