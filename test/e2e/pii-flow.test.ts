@@ -4,15 +4,13 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Coordinator } from '../../src/daemon.js';
 import { startCoordinator } from '../../src/daemon.js';
-import { createMcpSession } from '../../src/mcp/create-server.js';
-import type { McpSession } from '../../src/mcp/create-server.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { tempDir, testConfig } from '../fixtures/config.js';
+import { connectInMemory } from '../fixtures/mcp/harness.js';
 import { filesystemConfig, memoryConfig } from '../upstream/helpers.js';
 
 const CUSTOMERS = [
@@ -25,9 +23,8 @@ const EMAILS = CUSTOMERS.map((c) => c.email);
 const root = tempDir('cem-pii-flow-');
 const shared = path.join(root, 'crm-export');
 let coordinator: Coordinator;
-let session: McpSession;
+let connection: Awaited<ReturnType<typeof connectInMemory>>;
 let client: Client;
-const abort = new AbortController();
 
 beforeAll(async () => {
   mkdirSync(shared, { recursive: true });
@@ -44,22 +41,12 @@ beforeAll(async () => {
     if (s.crm?.state === 'ready' && s.notes?.state === 'ready') break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  session = createMcpSession(coordinator.services, {
-    sessionId: 'agent-session',
-    transport: 'memory',
-    signal: abort.signal,
-    agent: { name: 'agent', workspaceNamespace: 'agent', permissions: config.defaultPermissions },
-  });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await session.connect(serverSide);
-  client = new Client({ name: 'pii-flow', version: '1.0.0' });
-  await client.connect(clientSide);
+  connection = await connectInMemory(coordinator.services, { sessionId: 'agent-session', name: 'agent', workspaceNamespace: 'agent', permissions: config.defaultPermissions });
+  client = connection.client;
 }, 120_000);
 
 afterAll(async () => {
-  abort.abort();
-  await client?.close();
-  await session?.close();
+  await connection?.close();
   await coordinator?.close();
 });
 

@@ -2,20 +2,16 @@
 // runs the seed's README code with execute_code(language="python"), over the SDK's linked
 // in-memory transports, with the real executor and a real Pyodide worker behind the front.
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor, createHostApi } from '../../src/executor/index.js';
 import type { PooledExecutor } from '../../src/executor/index.js';
-import { createMcpSession } from '../../src/mcp/create-server.js';
-import type { McpSession } from '../../src/mcp/create-server.js';
-import { buildServices } from '../fixtures/mcp/harness.js';
+import { buildServices, connectInMemory } from '../fixtures/mcp/harness.js';
 import { PYTHON_START_MS } from './helpers.js';
 
 let executor: PooledExecutor;
-let session: McpSession;
+let connection: Awaited<ReturnType<typeof connectInMemory>>;
 let client: Client;
-const abort = new AbortController();
 
 beforeAll(async () => {
   const { services, config } = await buildServices({
@@ -30,22 +26,12 @@ beforeAll(async () => {
   );
   if (!warm.success) throw new Error(`the Python sandbox did not start: ${warm.error}`);
   services.executor = executor;
-  session = createMcpSession(services, {
-    sessionId: 'python-session',
-    transport: 'memory',
-    signal: abort.signal,
-    agent: { name: 'tester', workspaceNamespace: '', permissions: config.defaultPermissions },
-  });
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await session.connect(serverTransport);
-  client = new Client({ name: 'python-test', version: '1.0.0' });
-  await client.connect(clientTransport);
+  connection = await connectInMemory(services, { sessionId: 'python-session', name: 'tester', workspaceNamespace: '', permissions: config.defaultPermissions });
+  client = connection.client;
 }, PYTHON_START_MS);
 
 afterAll(async () => {
-  abort.abort();
-  await client?.close();
-  await session?.close();
+  await connection?.close();
   await executor?.close();
 });
 

@@ -7,6 +7,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
+import { expect } from 'vitest';
+import { UpstreamError } from '../../src/upstream/index.js';
 import type { McpServerConfig } from '../../src/config/config-types.js';
 import type { Logger } from '../../src/util/logger.js';
 
@@ -100,4 +102,15 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The UpstreamError a promise rejects with (fails the test if it resolves or throws something else). */
+export async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(UpstreamError);
+    return error as UpstreamError;
+  }
+  throw new Error('expected the call to fail');
 }

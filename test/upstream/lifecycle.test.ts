@@ -2,9 +2,9 @@
 // reported without stopping the others, tools/list_changed is followed, and tool lists are read
 // page by page. Coordination is by log records and bounded polls, never by sleeping.
 import { afterEach, describe, expect, it } from 'vitest';
-import { UpstreamError, UpstreamManager } from '../../src/upstream/index.js';
+import { UpstreamManager } from '../../src/upstream/index.js';
 import type { UpstreamManagerOptions, UpstreamTool } from '../../src/upstream/index.js';
-import { captureLogger, dynamicConfig, everythingConfig, isAlive, nextRecord, waitFor } from './helpers.js';
+import { captureLogger, dynamicConfig, everythingConfig, isAlive, nextRecord, waitFor, rejection } from './helpers.js';
 
 const managers: UpstreamManager[] = [];
 
@@ -18,15 +18,6 @@ afterEach(async () => {
   await Promise.all(managers.splice(0).map((m) => m.close()));
 });
 
-async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(UpstreamError);
-    return error as UpstreamError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('a server killed mid-session', () => {
   it('goes reconnecting, keeps its tools, fails calls fast, then comes back ready with a new process', async () => {

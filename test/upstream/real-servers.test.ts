@@ -4,23 +4,14 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamError, UpstreamManager } from '../../src/upstream/index.js';
+import { UpstreamManager } from '../../src/upstream/index.js';
 import type { UpstreamTool } from '../../src/upstream/index.js';
-import { captureLogger, everythingConfig, filesystemConfig, isAlive, memoryConfig } from './helpers.js';
+import { captureLogger, everythingConfig, filesystemConfig, isAlive, memoryConfig, rejection } from './helpers.js';
 
 let dir: string;
 let manager: UpstreamManager;
 const changes: { server: string; tools: UpstreamTool[] | null }[] = [];
 
-async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(UpstreamError);
-    return error as UpstreamError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 beforeAll(async () => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'upstream-real-')));
