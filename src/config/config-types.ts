@@ -3,8 +3,11 @@
 
 /** What an agent may do with its workspace namespace. */
 export type WorkspaceAccess = 'none' | 'read' | 'read-write';
-/** What an agent may do with the shared skill store. */
-export type SkillsAccess = 'none' | 'read' | 'read-write';
+/**
+ * What an agent may do with skills: 'read' imports its own and published skills, 'read-write' also
+ * saves and deletes its own, 'publish' also publishes its skills to the shared library.
+ */
+export type SkillsAccess = 'none' | 'read' | 'read-write' | 'publish';
 
 /** Deno-style permissions of one agent. */
 export interface Permissions {
@@ -16,6 +19,11 @@ export interface Permissions {
   tools: readonly string[];
   /** Hosts the sandbox's `fetch` may reach (`api.example.com`, `*.example.com`, `host:port`). Default []. */
   net: readonly string[];
+  /**
+   * Daemon-wide figures (every agent's stats, `/metrics`). Default false for listed agents; the
+   * local agent (no agents configured) and the `authToken` caller are the operator.
+   */
+  operator?: boolean;
 }
 
 export interface AgentConfig {
@@ -28,10 +36,27 @@ export interface AgentConfig {
   permissions: Permissions;
 }
 
+/**
+ * How many instances of an upstream server run: one for everyone ('shared', the default), one per
+ * agent ('per-agent': for stateful servers such as server-memory), or one per workspace namespace
+ * ('per-workspace': agents that share a namespace share the instance).
+ */
+export type UpstreamInstances = 'shared' | 'per-agent' | 'per-workspace';
+
+/** Options every upstream server takes besides how to reach it. */
+export interface UpstreamCommon {
+  /** Per-request timeout, ms. */
+  timeout_ms?: number;
+  /** Default 'shared'. */
+  instances?: UpstreamInstances;
+  /** Calls in flight to one instance at once; more wait their turn. Default: no limit. */
+  max_concurrency?: number;
+}
+
 /** An upstream MCP server, in the shape MCP clients already use. */
 export type McpServerConfig =
-  | { command: string; args?: readonly string[]; env?: Readonly<Record<string, string>>; cwd?: string; timeout_ms?: number }
-  | { url: string; headers?: Readonly<Record<string, string>>; timeout_ms?: number };
+  | ({ command: string; args?: readonly string[]; env?: Readonly<Record<string, string>>; cwd?: string } & UpstreamCommon)
+  | ({ url: string; headers?: Readonly<Record<string, string>> } & UpstreamCommon);
 
 /** A PII flow rule: which PII types may reach which upstream tools. */
 export interface PiiFlowRule {

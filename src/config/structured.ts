@@ -2,12 +2,14 @@
 // PII flow rules. Each problem is pushed as a message naming the offending key.
 
 import path from 'node:path';
-import type { AgentConfig, McpServerConfig, Permissions, PiiFlowRule, SkillsAccess, WorkspaceAccess } from './config-types.js';
+import type { AgentConfig, McpServerConfig, Permissions, PiiFlowRule, SkillsAccess, UpstreamCommon, UpstreamInstances, WorkspaceAccess } from './config-types.js';
 import { isRecord } from './defaults.js';
 import { closest } from './values.js';
 
 export const MIN_TOKEN_CHARS = 16;
 const ACCESS_LEVELS = ['none', 'read', 'read-write'] as const;
+const SKILL_LEVELS = ['none', 'read', 'read-write', 'publish'] as const;
+const INSTANCE_MODES = ['shared', 'per-agent', 'per-workspace'] as const;
 const AGENT_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
@@ -40,17 +42,22 @@ export function checkPermissions(key: string, raw: unknown, base: Permissions, p
     problems.push(`${key} must be an object like {"workspace": "read-write", "skills": "read", "tools": ["github.*"], "net": ["api.example.com"]}`);
     return { ...base };
   }
-  unknownKeys(key, raw, ['workspace', 'skills', 'tools', 'net'], problems);
+  unknownKeys(key, raw, ['workspace', 'skills', 'tools', 'net', 'operator'], problems);
   const out: Permissions = { ...base };
-  const access = (field: 'workspace' | 'skills'): WorkspaceAccess | SkillsAccess | undefined => {
+  const access = <T extends string>(field: 'workspace' | 'skills', levels: readonly T[]): T | undefined => {
     const v = raw[field];
     if (v === undefined) return undefined;
-    if (typeof v === 'string' && (ACCESS_LEVELS as readonly string[]).includes(v)) return v as WorkspaceAccess;
-    problems.push(`${key}.${field} must be one of ${ACCESS_LEVELS.join(', ')}; got ${JSON.stringify(v)}`);
+    if (typeof v === 'string' && (levels as readonly string[]).includes(v)) return v as T;
+    problems.push(`${key}.${field} must be one of ${levels.join(', ')}; got ${JSON.stringify(v)}`);
     return undefined;
   };
-  out.workspace = access('workspace') ?? base.workspace;
-  out.skills = access('skills') ?? base.skills;
+  out.workspace = access<WorkspaceAccess>('workspace', ACCESS_LEVELS) ?? base.workspace;
+  out.skills = access<SkillsAccess>('skills', SKILL_LEVELS) ?? base.skills;
+  const operator = raw['operator'];
+  if (operator !== undefined) {
+    if (typeof operator === 'boolean') out.operator = operator;
+    else problems.push(`${key}.operator must be true or false; got ${JSON.stringify(operator)}`);
+  }
   if (raw['tools'] !== undefined) out.tools = stringList(`${key}.tools`, raw['tools'], problems) ?? base.tools;
   if (raw['net'] !== undefined) out.net = stringList(`${key}.net`, raw['net'], problems) ?? base.net;
   return out;
@@ -127,9 +134,9 @@ export function checkMcpServers(raw: unknown, baseDir: string, problems: Problem
     if (timeout !== undefined && !(typeof timeout === 'number' && Number.isInteger(timeout) && timeout >= 100 && timeout <= 3_600_000)) {
       problems.push(`${key}.timeout_ms must be an integer between 100 and 3600000 (milliseconds)`);
     }
-    const timeoutMs = typeof timeout === 'number' ? { timeout_ms: timeout } : {};
+    const common = upstreamCommon(key, value, problems);
     if (typeof value['command'] === 'string' && value['url'] === undefined) {
-      unknownKeys(key, value, ['command', 'args', 'env', 'cwd', 'timeout_ms', 'type', 'disabled'], problems);
+      unknownKeys(key, value, ['command', 'args', 'env', 'cwd', ...COMMON_SERVER_KEYS], problems);
       const args = value['args'] === undefined ? undefined : stringListAllowEmpty(`${key}.args`, value['args'], problems);
       const env = value['env'] === undefined ? undefined : stringMap(`${key}.env`, value['env'], problems);
       const cwd = value['cwd'];
@@ -139,10 +146,10 @@ export function checkMcpServers(raw: unknown, baseDir: string, problems: Problem
         ...(args ? { args } : {}),
         ...(env ? { env } : {}),
         ...(typeof cwd === 'string' ? { cwd: path.resolve(baseDir, cwd) } : {}),
-        ...timeoutMs,
+        ...common,
       };
     } else if (typeof value['url'] === 'string' && value['command'] === undefined) {
-      unknownKeys(key, value, ['url', 'headers', 'timeout_ms', 'type', 'disabled'], problems);
+      unknownKeys(key, value, ['url', 'headers', ...COMMON_SERVER_KEYS], problems);
       let ok = false;
       try {
         const u = new URL(value['url']);
@@ -152,12 +159,31 @@ export function checkMcpServers(raw: unknown, baseDir: string, problems: Problem
       }
       if (!ok) problems.push(`${key}.url must be an http:// or https:// URL; got ${JSON.stringify(value['url'])}`);
       const headers = value['headers'] === undefined ? undefined : stringMap(`${key}.headers`, value['headers'], problems);
-      servers[name] = { url: value['url'], ...(headers ? { headers } : {}), ...timeoutMs };
+      servers[name] = { url: value['url'], ...(headers ? { headers } : {}), ...common };
     } else {
       problems.push(`${key} needs exactly one of "command" (a program to start over stdio) or "url" (a Streamable HTTP endpoint)`);
     }
   }
   return servers;
+}
+
+const COMMON_SERVER_KEYS = ['timeout_ms', 'instances', 'max_concurrency', 'type', 'disabled'] as const;
+
+/** timeout_ms, instances and max_concurrency, checked (timeout_ms was checked by the caller). */
+function upstreamCommon(key: string, value: Record<string, unknown>, problems: Problems): UpstreamCommon {
+  const out: UpstreamCommon = {};
+  if (typeof value['timeout_ms'] === 'number') out.timeout_ms = value['timeout_ms'];
+  const instances = value['instances'];
+  if (instances !== undefined) {
+    if (typeof instances === 'string' && (INSTANCE_MODES as readonly string[]).includes(instances)) out.instances = instances as UpstreamInstances;
+    else problems.push(`${key}.instances must be one of ${INSTANCE_MODES.join(', ')}; got ${JSON.stringify(instances)}`);
+  }
+  const limit = value['max_concurrency'];
+  if (limit !== undefined) {
+    if (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= 1024) out.max_concurrency = limit;
+    else problems.push(`${key}.max_concurrency must be an integer between 1 and 1024; got ${JSON.stringify(limit)}`);
+  }
+  return out;
 }
 
 function stringListAllowEmpty(key: string, value: unknown, problems: Problems): string[] | undefined {

@@ -2,7 +2,7 @@
 // presented token never leaks how much of a real one it matched.
 
 import { createHash } from 'node:crypto';
-import type { Config } from '../config/config-types.js';
+import type { Config, Permissions } from '../config/config-types.js';
 import type { AgentIdentity } from './mcp-types.js';
 
 /** Name of the agent of stdio, exec, and HTTP without tokens. */
@@ -11,7 +11,12 @@ export const LOCAL_AGENT_NAME = 'local';
 export const DEFAULT_AGENT_NAME = 'default';
 
 export function localAgent(config: Pick<Config, 'defaultPermissions'>): AgentIdentity {
-  return { name: LOCAL_AGENT_NAME, workspaceNamespace: '', permissions: config.defaultPermissions };
+  return { name: LOCAL_AGENT_NAME, workspaceNamespace: '', permissions: operatorPermissions(config.defaultPermissions) };
+}
+
+/** The single-user agent and the authToken caller run the daemon: they see daemon-wide figures. */
+function operatorPermissions(permissions: Permissions): Permissions {
+  return permissions.operator === undefined ? { ...permissions, operator: true } : permissions;
 }
 
 export type AuthResult = { ok: true; agent: AgentIdentity } | { ok: false; reason: 'missing' | 'malformed' | 'unknown' };
@@ -26,7 +31,7 @@ export class AgentDirectory {
       this.#byTokenHash.set(hash(agent.token), { name: agent.name, workspaceNamespace: agent.workspace ?? agent.name, permissions: agent.permissions });
     }
     if (config.authToken !== undefined) {
-      this.#byTokenHash.set(hash(config.authToken), { name: DEFAULT_AGENT_NAME, workspaceNamespace: '', permissions: config.defaultPermissions });
+      this.#byTokenHash.set(hash(config.authToken), { name: DEFAULT_AGENT_NAME, workspaceNamespace: '', permissions: operatorPermissions(config.defaultPermissions) });
     }
   }
 

@@ -5,7 +5,7 @@ import type { SkillsAccess, WorkspaceAccess } from '../config/config-types.js';
 import type { AgentIdentity } from './mcp-types.js';
 import { ToolFailure } from './tool-result.js';
 
-const RANK: Record<WorkspaceAccess, number> = { none: 0, read: 1, 'read-write': 2 };
+const RANK: Record<WorkspaceAccess | SkillsAccess, number> = { none: 0, read: 1, 'read-write': 2, publish: 3 };
 
 export function requireAccess(agent: AgentIdentity, area: 'workspace' | 'skills', needed: 'read' | 'read-write', tool: string): void {
   const have: WorkspaceAccess | SkillsAccess = agent.permissions[area];

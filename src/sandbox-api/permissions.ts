@@ -6,7 +6,7 @@ import { toolPatternMatches } from '../pii/index.js';
 
 export function requireSkills(permissions: Permissions, write: boolean): void {
   const access = permissions.skills;
-  if (access === 'none' || (write && access !== 'read-write')) {
+  if (access === 'none' || (write && access !== 'read-write' && access !== 'publish')) {
     throw new HostError(
       'PERMISSION_DENIED',
       `permission denied: this agent's skills permission is "${access}"; ${write ? 'saving skills needs "read-write"' : 'using skills needs "read"'}`,
