@@ -30,6 +30,10 @@ export interface ToolEntry {
   readonly source: ToolSource;
   /** Catalog file, relative to the catalog folder ('github/create_issue.json'); catalog entries only. */
   readonly file?: string;
+  /** Skills: the agent that wrote it; absent for the operator's library (skills put on disk by hand). */
+  readonly author?: string;
+  /** Skills: 'private' (its author only) or 'shared' (published to every agent that may read skills). */
+  readonly visibility?: 'private' | 'shared';
 }
 
 /** What `setDynamicTools` takes: the category is the one being replaced. */
