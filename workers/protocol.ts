@@ -18,6 +18,11 @@ export interface RunRequest {
   memoryMb: number;
   /** The agent's workspace name as the guest sees it (`workspace` global). */
   workspaceName: string;
+  /**
+   * Who runs this call (the agent's name). The pool's dispatch is keyed by it: a realm or
+   * interpreter that ran one agent's code never runs another agent's unless it is pristine.
+   */
+  agent: string;
   /** Upstream tool names the guest may call, as `server.tool` (already filtered by permissions). */
   toolNames: string[];
   /** Whether `fetch` is endowed (the agent has some net permission). */
@@ -74,6 +79,8 @@ export type ToSandbox =
   | { type: 'run'; id: number; request: RunRequest }
   | { type: 'abort'; id: number; reason: AbortReason }
   | { type: 'host-reply'; id: number; reply: HostReply }
+  /** Replace the (idle) interpreter with a pristine one before another agent may use this process. */
+  | { type: 'recycle' }
   | { type: 'shutdown' };
 
 /** Sandbox process → coordinator (IPC). */
@@ -85,6 +92,8 @@ export type FromSandbox =
   | { type: 'done'; id: number; outcome: Outcome; workerReplaced: boolean; started?: number[] }
   | { type: 'host-call'; id: number; callId: number; method: string; args: unknown[] }
   | { type: 'output'; id: number; lines: string[] }
+  /** Answer to 'recycle': the interpreter is pristine again (`ms`: how long that took). */
+  | { type: 'recycled'; ms: number }
   | { type: 'fatal'; message: string };
 
 export type AbortReason = 'timeout' | 'cancelled' | 'memory' | 'shutdown';

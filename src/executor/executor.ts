@@ -110,6 +110,7 @@ export class PooledExecutor implements Executor {
       timeoutMs,
       memoryMb: request.memoryMb,
       workspaceName: identity.workspaceNamespace || 'workspace',
+      agent: identity.agent,
       toolNames: this.#host.toolNames(identity),
       fetchAllowed: this.#host.fetchAllowed(identity),
       streamOutput: options.onOutput !== undefined,
