@@ -9,32 +9,26 @@ import { errorInfo } from './sandbox/errors.js';
 import { buildGlobals } from './sandbox/globals.js';
 import type { Evaluator } from './sandbox/globals.js';
 import { retainedBytes, setBaseline } from './sandbox/memory.js';
+import { lockdownRealm } from './sandbox/realm.js';
 import { newBudget, toJsonSafe } from './sandbox/serialize.js';
 
 /** Characters of result a worker serializes at most; the coordinator spills what passes its budget. */
 const MAX_RESULT_CHARS = 16 * 1024 * 1024;
 const MB = 1024 * 1024;
 
-lockdown({
-  // Guests see no stacks (no host paths); the host reads them with getStackString.
-  errorTaming: 'safe',
-  stackFiltering: 'verbose',
-  // The defaults exit the process on an uncaught error; a worker must survive its guests.
-  errorTrapping: 'none',
-  unhandledRejectionTrapping: 'none',
-  consoleTaming: 'unsafe',
-  overrideTaming: 'moderate',
-  domainTaming: 'safe',
-});
+lockdownRealm();
 
 let current: CallScope | undefined;
 
 // A guest promise rejected with no handler must not kill the worker (Node's default 'throw').
+// Only the running call can be its author: an earlier call's code cannot run any more once its
+// task ended (its scope is closed, its timers cleared, and a macrotask turn ran its last
+// microtasks while it was still current), and nothing shared is writable to leave a hook in.
 process.on('unhandledRejection', (reason) => {
-  current?.log([`Unhandled promise rejection: ${errorInfo(reason).message}`]);
+  if (current?.active) current.log([`Unhandled promise rejection: ${errorInfo(reason).message}`]);
 });
 process.on('uncaughtException', (err) => {
-  current?.fail(err instanceof Error ? err : makeError('Error', String(err)));
+  if (current?.active) current.fail(err instanceof Error ? err : makeError('Error', String(err)));
 });
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -199,7 +199,7 @@ describe('constructor walks reach nothing of the host', () => {
       // Made afresh for each call, so they may stay unfrozen.
       const perCall = new Set(['globalThis', 'console', 'print', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval',
         'queueMicrotask', 'sleep', 'read_file', 'write_file', 'list_files', 'delete_file', 'save_skill', 'load_skill',
-        'list_skills', 'import_skill', 'tokenize_pii', 'detokenize_pii', 'search_tools', 'tools', 'result']);
+        'list_skills', 'import_skill', 'tokenize_pii', 'detokenize_pii', 'search_tools', 'tools', 'fetch', 'result']);
       const caught = (f) => { try { f() } catch (e) { return e } };
       const made = {
         readError: caught(() => read_file('missing.txt')),
@@ -234,8 +234,6 @@ describe('constructor walks reach nothing of the host', () => {
         mapIter: new Map().entries(),
         matchAll: 'x'.matchAll(/x/g),
         regexResult: /(x)/.exec('x'),
-        compartment: new Compartment(),
-        childGlobal: new Compartment().globalThis,
         weak: new WeakMap(),
         boxedBigInt: Object(1n),
         boxedSymbol: Object(Symbol('s')),
@@ -322,27 +320,21 @@ describe('constructor walks reach nothing of the host', () => {
     expect(collect.result).toEqual([null, null]);
   });
 
-  it('a child Compartment the guest builds, with endowments of its own, is no way out either', async () => {
+  it('guests cannot build a child Compartment: a nested one would carry SES defaults that are Node host classes', async () => {
+    // SES gives a new Compartment Node's own TextEncoder and TextDecoder, whose errors have mutable
+    // prototypes shared by every call (found by the reachability audit); the sandbox API has no use
+    // for nested compartments, so the constructor is not endowed and no route leads to it.
     const p = await expectNoEscape(`
-      const child = new Compartment({ __options__: true, globals: { read_file, report: (label, get) => __power(label, get) } });
-      child.evaluate(\`
-        report('child this', () => this);
-        report('child Function', () => Function('return process')());
-        report('child endowment constructor', () => read_file.constructor('return process')());
-        const grandchild = new Compartment({ __options__: true, globals: { report } });
-        grandchild.evaluate("report('grandchild globalThis', () => globalThis); report('grandchild Function', () => Function('return process')())");
-      \`);
-      const viaHook = new Compartment({ __options__: true, resolveHook: (s) => s, importNowHook: () => ({ namespace: 'node:fs' }) });
-      const viaAsyncHook = new Compartment({ __options__: true, resolveHook: (s) => s, importHook: async () => ({ namespace: 'fs' }) });
-      const errors = [];
-      try { __power('importNow node:fs', () => viaHook.importNow('fs')) } catch (e) { errors.push(e.message) }
-      try { viaHook.importNow('fs') } catch (e) { errors.push(e.message) }
-      try { await viaAsyncHook.import('fs') } catch (e) { errors.push(e.message) }
-      return { errors, sloppy: new Compartment().evaluate('typeof process', { sloppyGlobalsMode: true }) };
+      const routes = {
+        global: typeof Compartment,
+        viaGlobalThis: typeof globalThis.Compartment,
+        viaIndirectEval: typeof (0, eval)('typeof Compartment === "undefined" ? undefined : Compartment'),
+        viaFunction: typeof Function('return typeof Compartment === "undefined" ? undefined : Compartment')(),
+      };
+      __power('Compartment from eval', () => (0, eval)('Compartment'));
+      return routes;
     `);
-    const value = p.value as { errors: string[]; sloppy: string };
-    expect(value.errors).toHaveLength(2);
-    expect(value.sloppy).toBe('undefined');
+    expect(p.value).toEqual({ global: 'undefined', viaGlobalThis: 'undefined', viaIndirectEval: 'undefined', viaFunction: 'undefined' });
   });
 });
 
@@ -359,15 +351,14 @@ describe('Function, eval and import tricks', () => {
     expect(p.value).toEqual([true, 'undefined', 'undefined']);
   });
 
-  it('direct eval is refused with a clear message, also inside a child Compartment that asks to allow it', async () => {
+  it('direct eval is refused with a clear message; built at run time it sees only the call\'s own compartment', async () => {
     const r = await run('return eval("1 + 1")');
     expect(r.error_type).toBe('SyntaxError');
     expect(r.error).toMatch(/direct eval/);
     const p = await expectNoEscape(`
-      const child = new Compartment();
-      return child.evaluate('ev' + 'al("typeof process + typeof read_file")', { __rejectSomeDirectEvalExpressions__: false });
+      try { return (0, eval)('ev' + 'al("typeof process + typeof require")') } catch (e) { return e.name }
     `);
-    expect(p.value).toBe('undefinedundefined');
+    expect(['undefinedundefined', 'SyntaxError']).toContain(p.value);
   });
 
   it('a real dynamic import is refused, in every disguise', async () => {
@@ -775,10 +766,10 @@ describe('nothing one call leaves behind runs into the next', () => {
 });
 
 describe('host objects and powers are out of reach', () => {
-  it('process, require, module, Buffer, WebAssembly, SharedArrayBuffer, Atomics, Worker and fetch are absent', async () => {
+  it('process, require, module, Buffer, WebAssembly, SharedArrayBuffer, Atomics, Worker and the like are absent (fetch is there and refuses without a net permission)', async () => {
     const r = await run(`
       const names = ['process', 'require', 'module', 'exports', '__dirname', '__filename', 'global', 'Buffer', 'WebAssembly',
-        'SharedArrayBuffer', 'Atomics', 'Worker', 'MessageChannel', 'fetch', 'setImmediate', 'performance', 'WeakRef',
+        'SharedArrayBuffer', 'Atomics', 'Worker', 'MessageChannel', 'Compartment', 'setImmediate', 'performance', 'WeakRef',
         'FinalizationRegistry', 'getStackString', 'navigator', 'XMLHttpRequest', 'WebSocket'];
       return Object.fromEntries(names.map((n) => [n, typeof globalThis[n]]));
     `);

@@ -130,8 +130,13 @@ describe('upstream tools from code', () => {
 
   it('applies the agent tools permission', async () => {
     const limited: CallIdentity = { ...agent, permissions: { ...FULL_PERMISSIONS, tools: ['memory.read_graph'] } };
-    const r = await run('return [typeof tools.memory.read_graph, typeof tools.memory.create_entities, typeof tools.files]', limited);
-    expect(r.result).toEqual(['function', 'undefined', 'undefined']);
+    const r = await run(
+      `const refused = (p) => p.then(() => 'ran', (e) => e.name);
+      return [typeof tools.memory.read_graph, Object.keys(tools), Object.keys(tools.memory), await refused(tools.memory.create_entities({ entities: [] })), await refused(tools.files.read_file({ path: 'x' }))]`,
+      limited,
+    );
+    // Only what the agent may call is listed; anything else still reaches the host, which refuses it by name.
+    expect(r.result).toEqual(['function', ['memory'], ['read_graph'], 'PermissionError', 'PermissionError']);
   });
 
   it('finds tools with search_tools from code', async () => {
@@ -222,8 +227,9 @@ describe('PII in the sandbox', () => {
 describe('fetch', () => {
   const netAgent = (): CallIdentity => ({ ...agent, permissions: { ...FULL_PERMISSIONS, net: [`127.0.0.1:${port}`] } });
 
-  it('is absent without a net permission', async () => {
-    expect((await run('return typeof fetch')).result).toBe('undefined');
+  it('is refused without a net permission, with a message naming it', async () => {
+    const r = await run(`return await fetch('http://127.0.0.1:${port}/hello').then(() => 'fetched', (e) => [e.name, e.message])`);
+    expect(r.result).toEqual(['PermissionError', expect.stringMatching(/net permission/)]);
   });
 
   it('reaches allowed hosts through the host', async () => {

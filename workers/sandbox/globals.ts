@@ -8,6 +8,7 @@ import type { CallScope } from './call-scope.js';
 import { makeError } from './call-scope.js';
 import { aggregateStats, filterByField, formatOutput, summarizeList } from './data-helpers.js';
 import { toJsonSafe } from './serialize.js';
+import { TextDecoder, TextEncoder, URL, URLSearchParams, wrapHostErrors } from './web-facades.js';
 
 export { SANDBOX_API_NAMES } from './api-names.js';
 
@@ -30,7 +31,12 @@ export interface Evaluator {
 /** Host classes and functions the guest may use, hardened once per worker after lockdown. */
 let shared: Record<string, unknown> | undefined;
 
-function sharedEndowments(): Record<string, unknown> {
+/**
+ * What every call on this worker shares: hardened once, so no call can change it for another.
+ * Nothing here is a Node host class: the web classes are guest-realm facades (web-facades.ts) and
+ * host functions are wrapped so their errors become intrinsic errors with the message only.
+ */
+export function sharedEndowments(): Record<string, unknown> {
   if (shared) return shared;
   const GuestMath = Object.create(Object.prototype, Object.getOwnPropertyDescriptors(Math)) as Math;
   const endowments: Record<string, unknown> = {
@@ -38,14 +44,19 @@ function sharedEndowments(): Record<string, unknown> {
     // versions that throw. The guest gets the working ones: time and randomness are expected.
     Date,
     Math: GuestMath,
-    // Shared by every call on this worker, so hardened below with the rest; arrows have no
-    // prototype object a guest could plant on.
+    // A nested Compartment gets SES's default globals, among them Node's own TextEncoder and
+    // TextDecoder, whose errors have mutable prototypes shared by every call (found by the
+    // reachability audit). The sandbox API has no use for nested compartments.
+    Compartment: undefined,
+    // Arrows have no prototype object a guest could plant on.
     filter_by_field: (data: unknown, field: unknown, value: unknown) => filterByField(data, field, value),
     summarize_list: (data: unknown, limit?: unknown) => summarizeList(data, limit),
     aggregate_stats: (data: unknown, numericFields?: unknown) => aggregateStats(data, numericFields),
     format_output: (data: unknown, maxChars?: unknown) => formatOutput(data, maxChars),
     URL,
     URLSearchParams,
+    TextEncoder,
+    TextDecoder,
     atob: (s: unknown) => wrapHostErrors(() => atob(String(s))),
     btoa: (s: unknown) => wrapHostErrors(() => btoa(String(s))),
     structuredClone: (v: unknown) => wrapHostErrors(() => structuredClone(v)),
@@ -62,16 +73,6 @@ function sharedEndowments(): Record<string, unknown> {
   }
   shared = harden(endowments);
   return shared;
-}
-
-/** Runs a host function, turning host errors (DOMException etc.) into intrinsic errors. */
-function wrapHostErrors<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    const e = err as { name?: unknown; message?: unknown };
-    throw makeError(typeof e?.name === 'string' ? e.name : 'Error', typeof e?.message === 'string' ? e.message : String(err));
-  }
 }
 
 /**
@@ -157,15 +158,7 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
     return p;
   };
 
-  // Null-prototype containers: a server or tool named `__proto__` stays a plain key.
-  const tools: Record<string, Record<string, (args?: unknown) => Promise<unknown>>> = Object.create(null);
-  for (const qualified of task.toolNames) {
-    const dot = qualified.indexOf('.');
-    const server = qualified.slice(0, dot);
-    const tool = qualified.slice(dot + 1);
-    const ns = (tools[server] ??= Object.create(null) as Record<string, (args?: unknown) => Promise<unknown>>);
-    ns[tool] = (args?: unknown) => async('call_tool', server, tool, args ?? {});
-  }
+  const tools = toolsObject(task.toolNames, (server, tool, args) => async('call_tool', server, tool, args ?? {}));
 
   const globals: Record<string, unknown> = {
     ...sharedEndowments(),
@@ -215,12 +208,12 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
     tools,
     result: undefined,
   };
-  if (task.fetchAllowed) {
-    globals.fetch = async (input: unknown, init?: unknown) => {
-      const res = (await async('fetch', String(input), init ?? {})) as FetchReply;
-      return makeResponse(res);
-    };
-  }
+  // Always there: without a net permission the host refuses with a message naming it, which
+  // tells an agent more than a missing global would.
+  globals.fetch = async (input: unknown, init?: unknown) => {
+    const res = (await async('fetch', String(input), init ?? {})) as FetchReply;
+    return makeResponse(res);
+  };
   if (task.contextJson) {
     const vars = JSON.parse(task.contextJson) as Record<string, unknown>;
     for (const [k, v] of Object.entries(vars)) {
@@ -231,6 +224,49 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
   // them back, so they need no hardening (which would cost more than the rest of the call);
   // what is shared between calls (sharedEndowments) is hardened once.
   return globals;
+}
+
+type ToolCall = (server: string, tool: string, args: unknown) => Promise<unknown>;
+
+/** Names a property lookup may ask for without meaning a tool (await, JSON, conversions). */
+const NOT_TOOL_NAMES = new Set(['then', 'catch', 'finally', 'toJSON', 'constructor', 'prototype', 'valueOf', 'toString', 'inspect', '__proto__']);
+const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/**
+ * `tools.SERVER.TOOL(args)`. The servers and tools this agent may call are plain keys (so
+ * Object.keys, `in` and printing show them); any other well-formed name still resolves to a
+ * function, so `tools.github.create_issue(...)` reaches the host, which answers why it cannot run
+ * (not configured, failed to start, not permitted, no such tool) instead of the guest failing
+ * with "Cannot read properties of undefined". Everything here is made per call.
+ */
+function toolsObject(toolNames: readonly string[], call: ToolCall): Record<string, unknown> {
+  const known = new Map<string, Record<string, unknown>>();
+  const namespace = (server: string): Record<string, unknown> => {
+    let ns = known.get(server);
+    if (!ns) {
+      // Null-prototype targets: a server or tool named `__proto__` stays a plain key.
+      const target: Record<string, unknown> = Object.create(null);
+      ns = new Proxy(target, { get: (t, tool) => lookup(t, tool, (name) => (args?: unknown) => call(server, name, args)) });
+      known.set(server, ns);
+    }
+    return ns;
+  };
+  for (const qualified of toolNames) {
+    const dot = qualified.indexOf('.');
+    const server = qualified.slice(0, dot);
+    const tool = qualified.slice(dot + 1);
+    const ns = namespace(server);
+    (ns as Record<string, unknown>)[tool] = (args?: unknown) => call(server, tool, args);
+  }
+  const root: Record<string, unknown> = Object.create(null);
+  for (const [server, ns] of known) root[server] = ns;
+  return new Proxy(root, { get: (t, server) => lookup(t, server, namespace) });
+}
+
+function lookup(target: Record<string | symbol, unknown>, key: string | symbol, make: (name: string) => unknown): unknown {
+  if (Object.hasOwn(target, key)) return target[key];
+  if (typeof key !== 'string' || NOT_TOOL_NAMES.has(key) || !TOOL_NAME.test(key)) return undefined;
+  return make(key);
 }
 
 interface FetchReply {
