@@ -163,7 +163,6 @@ async function naiveSesPool(progress: (m: string) => void, rows: readonly BenchR
 
 async function baselines(progress: (m: string) => void, rows: readonly BenchRow[]): Promise<BenchRow[]> {
   const out: BenchRow[] = [];
-  const ours1 = rows.find((r) => r.name === 'trivial call, 1 in flight');
   const ours32 = rows.find((r) => r.name === 'trivial call, 32 in flight');
   const ratio = (row: BenchRow | undefined, v: number) => (row ? round(row.value / v, 3) : 0);
 
