@@ -728,6 +728,28 @@ describe('nothing one call leaves behind runs into the next', () => {
     expect(streamed.join('\n')).not.toContain('LEAK');
   });
 
+  it('a rejection or exception left by an earlier call is never written into a later call', async () => {
+    // Every way a call can leave a rejection or a throw behind: at once, after microtasks, from a
+    // timer or a host reply that comes after the end, from a thenable, from a getter read later.
+    const first = await run(`
+      Promise.reject(new Error('LEAK-now'));
+      (async () => { for (let i = 0; i < 1000; i++) await null; throw new Error('LEAK-microtasks') })();
+      sleep(30).then(() => { throw new Error('LEAK-sleep') });
+      setTimeout(() => { throw new Error('LEAK-timer') }, 20);
+      tools.slow.late({}).then(() => { throw new Error('LEAK-tool') });
+      Promise.resolve({ then(_, reject) { setTimeout(() => reject(new Error('LEAK-thenable')), 10) } });
+      const e = new Error('x');
+      Object.defineProperty(e, 'message', { get() { return 'LEAK-getter' } });
+      Promise.reject(e);
+      return 'planted';
+    `);
+    expect(first.result).toBe('planted');
+    const streamed: string[] = [];
+    const second = await run('await sleep(200); console.log("second"); return 2', { onOutput: (line) => streamed.push(line) });
+    expect(second).toMatchObject({ success: true, result: 2, output: ['second'] });
+    expect(streamed.join('\n')).not.toContain('LEAK');
+  });
+
   it('a promise left pending by an ended call cannot write files when it settles (timers and late host replies)', async () => {
     const first = await run(`
       sleep(50).then(() => write_file('late-sleep.txt', 'x'));
