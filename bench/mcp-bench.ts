@@ -17,6 +17,7 @@ import { startCoordinator } from '../src/daemon.js';
 import { localAgent } from '../src/mcp/agents.js';
 import { silentLogger } from '../src/util/logger.js';
 import type { BenchRow, BenchSection } from './bench-types.js';
+import { closeLeanSession, cpuSeconds, leanCallTool, openLeanSession, withChildren } from './http-lean-client.js';
 import { load, round, summary } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,6 +28,8 @@ const TRIVIAL = { code: 'return 1' };
 const WARMUP_CALLS = 200;
 const HTTP_TARGET_CALLS_PER_S = 1000;
 const HTTP_TARGET_P99_MS = 50;
+/** Issue 14's target for the lean client at 16 sessions. */
+const LEAN_TARGET_CALLS_PER_S = 1500;
 
 interface Phase {
   name: string;
@@ -83,6 +86,8 @@ export const mcpBench: BenchSection = {
             ...withBaseline(ratio(phase.inFlight, figures.perSecond)),
           });
         }
+        progress('execute_code over Streamable HTTP, 16 sessions, lean client (raw HTTP keep-alive)');
+        rows.push(...(await leanPhase(daemon.url, daemon.pid, 16, 4000)));
       } finally {
         await daemon.stop();
       }
@@ -143,6 +148,40 @@ async function inProcess(env: Record<string, string>, inFlights: number[]): Prom
   return out;
 }
 
+/**
+ * Pre-initialized sessions driven by raw HTTP with keep-alive (no SDK client on the load side), and
+ * the CPU the daemon (coordinator and sandbox processes) spent per call during the phase.
+ */
+async function leanPhase(url: string, pid: number, sessions: number, calls: number): Promise<BenchRow[]> {
+  const open = await Promise.all(Array.from({ length: sessions }, () => openLeanSession(url)));
+  try {
+    const fn = (i: number) => leanCallTool(open[i % open.length]!, 'execute_code', TRIVIAL);
+    await load(WARMUP_CALLS, sessions, fn);
+    const pids = await withChildren(pid);
+    const cpu = async (ids: number[]) => (await Promise.all(ids.map(cpuSeconds))).reduce((a, b) => a + b, 0);
+    const [coordBefore, sandboxBefore] = [await cpu([pid]), await cpu(pids.slice(1))];
+    const { latencies, perSecond } = await load(calls, sessions, fn);
+    const [coordAfter, sandboxAfter] = [await cpu([pid]), await cpu(pids.slice(1))];
+    const extra = summary(latencies);
+    const p99 = extra['p99_ms'] ?? Infinity;
+    return [
+      {
+        group: 'mcp',
+        name: 'execute_code over Streamable HTTP, 16 sessions, lean client',
+        value: round(perSecond, 1),
+        unit: 'calls/s',
+        extra,
+        target: `>= ${LEAN_TARGET_CALLS_PER_S} calls/s, p99 <= ${HTTP_TARGET_P99_MS} ms`,
+        met: perSecond >= LEAN_TARGET_CALLS_PER_S && p99 <= HTTP_TARGET_P99_MS,
+      },
+      { group: 'mcp', name: 'daemon CPU per HTTP call: coordinator (lean client, 16 sessions)', value: round(((coordAfter - coordBefore) * 1e6) / calls, 0), unit: 'µs' },
+      { group: 'mcp', name: 'daemon CPU per HTTP call: sandbox processes (lean client, 16 sessions)', value: round(((sandboxAfter - sandboxBefore) * 1e6) / calls, 0), unit: 'µs' },
+    ];
+  } finally {
+    for (const s of open) closeLeanSession(s);
+  }
+}
+
 async function call(client: Client): Promise<void> {
   const result = await client.callTool({ name: 'execute_code', arguments: TRIVIAL });
   if (result.isError) throw new Error(`execute_code failed: ${JSON.stringify(result.content)}`);
@@ -154,7 +193,7 @@ async function httpClient(url: string): Promise<Client> {
   return client;
 }
 
-async function startDaemon(env: Record<string, string>, portFile: string): Promise<{ url: string; stop(): Promise<void> }> {
+async function startDaemon(env: Record<string, string>, portFile: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const proc: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--port-file', portFile], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'ignore'] });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
@@ -176,6 +215,7 @@ async function startDaemon(env: Record<string, string>, portFile: string): Promi
   });
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    pid: proc.pid ?? 0,
     async stop() {
       proc.kill('SIGTERM');
       await exited;
