@@ -1,6 +1,8 @@
-// What `SkillStore.save` accepts, checked where it enters: each refusal names the argument and the fix.
+// What `SkillStore.save` accepts, checked where it enters: each refusal names the argument (or the
+// line of code) and the fix.
 
-import { SkillError } from './skill-error.js';
+import type { SkillAnalysis, SkillCompiler, SkillSource } from './skill-compiler.js';
+import { isSkillError, SkillError } from './skill-error.js';
 import { assertSkillName } from './skill-names.js';
 import { detectLanguage } from './skill-parse.js';
 import { SKILL_LANGUAGES } from './skill-types.js';
@@ -47,4 +49,15 @@ export function validateSaveInput(input: SaveSkillInput, maxCodeBytes: number): 
     description: description === undefined || description.trim() === '' ? undefined : description.trim(),
     body,
   };
+}
+
+/** The compiler's analysis of code about to be saved; its refusal says the skill was not saved and where. */
+export async function analyzeForSave(compiler: SkillCompiler, source: SkillSource, codeFile: string): Promise<SkillAnalysis> {
+  try {
+    return await compiler.analyze(source, `${source.name}/${codeFile}`);
+  } catch (error) {
+    if (!isSkillError(error)) throw error;
+    const details = { ...(error.line !== undefined && { line: error.line }), ...(error.column !== undefined && { column: error.column }) };
+    throw new SkillError(error.code, `Skill "${source.name}" was not saved: ${error.message}. Fix the code and save again.`, details, { cause: error });
+  }
 }

@@ -14,13 +14,13 @@ import { callerOwns, callerSees, notOwnerError, savedOwnership } from './skill-a
 import type { SkillCaller } from './skill-access.js';
 import { CODE_FILES, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, skillFolderNames, writeSkillFolder } from './skill-disk.js';
 import { defaultDescription, renderSkillBody } from './skill-docs.js';
-import { isSkillError, SkillError } from './skill-error.js';
+import { SkillError } from './skill-error.js';
 import { assertSkillName, suggestNames } from './skill-names.js';
 import { changeKind, interpretFolder, invalidEntry, ownerOf, UNKNOWN_OWNER } from './skill-record.js';
 import type { IndexEntry, SkillRecord } from './skill-record.js';
 import { SkillWatcher } from './skill-watcher.js';
 import { walkImportGraph } from './import-graph.js';
-import { validateSaveInput } from './save-input.js';
+import { analyzeForSave, validateSaveInput } from './save-input.js';
 import type {
   CompiledSkill,
   LoadedSkill,
@@ -139,27 +139,19 @@ export class SkillStore {
     this.#assertOpen();
     const { name, code, language, description, body, shared } = validateSaveInput(input, this.#maxCodeBytes);
     return this.#locks.run(name, async () => {
+      // Ownership first: a name held by another agent is refused whatever the code says.
+      const existing = await this.#currentEntry(name);
+      const owner = existing ? ownerOf(existing) : undefined;
+      if (owner && !callerOwns(caller, owner.author)) throw notOwnerError(name, 'saved', owner.author, callerSees(caller, owner.author, owner.visibility));
       const codeFile = CODE_FILES[language];
       const hash = hashCode(code);
-      let analysis;
-      try {
-        analysis = await this.#compiler.analyze({ name, language, code, hash }, `${name}/${codeFile}`);
-      } catch (error) {
-        if (!isSkillError(error)) throw error;
-        const details = { ...(error.line !== undefined && { line: error.line }), ...(error.column !== undefined && { column: error.column }) };
-        throw new SkillError(error.code, `Skill "${name}" was not saved: ${error.message}. Fix the code and save again.`, details, { cause: error });
-      }
+      const analysis = await analyzeForSave(this.#compiler, { name, language, code, hash }, codeFile);
       const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
       if (clash !== undefined) {
         throw new SkillError(
           'NAME_CONFLICT',
           `Skill "${name}" was not saved: a skill named "${clash}" exists, and names differing only in case share one folder on some file systems. Use "${clash}" or another name.`,
         );
-      }
-      const existing = await this.#currentEntry(name);
-      if (existing && !callerOwns(caller, ownerOf(existing).author)) {
-        const owner = ownerOf(existing);
-        throw notOwnerError(name, 'saved', owner.author, callerSees(caller, owner.author, owner.visibility));
       }
       const previous = existing?.state === 'valid' ? existing.record.metadata.created : undefined;
       const now = this.#now().toISOString();
