@@ -172,6 +172,9 @@ function skillEntry(skill: SkillSummary): DynamicToolEntry {
     use_cases: [],
     input_schema: { type: 'object' },
     source: 'skill',
+    // Search shows a private skill to its author only (skillVisibleTo in src/skills).
+    ...(skill.author !== undefined && { author: skill.author }),
+    visibility: skill.visibility,
   };
 }
 

@@ -7,7 +7,7 @@ import { ToolFailure } from './tool-result.js';
 
 const RANK: Record<WorkspaceAccess | SkillsAccess, number> = { none: 0, read: 1, 'read-write': 2, publish: 3 };
 
-export function requireAccess(agent: AgentIdentity, area: 'workspace' | 'skills', needed: 'read' | 'read-write', tool: string): void {
+export function requireAccess(agent: AgentIdentity, area: 'workspace' | 'skills', needed: 'read' | 'read-write' | 'publish', tool: string): void {
   const have: WorkspaceAccess | SkillsAccess = agent.permissions[area];
   if (RANK[have] >= RANK[needed]) return;
   throw new ToolFailure(

@@ -33,7 +33,7 @@ export function createSandboxApi(deps: SandboxApiDeps): SandboxApi {
   const { config, skills, pii, catalog, upstream } = deps;
   return {
     extensions: {
-      ...(skills ? skillMethods(skills) : {}),
+      ...(skills ? skillMethods(skills, config.agents.length > 0) : {}),
       ...(pii ? piiMethods(pii) : {}),
       ...(catalog ? catalogMethods(catalog) : {}),
       ...(upstream ? toolMethods(config, upstream, pii) : {}),

@@ -4,15 +4,17 @@ import type { Permissions } from '../config/config-types.js';
 import { HostError } from '../executor/index.js';
 import { toolPatternMatches } from '../pii/index.js';
 
-export function requireSkills(permissions: Permissions, write: boolean): void {
+const SKILLS_RANK: Record<Permissions['skills'], number> = { none: 0, read: 1, 'read-write': 2, publish: 3 };
+
+/** Refuses unless the agent's `skills` permission is at least `needed`; `action` names what was tried. */
+export function requireSkills(permissions: Permissions, needed: 'read' | 'read-write' | 'publish', action: string): void {
   const access = permissions.skills;
-  if (access === 'none' || (write && access !== 'read-write' && access !== 'publish')) {
-    throw new HostError(
-      'PERMISSION_DENIED',
-      `permission denied: this agent's skills permission is "${access}"; ${write ? 'saving skills needs "read-write"' : 'using skills needs "read"'}`,
-      'PermissionError',
-    );
-  }
+  if (SKILLS_RANK[access] >= SKILLS_RANK[needed]) return;
+  throw new HostError(
+    'PERMISSION_DENIED',
+    `permission denied: ${action} needs the skills permission "${needed}", and this agent's skills permission is "${access}". An operator can grant it in the agent's "permissions.skills".`,
+    'PermissionError',
+  );
 }
 
 /** Whether `server.tool` matches one of the agent's `tools` patterns. */

@@ -1,12 +1,13 @@
 // Sandbox methods backed by the skill store: save, load, list, and the module source that
-// import_skill evaluates (compiled once per content hash, preprocessed for SES).
+// import_skill evaluates (compiled once per content hash, preprocessed for SES). Every call acts as
+// the calling agent: it sees, imports and changes only what that agent may (src/skills/skill-access.ts).
 
 import { LRUCache } from 'lru-cache';
 import { preprocess } from '../../workers/preprocess.js';
 import { HostError } from '../executor/index.js';
-import type { HostMethod } from '../executor/index.js';
+import type { CallIdentity, HostMethod } from '../executor/index.js';
 import { isSkillError } from '../skills/index.js';
-import type { SkillLanguage, SkillStore } from '../skills/index.js';
+import type { SkillCaller, SkillLanguage, SkillStore } from '../skills/index.js';
 import { requireSkills } from './permissions.js';
 
 interface ModuleSource {
@@ -15,44 +16,60 @@ interface ModuleSource {
   source: string;
 }
 
-export function skillMethods(skills: SkillStore): Record<string, HostMethod> {
+/**
+ * `agentsConfigured`: whether the daemon lists agents; then skills have owners. Without agents
+ * (one user), every skill is visible and changeable, as in the seed.
+ */
+export function skillMethods(skills: SkillStore, agentsConfigured: boolean): Record<string, HostMethod> {
   // Keyed by content hash: an unchanged skill is never preprocessed twice, a changed one never stale.
   const sources = new LRUCache<string, ModuleSource>({ max: 1_000 });
+  const callerOf = (identity: CallIdentity): SkillCaller => ({ agent: identity.agent, agentsConfigured });
   const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (err) {
       if (isSkillError(err)) {
-        const name = err.code === 'SKILL_NOT_FOUND' ? 'ImportError' : err.code === 'IMPORT_CYCLE' ? 'ImportError' : 'ValueError';
+        const name = err.code === 'SKILL_NOT_FOUND' || err.code === 'IMPORT_CYCLE' ? 'ImportError' : err.code === 'NOT_OWNER' ? 'PermissionError' : 'ValueError';
         throw new HostError(err.code, err.message, name);
       }
       throw err;
     }
   };
   return {
-    save_skill: async ([name, code, description, language], ctx) => {
-      requireSkills(ctx.identity.permissions, true);
+    // save_skill(name, code, description, language, options): options is { shared: boolean }
+    // (a bare boolean is taken too); absent, null or { shared: false } saves a private skill.
+    save_skill: async ([name, code, description, language, options], ctx) => {
+      requireSkills(ctx.identity.permissions, 'read-write', 'save_skill');
+      const shared = sharedOption(options);
+      if (shared && agentsConfigured) requireSkills(ctx.identity.permissions, 'publish', 'save_skill with shared: true (publishing to every agent)');
       return wrap(() =>
-        skills.save({
-          name: name as string,
-          code: code as string,
-          description: typeof description === 'string' && description !== '' ? description : undefined,
-          language: (language ?? undefined) as SkillLanguage | undefined,
-        }),
+        skills.save(
+          {
+            name: name as string,
+            code: code as string,
+            description: typeof description === 'string' && description !== '' ? description : undefined,
+            // The store refuses a language it does not know, naming the allowed ones.
+            language: language === null || language === undefined || language === '' ? undefined : (language as SkillLanguage),
+            shared,
+          },
+          callerOf(ctx.identity),
+        ),
       );
     },
     load_skill: async ([name], ctx) => {
-      requireSkills(ctx.identity.permissions, false);
-      return wrap(async () => (await skills.load(name as string)).code);
+      requireSkills(ctx.identity.permissions, 'read', 'load_skill');
+      return wrap(async () => (await skills.load(name as string, callerOf(ctx.identity))).code);
     },
     list_skills: async (_args, ctx) => {
-      requireSkills(ctx.identity.permissions, false);
-      return (await skills.list()).skills;
+      requireSkills(ctx.identity.permissions, 'read', 'list_skills');
+      return (await skills.list(callerOf(ctx.identity))).skills;
     },
+    // Called for import_skill and for every import inside a skill: resolution is by the calling
+    // agent's view, whoever wrote the importing skill.
     skill_module: async ([name], ctx) => {
-      requireSkills(ctx.identity.permissions, false);
+      requireSkills(ctx.identity.permissions, 'read', 'import_skill');
       return wrap(async () => {
-        const compiled = await skills.compileSkill(name as string);
+        const compiled = await skills.compileSkill(name as string, callerOf(ctx.identity));
         const key = `${compiled.name}\0${compiled.hash}`;
         let mod = sources.get(key);
         if (!mod) {
@@ -69,4 +86,14 @@ export function skillMethods(skills: SkillStore): Record<string, HostMethod> {
       });
     },
   };
+}
+
+function sharedOption(options: unknown): boolean {
+  if (options === undefined || options === null) return false;
+  if (typeof options === 'boolean') return options;
+  if (typeof options === 'object' && !Array.isArray(options)) {
+    const shared = (options as { shared?: unknown }).shared;
+    if (shared === undefined || typeof shared === 'boolean') return shared === true;
+  }
+  throw new HostError('INVALID_ARGUMENT', 'save_skill(name, code, description, language, options): options must be { shared: true } or { shared: false }', 'TypeError');
 }

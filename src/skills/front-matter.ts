@@ -1,9 +1,9 @@
-// SKILL.md: YAML front matter (name, description, language, created, updated, hash) over a
-// markdown body. Reading is strict about types, so a hand-broken file is reported, not guessed at.
+// SKILL.md: YAML front matter (name, description, language, author, visibility, created, updated,
+// hash) over a markdown body. Reading is strict about types, so a hand-broken file is reported, not guessed at.
 
 import { parse, stringify } from 'yaml';
-import { SKILL_LANGUAGES } from './skill-types.js';
-import type { SkillLanguage } from './skill-types.js';
+import { SKILL_LANGUAGES, SKILL_VISIBILITIES } from './skill-types.js';
+import type { SkillLanguage, SkillVisibility } from './skill-types.js';
 
 export const SKILL_MD = 'SKILL.md';
 
@@ -12,6 +12,9 @@ export interface SkillFrontMatter {
   name: string;
   description: string;
   language: SkillLanguage;
+  /** The agent that saved the skill; absent in the operator's library (written by hand). */
+  author?: string;
+  visibility?: SkillVisibility;
   created: string;
   updated: string;
   hash: string;
@@ -83,6 +86,18 @@ function readFields(data: Record<string, unknown>): Partial<SkillFrontMatter> {
     }
     fields.language = language as SkillLanguage;
   }
+  const author = text('author');
+  if (author !== undefined) {
+    if (author.trim() === '') throw new Error('SKILL.md front matter field "author" must be an agent name (or be left out for the operator\'s library)');
+    fields.author = author;
+  }
+  const visibility = text('visibility');
+  if (visibility !== undefined) {
+    if (!SKILL_VISIBILITIES.includes(visibility as SkillVisibility)) {
+      throw new Error(`SKILL.md front matter field "visibility" must be one of ${SKILL_VISIBILITIES.join(', ')} (got "${visibility}")`);
+    }
+    fields.visibility = visibility as SkillVisibility;
+  }
   for (const key of ['created', 'updated'] as const) {
     const value = text(key);
     if (value === undefined) continue;
@@ -100,6 +115,8 @@ export function renderSkillMarkdown(fields: SkillFrontMatter, body: string): str
       name: fields.name,
       description: fields.description,
       language: fields.language,
+      ...(fields.author !== undefined && { author: fields.author }),
+      ...(fields.visibility !== undefined && { visibility: fields.visibility }),
       created: fields.created,
       updated: fields.updated,
       hash: fields.hash,

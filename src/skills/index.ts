@@ -1,4 +1,5 @@
-// The skills subsystem's public API: the store, its contract types and its error class.
+// The skills subsystem's public API: the store, its contract types, its error class and the
+// visibility rule every reader of skills applies.
 
 export { SkillStore, DEFAULT_SKILL_CACHE_SIZE, DEFAULT_MAX_SKILL_CODE_BYTES } from './skill-store.js';
 export { SkillError, isSkillError } from './skill-error.js';
@@ -6,7 +7,9 @@ export type { SkillErrorCode, SkillErrorDetails } from './skill-error.js';
 export { skillNameProblem, assertSkillName, suggestNames, SKILL_NAME_PATTERN, MAX_SKILL_NAME_CHARS } from './skill-names.js';
 export { detectLanguage } from './skill-parse.js';
 export { CODE_FILES } from './skill-disk.js';
-export { SKILL_LANGUAGES } from './skill-types.js';
+export { SKILL_LANGUAGES, SKILL_VISIBILITIES } from './skill-types.js';
+export { skillVisibleTo } from './skill-access.js';
+export type { SkillCaller } from './skill-access.js';
 export type {
   CompiledSkill,
   InvalidSkill,
@@ -22,4 +25,5 @@ export type {
   SkillStoreOptions,
   SkillStoreStats,
   SkillSummary,
+  SkillVisibility,
 } from './skill-types.js';

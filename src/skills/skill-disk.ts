@@ -6,7 +6,8 @@
 // between; the loop just goes round again). Whoever renames in last wins, and a folder is only
 // ever renamed in whole, never edited in place. A crash leaves either the old folder in place,
 // or no `NAME` and the old version whole in `.old.NAME.*`, which `recoverInterruptedSaves`
-// renames back; stale `.tmp.*` folders are removed. Readers stat the folder before and after
+// renames back; stale `.tmp.*` folders are removed, at start and periodically while running.
+// Readers stat the folder before and after
 // reading its files and retry when it was swapped meanwhile, or when it is briefly missing while
 // a save is in flight, so a read sees one whole version.
 // (POSIX has no portable atomic exchange of two directories, and a symlink pointer would change
@@ -190,8 +191,16 @@ export async function removeSkillFolder(dir: string, name: string): Promise<bool
   return true;
 }
 
-/** Undoes what a crashed save or delete left behind: restores displaced folders, removes debris. */
-export async function recoverInterruptedSaves(dir: string, logger: Logger): Promise<void> {
+/** Runs `fn` holding the lock of skill `name` (the store's per-name lock); by default, at once. */
+export type NameLock = <T>(name: string, fn: () => Promise<T>) => Promise<T>;
+
+/**
+ * Undoes what a crashed save or delete left behind: restores displaced folders, removes debris.
+ * Safe while the store runs: each name's debris is handled under `lock`, so this process's own
+ * saves are never in flight beside it, and a temp folder written to in the last minute (another
+ * process's save in flight) is left alone.
+ */
+export async function recoverInterruptedSaves(dir: string, logger: Logger, lock: NameLock = (_name, fn) => fn()): Promise<void> {
   let entries: string[];
   try {
     entries = await readdir(dir);
@@ -199,8 +208,6 @@ export async function recoverInterruptedSaves(dir: string, logger: Logger): Prom
     if (isMissing(error)) return;
     throw error;
   }
-  const present = new Set(entries.filter((e) => !isHiddenEntry(e)));
-  const now = Date.now();
   for (const entry of entries) {
     const match = /^\.(tmp|old|del)\.([A-Za-z_][A-Za-z0-9_-]*)\.[^.]+$/.exec(entry);
     if (!match) continue;
@@ -208,17 +215,29 @@ export async function recoverInterruptedSaves(dir: string, logger: Logger): Prom
     if (name === undefined) continue;
     const path = join(dir, entry);
     try {
-      if (kind === 'old' && !present.has(name)) {
-        await rename(path, join(dir, name));
-        present.add(name);
-        logger.warn({ code: 'SKILL_SAVE_RECOVERED', skill: name }, 'restored a skill left half-saved by an interrupted save');
-        continue;
-      }
-      if (kind === 'tmp' && now - (await stat(path)).mtimeMs < STALE_TEMP_MS) continue;
-      await rm(path, { recursive: true, force: true });
+      await lock(name, async () => {
+        if (kind === 'old' && !(await exists(join(dir, name)))) {
+          await rename(path, join(dir, name));
+          logger.warn({ code: 'SKILL_SAVE_RECOVERED', skill: name }, 'restored a skill left half-saved by an interrupted save');
+          return;
+        }
+        if (kind === 'tmp' && Date.now() - (await stat(path)).mtimeMs < STALE_TEMP_MS) return;
+        await rm(path, { recursive: true, force: true });
+        logger.info({ code: 'SKILL_DEBRIS_REMOVED', entry }, 'removed a folder left behind by an interrupted save');
+      });
     } catch (error) {
       if (!isMissing(error)) logger.warn({ code: 'SKILL_RECOVERY_FAILED', entry, err: error }, 'could not clean up after an interrupted save');
     }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
   }
 }
 

@@ -23,6 +23,8 @@ export type SkillErrorCode =
   | 'SKILL_INVALID'
   /** Another name differs only by letter case (one folder on case-insensitive file systems). */
   | 'NAME_CONFLICT'
+  /** The skill belongs to another agent (or to the operator's library): it cannot be changed. */
+  | 'NOT_OWNER'
   /** The store was closed. */
   | 'STORE_CLOSED'
   /** A save kept losing the race to other writers (should not happen in practice). */

@@ -1,7 +1,8 @@
 // What the store serves for one skill folder: a valid record (code, metadata, imports), or the
 // reason the folder is not served. Folders written by hand are interpreted leniently where the
 // intent is clear (no SKILL.md: metadata from the code; code edited after SKILL.md: the hash and
-// time of the code as it is) and refused where it is not (broken code or front matter).
+// time of the code as it is) and refused where it is not (broken code or front matter). Ownership
+// is read first, so even a broken folder stays hidden from agents it is private to.
 
 import { parseSkillMarkdown } from './front-matter.js';
 import type { SkillCompiler } from './skill-compiler.js';
@@ -10,7 +11,7 @@ import { hashCode } from './skill-compiler.js';
 import { CODE_FILES } from './skill-disk.js';
 import type { SkillFolder } from './skill-disk.js';
 import { skillNameProblem } from './skill-names.js';
-import type { SkillLanguage, SkillMetadata } from './skill-types.js';
+import type { SkillChange, SkillLanguage, SkillMetadata, SkillVisibility } from './skill-types.js';
 
 export interface SkillRecord {
   name: string;
@@ -20,13 +21,28 @@ export interface SkillRecord {
   imports: string[];
 }
 
+/** Whose a folder is. No author: the operator's library (shared), or unknown when SKILL.md is broken. */
+export interface SkillOwner {
+  author?: string;
+  visibility: SkillVisibility;
+}
+
+/** A folder whose SKILL.md cannot be read may be some agent's private skill: hidden from agents, changed by none. */
+export const UNKNOWN_OWNER: SkillOwner = { visibility: 'private' };
+
 export type IndexEntry =
   /** `warning`: served, but something about the folder deserves a word in the log. */
   | { state: 'valid'; record: SkillRecord; warning?: string }
-  | { state: 'invalid'; name: string; reason: string };
+  | ({ state: 'invalid'; name: string; reason: string } & SkillOwner);
 
-export function invalidEntry(name: string, reason: string): IndexEntry {
-  return { state: 'invalid', name, reason };
+export function invalidEntry(name: string, reason: string, owner: SkillOwner): IndexEntry {
+  return { state: 'invalid', name, reason, ...owner };
+}
+
+/** The owner an entry records, valid or not. */
+export function ownerOf(entry: IndexEntry): SkillOwner {
+  const source = entry.state === 'valid' ? entry.record.metadata : entry;
+  return { ...(source.author !== undefined && { author: source.author }), visibility: source.visibility };
 }
 
 export async function interpretFolder(
@@ -35,31 +51,35 @@ export async function interpretFolder(
   maxCodeBytes: number,
 ): Promise<IndexEntry> {
   const { name } = folder;
-  const nameProblem = skillNameProblem(name);
-  if (nameProblem !== null) return invalidEntry(name, `folder name is not a valid skill name: ${nameProblem}`);
-  if (folder.codeFiles.length === 0) {
-    return invalidEntry(name, `no code file: add one of ${Object.values(CODE_FILES).join(', ')}`);
-  }
-  if (folder.codeFiles.length > 1) {
-    return invalidEntry(name, `more than one code file (${folder.codeFiles.join(', ')}): keep exactly one`);
-  }
-  const { code, language } = folder;
-  if (code === undefined || language === undefined) return invalidEntry(name, 'code file could not be read');
-  const codeFile = CODE_FILES[language];
-  if (Buffer.byteLength(code, 'utf8') > maxCodeBytes) {
-    return invalidEntry(name, `${codeFile} is larger than the ${maxCodeBytes}-byte limit for skills`);
-  }
-
   let fields: ReturnType<typeof parseSkillMarkdown>['fields'] = {};
+  let markdownProblem: string | null = null;
   if (folder.markdown !== undefined) {
     try {
       fields = parseSkillMarkdown(folder.markdown).fields;
     } catch (error) {
-      return invalidEntry(name, error instanceof Error ? error.message : String(error));
+      markdownProblem = error instanceof Error ? error.message : String(error);
     }
   }
+  // Written by an agent: private unless it says otherwise; no author: the operator's library.
+  const owner: SkillOwner =
+    markdownProblem !== null ? UNKNOWN_OWNER : fields.author !== undefined ? { author: fields.author, visibility: fields.visibility ?? 'private' } : { visibility: 'shared' };
+  const nameProblem = skillNameProblem(name);
+  if (nameProblem !== null) return invalidEntry(name, `folder name is not a valid skill name: ${nameProblem}`, owner);
+  if (markdownProblem !== null) return invalidEntry(name, markdownProblem, owner);
+  if (folder.codeFiles.length === 0) {
+    return invalidEntry(name, `no code file: add one of ${Object.values(CODE_FILES).join(', ')}`, owner);
+  }
+  if (folder.codeFiles.length > 1) {
+    return invalidEntry(name, `more than one code file (${folder.codeFiles.join(', ')}): keep exactly one`, owner);
+  }
+  const { code, language } = folder;
+  if (code === undefined || language === undefined) return invalidEntry(name, 'code file could not be read', owner);
+  const codeFile = CODE_FILES[language];
+  if (Buffer.byteLength(code, 'utf8') > maxCodeBytes) {
+    return invalidEntry(name, `${codeFile} is larger than the ${maxCodeBytes}-byte limit for skills`, owner);
+  }
   if (fields.language !== undefined && fields.language !== language) {
-    return invalidEntry(name, `SKILL.md says language "${fields.language}" but the code file is ${codeFile}`);
+    return invalidEntry(name, `SKILL.md says language "${fields.language}" but the code file is ${codeFile}`, owner);
   }
 
   const hash = hashCode(code);
@@ -67,7 +87,7 @@ export async function interpretFolder(
   try {
     analysis = await compiler.analyze({ name, language, code, hash }, `${name}/${codeFile}`);
   } catch (error) {
-    return invalidEntry(name, error instanceof Error ? error.message : String(error));
+    return invalidEntry(name, error instanceof Error ? error.message : String(error), owner);
   }
 
   const fileTime = (folder.codeModified ?? new Date()).toISOString();
@@ -77,6 +97,7 @@ export async function interpretFolder(
     name,
     description: fields.description ?? defaultDescription(analysis.docs),
     language,
+    ...owner,
     created: fields.created ?? fileTime,
     updated,
     hash,
@@ -87,4 +108,18 @@ export async function interpretFolder(
     return { state: 'valid', record, warning: `SKILL.md names "${fields.name}"; the folder name "${name}" is used` };
   }
   return { state: 'valid', record };
+}
+
+/** What a change of a name's entry means to listeners; null when nothing observable changed. */
+export function changeKind(previous: IndexEntry | undefined, next: IndexEntry | null): SkillChange['kind'] | null {
+  if (!next) return previous ? 'removed' : null;
+  if (fingerprint(previous) === fingerprint(next)) return null;
+  if (next.state === 'invalid') return 'invalid';
+  return previous?.state === 'valid' ? 'changed' : 'added';
+}
+
+function fingerprint(entry: IndexEntry | undefined): string {
+  if (!entry) return '';
+  if (entry.state === 'invalid') return `invalid:${entry.reason}`;
+  return `valid:${JSON.stringify(entry.record.metadata)}`;
 }

@@ -1,7 +1,8 @@
 // The skill store: `skills/NAME/` folders saved atomically, validated, hot-reloaded and served from
 // memory, plus the compiled module form import_skill evaluates. Before `start()` (one-shot CLI
 // use) every call reads the disk; after it, an index kept fresh by a watcher answers, and the disk
-// is consulted only for names the index has not seen yet.
+// is consulted only for names the index has not seen yet. Every call may name its caller: then
+// ownership applies (skill-access.ts); without one (the daemon itself), everything is reachable.
 
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -9,16 +10,17 @@ import type { Logger } from '../util/logger.js';
 import { renderSkillMarkdown, SKILL_MD } from './front-matter.js';
 import { KeyedLock } from './keyed-lock.js';
 import { hashCode, SkillCompiler } from './skill-compiler.js';
+import { callerOwns, callerSees, notOwnerError, savedOwnership } from './skill-access.js';
+import type { SkillCaller } from './skill-access.js';
 import { CODE_FILES, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, skillFolderNames, writeSkillFolder } from './skill-disk.js';
 import { defaultDescription, renderSkillBody } from './skill-docs.js';
-import { isSkillError, SkillError } from './skill-error.js';
+import { SkillError } from './skill-error.js';
 import { assertSkillName, suggestNames } from './skill-names.js';
-import { detectLanguage } from './skill-parse.js';
-import { interpretFolder } from './skill-record.js';
+import { changeKind, interpretFolder, invalidEntry, ownerOf, UNKNOWN_OWNER } from './skill-record.js';
 import type { IndexEntry, SkillRecord } from './skill-record.js';
 import { SkillWatcher } from './skill-watcher.js';
 import { walkImportGraph } from './import-graph.js';
-import { SKILL_LANGUAGES } from './skill-types.js';
+import { analyzeForSave, validateSaveInput } from './save-input.js';
 import type {
   CompiledSkill,
   LoadedSkill,
@@ -26,7 +28,6 @@ import type {
   SaveSkillResult,
   SkillChange,
   SkillChangeListener,
-  SkillLanguage,
   SkillList,
   SkillMetadata,
   SkillStoreOptions,
@@ -35,10 +36,11 @@ import type {
 
 export const DEFAULT_SKILL_CACHE_SIZE = 256;
 export const DEFAULT_MAX_SKILL_CODE_BYTES = 256 * 1024;
-export const MAX_DESCRIPTION_CHARS = 2_000;
-export const MAX_SKILL_BODY_CHARS = 64 * 1024;
+export { MAX_DESCRIPTION_CHARS, MAX_SKILL_BODY_CHARS } from './save-input.js';
 /** Skill folders read at once during a full scan. */
 const SCAN_CONCURRENCY = 8;
+/** How often crash debris is swept while running, ms (a crashed save's temp folder is stale after 60 s). */
+export const DEFAULT_DEBRIS_SWEEP_MS = 60_000;
 
 type StoreState = 'idle' | 'starting' | 'started' | 'closed';
 
@@ -55,6 +57,8 @@ export class SkillStore {
   #starting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
   #watcher: SkillWatcher | null = null;
+  readonly #debrisSweepMs: number;
+  #sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SkillStoreOptions) {
     if (typeof options.dir !== 'string' || options.dir === '') throw new TypeError('SkillStore option dir must be a non-empty path');
@@ -69,6 +73,9 @@ export class SkillStore {
     this.#now = options.now ?? (() => new Date());
     this.#maxCodeBytes = maxCodeBytes;
     this.#compiler = new SkillCompiler(cacheSize, options.validatePython);
+    const debrisSweepMs = options.debrisSweepMs ?? DEFAULT_DEBRIS_SWEEP_MS;
+    if (!Number.isInteger(debrisSweepMs) || debrisSweepMs < 1) throw new RangeError('SkillStore option debrisSweepMs must be a positive integer');
+    this.#debrisSweepMs = debrisSweepMs;
   }
 
   /** The skills folder, absolute. */
@@ -115,6 +122,10 @@ export class SkillStore {
     await this.#scan();
     if (this.#isClosed()) return;
     this.#state = 'started';
+    // A save that crashed (this process's or another's sharing the folder) leaves temp folders behind;
+    // sweep them while running, not only at the next start.
+    this.#sweepTimer = setInterval(() => void this.#sweepDebris(), this.#debrisSweepMs);
+    this.#sweepTimer.unref();
     const stats = this.stats();
     this.#logger.info({ dir: this.#dir, skills: stats.count, invalid: stats.invalid.length }, 'skill store started');
   }
@@ -122,21 +133,19 @@ export class SkillStore {
   /**
    * Validates, then writes the skill atomically. Saves of one name through this store are applied
    * in call order (the queue position is taken before the first await), so the last call wins.
+   * A caller can replace only its own skills (a name held by another agent is refused, NOT_OWNER).
    */
-  async save(input: SaveSkillInput): Promise<SaveSkillResult> {
+  async save(input: SaveSkillInput, caller?: SkillCaller): Promise<SaveSkillResult> {
     this.#assertOpen();
-    const { name, code, language, description, body } = validateSaveInput(input, this.#maxCodeBytes);
+    const { name, code, language, description, body, shared } = validateSaveInput(input, this.#maxCodeBytes);
     return this.#locks.run(name, async () => {
+      // Ownership first: a name held by another agent is refused whatever the code says.
+      const existing = await this.#currentEntry(name);
+      const owner = existing ? ownerOf(existing) : undefined;
+      if (owner && !callerOwns(caller, owner.author)) throw notOwnerError(name, 'saved', owner.author, callerSees(caller, owner.author, owner.visibility));
       const codeFile = CODE_FILES[language];
       const hash = hashCode(code);
-      let analysis;
-      try {
-        analysis = await this.#compiler.analyze({ name, language, code, hash }, `${name}/${codeFile}`);
-      } catch (error) {
-        if (!isSkillError(error)) throw error;
-        const details = { ...(error.line !== undefined && { line: error.line }), ...(error.column !== undefined && { column: error.column }) };
-        throw new SkillError(error.code, `Skill "${name}" was not saved: ${error.message}. Fix the code and save again.`, details, { cause: error });
-      }
+      const analysis = await analyzeForSave(this.#compiler, { name, language, code, hash }, codeFile);
       const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
       if (clash !== undefined) {
         throw new SkillError(
@@ -144,10 +153,10 @@ export class SkillStore {
           `Skill "${name}" was not saved: a skill named "${clash}" exists, and names differing only in case share one folder on some file systems. Use "${clash}" or another name.`,
         );
       }
-      const previous = await this.#previousCreated(name);
+      const previous = existing?.state === 'valid' ? existing.record.metadata.created : undefined;
       const now = this.#now().toISOString();
       const finalDescription = description ?? defaultDescription(analysis.docs);
-      const fields = { name, description: finalDescription, language, created: previous ?? now, updated: now, hash };
+      const fields = { name, description: finalDescription, language, ...savedOwnership(caller, shared), created: previous ?? now, updated: now, hash };
       const markdown = renderSkillMarkdown(fields, body ?? renderSkillBody(name, finalDescription, language, analysis.docs));
       const path = await writeSkillFolder(this.#dir, name, [
         { name: codeFile, content: code },
@@ -160,37 +169,56 @@ export class SkillStore {
     });
   }
 
-  async load(name: string): Promise<LoadedSkill> {
-    const record = await this.#lookup(name);
+  /** A skill the caller may see; another agent's private skill is SKILL_NOT_FOUND, as if it did not exist. */
+  async load(name: string, caller?: SkillCaller): Promise<LoadedSkill> {
+    const record = await this.#lookup(name, caller);
     return { name: record.name, code: record.code, metadata: copyMetadata(record.metadata) };
   }
 
-  async list(): Promise<SkillList> {
+  /** Every valid skill the caller may see, by name. */
+  async list(caller?: SkillCaller): Promise<SkillList> {
     this.#assertOpen();
     if (this.#state !== 'started') await this.#scan();
     const skills = [...this.#index.values()]
       .flatMap((entry) => (entry.state === 'valid' ? [entry.record.metadata] : []))
+      .filter((m) => callerSees(caller, m.author, m.visibility))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((m) => ({ name: m.name, description: m.description, language: m.language, exports: [...m.exports], updated: m.updated }));
+      .map((m) => ({
+        name: m.name,
+        description: m.description,
+        language: m.language,
+        exports: [...m.exports],
+        updated: m.updated,
+        ...(m.author !== undefined && { author: m.author }),
+        visibility: m.visibility,
+      }));
     return { count: skills.length, skills };
   }
 
-  async delete(name: string): Promise<{ success: true }> {
+  /** Deletes a skill the caller owns; another agent's is NOT_OWNER (or SKILL_NOT_FOUND when private). */
+  async delete(name: string, caller?: SkillCaller): Promise<{ success: true }> {
     this.#assertOpen();
     assertSkillName(name);
     const removed = await this.#locks.run(name, async () => {
+      const existing = await this.#currentEntry(name);
+      if (existing) {
+        const owner = ownerOf(existing);
+        const visible = callerSees(caller, owner.author, owner.visibility);
+        if (!visible) return false;
+        if (!callerOwns(caller, owner.author)) throw notOwnerError(name, 'deleted', owner.author, visible);
+      }
       const existed = await removeSkillFolder(this.#dir, name);
       if (existed || this.#index.has(name)) this.#setEntry(name, null, 'api');
       return existed;
     });
-    if (!removed) throw await this.#notFound(name);
+    if (!removed) throw await this.#notFound(name, caller);
     this.#logger.debug({ skill: name }, 'skill deleted');
     return { success: true };
   }
 
-  /** The skill as an async function body for import_skill; cached by content hash. */
-  async compileSkill(name: string): Promise<CompiledSkill> {
-    const record = await this.#lookup(name);
+  /** The skill as an async function body for import_skill; cached by content hash. Only skills the caller sees. */
+  async compileSkill(name: string, caller?: SkillCaller): Promise<CompiledSkill> {
+    const record = await this.#lookup(name, caller);
     return this.#compiler.compile({ name: record.name, language: record.language, code: record.code, hash: record.metadata.hash });
   }
 
@@ -198,9 +226,10 @@ export class SkillStore {
    * Walks the imports of `name` and its dependencies. Returns every skill reached, dependencies
    * before their importers (`name` last). Throws IMPORT_CYCLE, SKILL_NOT_FOUND or SKILL_INVALID
    * naming the chain, or IMPORT_LANGUAGE when a JavaScript/TypeScript skill imports a Python one.
+   * Imports resolve among the skills the caller sees, whoever wrote the importing skill.
    */
-  async checkImportGraph(name: string): Promise<string[]> {
-    return walkImportGraph(name, (skill) => this.compileSkill(skill));
+  async checkImportGraph(name: string, caller?: SkillCaller): Promise<string[]> {
+    return walkImportGraph(name, (skill) => this.compileSkill(skill, caller));
   }
 
   /** Calls `listener` after every change (saves, deletes, hand edits); returns an unsubscribe function. */
@@ -225,18 +254,20 @@ export class SkillStore {
     this.#closing ??= (async () => {
       this.#state = 'closed';
       this.#listeners.clear();
+      clearInterval(this.#sweepTimer);
       await this.#watcher?.close();
     })();
     return this.#closing;
   }
 
-  async #lookup(name: string): Promise<SkillRecord> {
+  async #lookup(name: string, caller: SkillCaller | undefined): Promise<SkillRecord> {
     this.#assertOpen();
     assertSkillName(name);
     let entry = this.#state === 'started' ? this.#index.get(name) : undefined;
     // Not started, or a name the watcher has not reported yet (another process just saved it).
     entry ??= (await this.#locks.run(name, () => this.#refresh(name, 'disk'))) ?? undefined;
-    if (!entry) throw await this.#notFound(name);
+    const owner = entry ? ownerOf(entry) : undefined;
+    if (!entry || !callerSees(caller, owner?.author, owner?.visibility)) throw await this.#notFound(name, caller);
     if (entry.state === 'invalid') {
       throw new SkillError('SKILL_INVALID', `Skill "${name}" is broken on disk and is not served: ${entry.reason}. Fix the files in its folder or save it again.`);
     }
@@ -249,7 +280,7 @@ export class SkillStore {
     try {
       folder = await readSkillFolder(this.#dir, name);
     } catch (error) {
-      const entry: IndexEntry = { state: 'invalid', name, reason: `could not be read: ${error instanceof Error ? error.message : String(error)}` };
+      const entry = invalidEntry(name, `could not be read: ${error instanceof Error ? error.message : String(error)}`, UNKNOWN_OWNER);
       this.#setEntry(name, entry, source);
       return entry;
     }
@@ -257,6 +288,16 @@ export class SkillStore {
     if (this.#isClosed()) return entry;
     this.#setEntry(name, entry, source);
     return entry;
+  }
+
+  /** Removes debris of crashed saves; a name's debris is handled under its lock, never beside a save of ours. */
+  async #sweepDebris(): Promise<void> {
+    if (this.#state !== 'started') return;
+    try {
+      await recoverInterruptedSaves(this.#dir, this.#logger, (name, fn) => this.#locks.run(name, fn));
+    } catch (error) {
+      this.#logger.warn({ code: 'SKILL_RECOVERY_FAILED', err: error }, 'could not sweep the skills folder for debris of interrupted saves');
+    }
   }
 
   async #reloadFromWatcher(name: string): Promise<void> {
@@ -300,15 +341,25 @@ export class SkillStore {
     return this.#state === 'started' ? [...this.#index.keys()] : skillFolderNames(this.#dir);
   }
 
-  async #previousCreated(name: string): Promise<string | undefined> {
+  /** The skill now under `name` (index when started, else disk); the caller holds the name's lock. */
+  async #currentEntry(name: string): Promise<IndexEntry | null> {
     const indexed = this.#index.get(name);
-    if (this.#state === 'started' && indexed?.state === 'valid') return indexed.record.metadata.created;
-    const entry = await this.#refresh(name, 'disk');
-    return entry?.state === 'valid' ? entry.record.metadata.created : undefined;
+    if (this.#state === 'started' && indexed) return indexed;
+    return this.#refresh(name, 'disk');
   }
 
-  async #notFound(name: string): Promise<SkillError> {
-    const suggestions = suggestNames(name, await this.#knownNames().catch(() => []));
+  /** Names close to `name` that the caller may see: suggestions never reveal a private skill. */
+  async #visibleNames(caller: SkillCaller | undefined): Promise<string[]> {
+    if (caller?.agentsConfigured !== true) return this.#knownNames();
+    if (this.#state !== 'started') await this.#scan();
+    return [...this.#index.values()].flatMap((entry) => {
+      const owner = ownerOf(entry);
+      return callerSees(caller, owner.author, owner.visibility) ? [entry.state === 'valid' ? entry.record.name : entry.name] : [];
+    });
+  }
+
+  async #notFound(name: string, caller?: SkillCaller): Promise<SkillError> {
+    const suggestions = suggestNames(name, await this.#visibleNames(caller).catch(() => []));
     const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?` : '';
     return new SkillError('SKILL_NOT_FOUND', `Skill "${name}" not found.${hint} Call list_skills to see the saved skills.`, { suggestions });
   }
@@ -344,54 +395,6 @@ function closedError(): SkillError {
   return new SkillError('STORE_CLOSED', 'The skill store is closed.');
 }
 
-function changeKind(previous: IndexEntry | undefined, next: IndexEntry | null): SkillChange['kind'] | null {
-  if (!next) return previous ? 'removed' : null;
-  if (fingerprint(previous) === fingerprint(next)) return null;
-  if (next.state === 'invalid') return 'invalid';
-  return previous?.state === 'valid' ? 'changed' : 'added';
-}
-
-function fingerprint(entry: IndexEntry | undefined): string {
-  if (!entry) return '';
-  if (entry.state === 'invalid') return `invalid:${entry.reason}`;
-  return `valid:${JSON.stringify(entry.record.metadata)}`;
-}
-
 function copyMetadata(metadata: SkillMetadata): SkillMetadata {
   return { ...metadata, exports: [...metadata.exports] };
-}
-
-interface ValidSaveInput {
-  name: string;
-  code: string;
-  language: SkillLanguage;
-  description: string | undefined;
-  body: string | undefined;
-}
-
-function validateSaveInput(input: SaveSkillInput, maxCodeBytes: number): ValidSaveInput {
-  if (typeof input !== 'object' || input === null) throw new SkillError('INVALID_ARGUMENT', 'save needs { name, code, description?, language? }');
-  const { name, code, description, language, body } = input;
-  assertSkillName(name);
-  if (typeof code !== 'string' || code.trim() === '') throw new SkillError('INVALID_ARGUMENT', `Skill "${name}" was not saved: code must be a non-empty string.`);
-  const bytes = Buffer.byteLength(code, 'utf8');
-  if (bytes > maxCodeBytes) {
-    throw new SkillError('CODE_TOO_LARGE', `Skill "${name}" was not saved: its code is ${bytes} bytes, over the ${maxCodeBytes}-byte limit. Split it into smaller skills that import each other.`);
-  }
-  if (language !== undefined && !SKILL_LANGUAGES.includes(language)) {
-    throw new SkillError('INVALID_ARGUMENT', `Skill "${name}" was not saved: language must be one of ${SKILL_LANGUAGES.join(', ')}.`);
-  }
-  if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_CHARS)) {
-    throw new SkillError('INVALID_ARGUMENT', `Skill "${name}" was not saved: description must be a string of at most ${MAX_DESCRIPTION_CHARS} characters.`);
-  }
-  if (body !== undefined && (typeof body !== 'string' || body.length > MAX_SKILL_BODY_CHARS)) {
-    throw new SkillError('INVALID_ARGUMENT', `Skill "${name}" was not saved: body must be a string of at most ${MAX_SKILL_BODY_CHARS} characters.`);
-  }
-  return {
-    name,
-    code,
-    language: language ?? detectLanguage(code),
-    description: description === undefined || description.trim() === '' ? undefined : description.trim(),
-    body,
-  };
 }

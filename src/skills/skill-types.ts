@@ -8,6 +8,11 @@ export type SkillLanguage = 'javascript' | 'typescript' | 'python';
 
 export const SKILL_LANGUAGES: readonly SkillLanguage[] = ['javascript', 'typescript', 'python'];
 
+/** 'private': its author only; 'shared': published to every agent that may read skills. */
+export type SkillVisibility = 'private' | 'shared';
+
+export const SKILL_VISIBILITIES: readonly SkillVisibility[] = ['private', 'shared'];
+
 /** Where a parser or validator found a problem; line and column are 1-based. */
 export interface CodePosition {
   line: number;
@@ -29,6 +34,8 @@ export interface SkillStoreOptions {
   maxCodeBytes?: number;
   /** Python syntax check (e.g. a Pyodide `compile`); without it Python code is accepted as is. */
   validatePython?: PythonValidator;
+  /** How often debris of interrupted saves (stale temp folders) is swept while running, ms. Default 60 000. */
+  debrisSweepMs?: number;
 }
 
 /** The front matter of SKILL.md, plus what the code exports. */
@@ -42,6 +49,10 @@ export interface SkillMetadata {
   updated: string;
   /** sha256 of the code as served, hex. */
   hash: string;
+  /** The agent that saved it; absent for the operator's library (skills put on disk by hand). */
+  author?: string;
+  /** Who sees it; the operator's library is always 'shared'. */
+  visibility: SkillVisibility;
   /** Exported names (JS/TS `export`s, or top-level functions in the seed's style; Python top-level `def`s). */
   exports: string[];
 }
@@ -54,6 +65,11 @@ export interface SaveSkillInput {
   language?: SkillLanguage;
   /** Markdown body of SKILL.md; generated from the code (functions, parameters, doc comments) when absent. */
   body?: string;
+  /**
+   * Publish to every agent (visibility 'shared'). Default: private to its author when agents are
+   * configured; with one user (no agents), every save is shared.
+   */
+  shared?: boolean;
 }
 
 export interface SaveSkillResult extends SkillMetadata {
@@ -74,6 +90,9 @@ export interface SkillSummary {
   language: SkillLanguage;
   exports: string[];
   updated: string;
+  /** The agent that saved it; absent for the operator's library. */
+  author?: string;
+  visibility: SkillVisibility;
 }
 
 export interface SkillList {

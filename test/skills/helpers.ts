@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SkillStore } from '../../src/skills/index.js';
-import type { SkillStoreOptions } from '../../src/skills/index.js';
+import type { SkillCaller, SkillStoreOptions } from '../../src/skills/index.js';
 import { silentLogger } from '../../src/util/logger.js';
 
 type AsyncFunctionConstructor = new (...args: string[]) => (...args: unknown[]) => Promise<unknown>;
@@ -21,13 +21,13 @@ export function makeStore(dir: string, options: Partial<SkillStoreOptions> = {})
   return new SkillStore({ dir, logger: silentLogger(), ...options });
 }
 
-/** import_skill as the sandbox provides it: compile, evaluate once per call tree, share results. */
-export function importer(store: SkillStore): (name: string) => Promise<Record<string, unknown>> {
+/** import_skill as the sandbox provides it: compile, evaluate once per call tree, share results; as `caller` when given. */
+export function importer(store: SkillStore, caller?: SkillCaller): (name: string) => Promise<Record<string, unknown>> {
   const modules = new Map<string, Promise<Record<string, unknown>>>();
   const importSkill = (name: string): Promise<Record<string, unknown>> => {
     let module = modules.get(name);
     if (!module) {
-      module = store.compileSkill(name).then((compiled) => {
+      module = store.compileSkill(name, caller).then((compiled) => {
         const evaluate = new AsyncFunction('import_skill', compiled.body);
         return evaluate(importSkill) as Promise<Record<string, unknown>>;
       });

@@ -1,13 +1,13 @@
 // Saves are atomic: many writers of one name (in one store and across stores, as separate
 // processes would be) never corrupt it, readers always see one whole version, and what a crash
-// leaves behind is recovered on start.
+// leaves behind is recovered on start, and swept while running.
 
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import type { LoadedSkill, SkillStore } from '../../src/skills/index.js';
-import { makeStore, makeTempDir } from './helpers.js';
+import type { LoadedSkill, SkillStore, SkillStoreOptions } from '../../src/skills/index.js';
+import { eventually, makeStore, makeTempDir } from './helpers.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -53,8 +53,8 @@ afterEach(async () => {
   await cleanup();
 });
 
-function open(): SkillStore {
-  const store = makeStore(dir);
+function open(options: Partial<SkillStoreOptions> = {}): SkillStore {
+  const store = makeStore(dir, options);
   stores.push(store);
   return store;
 }
@@ -143,4 +143,27 @@ test('a save in flight in another process (fresh temp folder) is not swept away 
   const store = open();
   await store.start();
   expect(await readdir(dir)).toContain('.tmp.inflight.aaa111');
+});
+
+test('debris of a crash that happens while the store runs is swept without a restart (issue 11)', async () => {
+  const store = open({ debrisSweepMs: 50 });
+  await store.start();
+  await store.save({ name: 'running', ...version(5) });
+  const longAgo = new Date(Date.now() - 3_600_000);
+  // Another process sharing the folder crashed mid-save: a stale temp folder, a displaced old
+  // version whose replacement never arrived, and a half-removed deleted skill.
+  await mkdir(join(dir, '.tmp.running.bbb222'));
+  await writeFile(join(dir, '.tmp.running.bbb222', 'index.js'), 'export function version() {\n  ret');
+  await utimes(join(dir, '.tmp.running.bbb222'), longAgo, longAgo);
+  await mkdir(join(dir, '.old.displaced.ccc333'));
+  await writeFile(join(dir, '.old.displaced.ccc333', 'index.js'), version(6).code);
+  await writeFile(join(dir, '.old.displaced.ccc333', 'SKILL.md'), `---\nname: displaced\ndescription: ${version(6).description}\n---\n`);
+  await mkdir(join(dir, '.del.gone.ddd444'));
+  await writeFile(join(dir, '.del.gone.ddd444', 'index.js'), 'export const a = 1;\n');
+  // A save in flight elsewhere: written to just now, so it is left alone.
+  await mkdir(join(dir, '.tmp.busy.eee555'));
+
+  await eventually(async () => (await readdir(dir)).sort().join(',') === '.tmp.busy.eee555,displaced,running');
+  expect(assertWhole(await store.load('running'), 7)).toBe(5);
+  expect(assertWhole(await store.load('displaced'), 7)).toBe(6);
 });

@@ -68,6 +68,7 @@ describe('round trips', () => {
       name: 'doubler',
       description: 'Doubles numbers',
       language: 'javascript',
+      visibility: 'shared',
       created: '2025-11-04T10:00:00.000Z',
       updated: '2025-11-04T10:00:00.000Z',
       hash: sha256(code),
@@ -110,7 +111,7 @@ describe('round trips', () => {
     await python.close();
   });
 
-  test('SKILL.md front matter carries name, description, language, created, updated and the sha256 of the code', async () => {
+  test('SKILL.md front matter carries name, description, language, visibility, created, updated and the sha256 of the code', async () => {
     const code = 'function greet(name) {\n  return `hi ${name}`;\n}\n';
     await store.save({ name: 'greeter', code, description: 'Greets: politely' });
     const fields = frontMatter(await readFile(join(dir, 'greeter', 'SKILL.md'), 'utf8'));
@@ -118,6 +119,7 @@ describe('round trips', () => {
       name: 'greeter',
       description: 'Greets: politely',
       language: 'javascript',
+      visibility: 'shared',
       created: '2025-11-04T10:00:00.000Z',
       updated: '2025-11-04T10:00:00.000Z',
       hash: sha256(code),
@@ -269,14 +271,14 @@ describe('validation', () => {
 });
 
 describe('list, load, delete', () => {
-  test('list is sorted by name and shows name, description, language, exports, updated', async () => {
+  test('list is sorted by name and shows name, description, language, exports, updated, visibility', async () => {
     await store.save({ name: 'zeta', code: 'export function z() {}\n', description: 'Last' });
     await store.save({ name: 'alpha', code: 'def a(x):\n    return x\n', description: 'First' });
     expect(await store.list()).toEqual({
       count: 2,
       skills: [
-        { name: 'alpha', description: 'First', language: 'python', exports: ['a'], updated: '2025-11-04T10:00:00.000Z' },
-        { name: 'zeta', description: 'Last', language: 'javascript', exports: ['z'], updated: '2025-11-04T10:00:00.000Z' },
+        { name: 'alpha', description: 'First', language: 'python', exports: ['a'], updated: '2025-11-04T10:00:00.000Z', visibility: 'shared' },
+        { name: 'zeta', description: 'Last', language: 'javascript', exports: ['z'], updated: '2025-11-04T10:00:00.000Z', visibility: 'shared' },
       ],
     });
   });

@@ -1,10 +1,11 @@
 // save_skill, load_skill, list_skills, delete_skill over the shared skill store, gated by the
-// agent's `skills` permission.
+// agent's `skills` permission. With agents configured, each call acts as the session's agent: it
+// sees its own skills, published ones and the operator's library, and changes only its own.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { SKILL_LANGUAGES, isSkillError } from '../../skills/index.js';
-import type { SkillLanguage, SkillStore } from '../../skills/index.js';
+import type { SkillCaller, SkillLanguage, SkillStore } from '../../skills/index.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { requireAccess } from '../permissions.js';
@@ -15,6 +16,8 @@ const NAME_HINT = 'skill name: letters, digits, _ and -, starting with a letter 
 
 export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: SkillStore): void {
   const agent = ctx.session.agent;
+  const agentsConfigured = ctx.services.config.agents.length > 0;
+  const caller: SkillCaller = { agent: agent.name, agentsConfigured };
 
   defineTool(
     server,
@@ -23,20 +26,29 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     {
       title: 'Save skill',
       description:
-        'Save working code as a reusable skill (skills/NAME/ with the code and a SKILL.md). Replaces a skill of the same name. Code that does not compile is refused with the compiler message. Use it later from execute_code with import_skill(name) or load_skill(name).',
+        'Save working code as a reusable skill (skills/NAME/ with the code and a SKILL.md). Replaces your skill of the same name; a name held by another agent is refused. Code that does not compile is refused with the compiler message. Use it later from execute_code with import_skill(name) or load_skill(name).' +
+        (agentsConfigured ? ' Skills are private to you unless saved with shared: true (needs the "publish" permission).' : ''),
       input: args('save_skill', {
         name: text('name', NAME_HINT, { max: 128 }),
         code: text('code', 'the skill source: functions to export (JavaScript/TypeScript `export`s, or plain top-level functions)'),
         description: text('description', 'what the skill does, one or two sentences', { allowEmpty: true }).optional(),
         language: oneOf('language', SKILL_LANGUAGES as unknown as readonly [string, ...string[]], 'language of the code; detected when absent').optional(),
+        shared: z
+          .boolean({ error: 'shared must be true or false' })
+          .describe('publish the skill to every agent (needs the skills permission "publish"); default false: private to you. Without configured agents every skill is shared.')
+          .optional(),
       }),
       output: z.looseObject({ success: z.boolean(), name: z.string() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async ({ name, code, description, language }) => {
+    async ({ name, code, description, language, shared }) => {
       requireAccess(agent, 'skills', 'read-write', 'save_skill');
+      if (shared === true && agentsConfigured) requireAccess(agent, 'skills', 'publish', 'save_skill with shared: true (publishing to every agent)');
       const saved = await guard(() =>
-        skills.save({ name, code, ...(description !== undefined ? { description } : {}), ...(language !== undefined ? { language: language as SkillLanguage } : {}) }),
+        skills.save(
+          { name, code, ...(description !== undefined ? { description } : {}), ...(language !== undefined ? { language: language as SkillLanguage } : {}), shared: shared === true },
+          caller,
+        ),
       );
       // The folder on the host is not the agent's business.
       const { path: _path, ...result } = saved;
@@ -50,14 +62,14 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     'load_skill',
     {
       title: 'Load skill',
-      description: 'The code and metadata of a saved skill.',
+      description: 'The code and metadata (author, visibility, exports, times) of a saved skill you can use.',
       input: args('load_skill', { name: text('name', NAME_HINT, { max: 128 }) }),
       output: z.looseObject({ name: z.string(), code: z.string(), metadata: z.looseObject({}) }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ name }) => {
       requireAccess(agent, 'skills', 'read', 'load_skill');
-      return { result: (await guard(() => skills.load(name))) as unknown as Record<string, unknown> };
+      return { result: (await guard(() => skills.load(name, caller))) as unknown as Record<string, unknown> };
     },
   );
 
@@ -67,14 +79,14 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     'list_skills',
     {
       title: 'List skills',
-      description: 'Every saved skill: name, description, language, exports and last update.',
+      description: 'Every saved skill you can use: name, description, language, exports, last update, author and visibility (private or shared).',
       input: args('list_skills', {}),
       output: z.looseObject({ count: z.number(), skills: z.array(z.looseObject({ name: z.string() })) }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async () => {
       requireAccess(agent, 'skills', 'read', 'list_skills');
-      return { result: (await guard(() => skills.list())) as unknown as Record<string, unknown> };
+      return { result: (await guard(() => skills.list(caller))) as unknown as Record<string, unknown> };
     },
   );
 
@@ -84,14 +96,14 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     'delete_skill',
     {
       title: 'Delete skill',
-      description: 'Delete a saved skill.',
+      description: 'Delete a skill you saved.',
       input: args('delete_skill', { name: text('name', NAME_HINT, { max: 128 }) }),
       output: z.looseObject({ success: z.boolean() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ name }) => {
       requireAccess(agent, 'skills', 'read-write', 'delete_skill');
-      return { result: (await guard(() => skills.delete(name))) as unknown as Record<string, unknown> };
+      return { result: (await guard(() => skills.delete(name, caller))) as unknown as Record<string, unknown> };
     },
   );
 }
@@ -102,7 +114,7 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (isSkillError(error)) {
       const invalid = ['INVALID_NAME', 'INVALID_ARGUMENT', 'CODE_TOO_LARGE', 'SYNTAX_ERROR'].includes(error.code);
-      throw new ToolFailure(error.code, error.message, invalid ? 'invalid' : 'error');
+      throw new ToolFailure(error.code, error.message, invalid ? 'invalid' : error.code === 'NOT_OWNER' ? 'denied' : 'error');
     }
     throw error;
   }
