@@ -105,6 +105,14 @@ describe('skills from code, with agents configured', () => {
     expect(overwrite.error).toMatch(/belongs to agent "alice"/);
   });
 
+  it('publishes from code with save_skill(name, code, description, language, { shared: true })', async () => {
+    const refused = await run('return save_skill("bob_code_pub", "export const x = 1", "", null, { shared: true })', bob);
+    expect(refused).toMatchObject({ success: false, error_type: 'PermissionError' });
+    const published = await run('return save_skill("alice_code_pub", "export const x = 1", "shared from code", null, { shared: true })', alice);
+    expect(published).toMatchObject({ success: true, result: { author: 'alice', visibility: 'shared' } });
+    expect((await run('return (await import_skill("alice_code_pub")).x', bob)).result).toBe(1);
+  });
+
   it("imports inside a skill resolve among the calling agent's skills, not the skill author's", async () => {
     await run('return save_skill("helper_priv", "export const who = \\"alice helper\\"")', alice);
     await hostSave(alice, ['greeter', "import { who } from 'skill:helper_priv';\nexport const greet = () => 'hello from ' + who;", '', null, { shared: true }]);

@@ -188,13 +188,15 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
     list_files: (subpath?: unknown) => sync('list_files', optionalStr(subpath, 'list_files', 'subpath') ?? '.'),
     delete_file: (path: unknown) => sync('delete_file', str(path, 'delete_file', 'path')),
 
-    save_skill: (name: unknown, code: unknown, description?: unknown, language?: unknown) =>
+    save_skill: (name: unknown, code: unknown, description?: unknown, language?: unknown, options?: unknown) =>
       sync(
         'save_skill',
         str(name, 'save_skill', 'name'),
         str(code, 'save_skill', 'code'),
         optionalStr(description, 'save_skill', 'description') ?? '',
         optionalStr(language, 'save_skill', 'language') ?? null,
+        // {shared: true} publishes the skill (needs the publish permission); read once, as data.
+        options === undefined || options === null ? null : { shared: (options as { shared?: unknown }).shared === true },
       ),
     load_skill: (name: unknown) => sync('load_skill', str(name, 'load_skill', 'name')),
     list_skills: () => sync('list_skills'),
