@@ -44,7 +44,8 @@ export function entryVisible(config: Pick<Config, 'agents'>, who: Viewer, entry:
  * `mcpServers` entry for a server nobody configured.
  */
 export function serverProblem(deps: CatalogAccessDeps, server: string, status: UpstreamServerStatus | undefined): Exclude<Callability, { callable: true }> | null {
-  if (!Object.hasOwn(deps.config.mcpServers, server) || status === undefined) {
+  // The upstream manager holds exactly the configured servers: no status means not configured.
+  if (status === undefined) {
     const setup = deps.catalog?.categorySetup(server) ?? null;
     const snippet = setup ? { [server]: setup } : undefined;
     const fix = snippet ? `add this to mcpServers in the daemon's configuration and restart it: ${JSON.stringify(snippet)}` : `add a "${server}" entry to mcpServers in the daemon's configuration and restart it`;

@@ -60,7 +60,7 @@ function checkReachable(config: Config, upstream: UpstreamManager, catalog: Cata
   const statuses = upstream.status();
   const status = statuses[server];
   const deps = { config, ...(catalog ? { catalog } : {}), upstream };
-  if (status === undefined || !Object.hasOwn(config.mcpServers, server)) {
+  if (status === undefined) {
     if (catalog && catalog.list(server).some((e) => e.mcp_server === server)) {
       throw new HostError('SERVER_NOT_CONFIGURED', `tools.${server}.${tool}: ${serverProblem(deps, server, undefined)?.why ?? 'not connected'}`, 'ToolError');
     }
