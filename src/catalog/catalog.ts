@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../util/logger.js';
 import { CatalogFiles, WarnOnce } from './catalog-files.js';
-import { CatalogError, DETAIL_LEVELS } from './catalog-types.js';
+import { CatalogError } from './catalog-types.js';
 import type {
   Callability,
   CatalogChange,
@@ -27,6 +27,7 @@ import type { CatalogView, DynamicCategory } from './catalog-view.js';
 import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
+import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, sameScore } from './search-options.js';
 import { closestNames } from './suggestions.js';
 
 export interface CatalogOptions {
@@ -45,10 +46,7 @@ export interface CatalogOptions {
   categoryOrder?: readonly string[];
 }
 
-export const DEFAULT_LIMIT = 10;
-export const MAX_LIMIT = 100;
-export const MAX_QUERY_CHARS = 1_000;
-const MAX_NAME_CHARS = 300;
+export { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './search-options.js';
 
 /** A ranked entry and, when a viewer asked, whether that viewer can call it. */
 interface Ranked {
@@ -56,18 +54,6 @@ interface Ranked {
   callability?: Callability;
 }
 
-/** Scores within a relative 1e-9 are a tie (float noise); ties are ordered by name. */
-function sameScore(a: number, b: number): boolean {
-  return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
-}
-
-function checkInteger(value: number | undefined, name: string, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new CatalogError('INVALID_OPTION', `${name} must be an integer between ${min} and ${max}`);
-  }
-  return value;
-}
 
 export class Catalog {
   readonly #logger: Logger;
@@ -251,17 +237,7 @@ export class Catalog {
    * (`callable_only` drops the rest). Results are cached per generation and viewer key.
    */
   search(options: SearchOptions, viewer?: CatalogViewer): SearchResult {
-    const query = options.query ?? '';
-    if (typeof query !== 'string') throw new CatalogError('INVALID_ARGUMENT', 'query must be a string');
-    if (query.length > MAX_QUERY_CHARS) throw new CatalogError('INVALID_ARGUMENT', `query must be at most ${MAX_QUERY_CHARS} characters`);
-    const detail: DetailLevel = options.detail_level ?? 'summary';
-    if (!DETAIL_LEVELS.includes(detail)) {
-      throw new CatalogError('INVALID_ARGUMENT', `detail_level must be one of ${DETAIL_LEVELS.map((d) => `"${d}"`).join(', ')}`);
-    }
-    const limit = options.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new CatalogError('INVALID_ARGUMENT', `limit must be an integer between 1 and ${MAX_LIMIT}`);
-    }
+    const { query, detail, limit } = checkSearchOptions(options);
     const callableOnly = options.callable_only === true;
     const category = options.category === undefined || options.category === null || options.category === '' ? null : this.#resolveCategory(options.category, viewer);
 
@@ -347,10 +323,7 @@ export class Catalog {
    * Throws CatalogError TOOL_NOT_FOUND, with the closest names, when there is no such tool.
    */
   get(toolName: string, category?: string | null, viewer?: CatalogViewer): ToolDefinition {
-    if (typeof toolName !== 'string' || toolName.trim() === '' || toolName.length > MAX_NAME_CHARS) {
-      throw new CatalogError('INVALID_ARGUMENT', `tool_name must be a non-empty string of at most ${MAX_NAME_CHARS} characters`);
-    }
-    const name = toolName.trim();
+    const name = checkToolName(toolName);
     // A hidden entry is looked past exactly as if it did not exist.
     const seen = (entry: ToolEntry | undefined): ToolEntry | undefined => (entry && (!viewer || viewer.visible(entry)) ? entry : undefined);
     const seenAll = (list: readonly ToolEntry[] | undefined): readonly ToolEntry[] | undefined => {
@@ -433,9 +406,3 @@ export class Catalog {
   }
 }
 
-/** The fields a view gains from a viewer's verdict (none without a viewer). */
-function callabilityFields(callability: Callability | undefined): Pick<ToolDefinition, 'callable' | 'why' | 'mcp_server_config'> {
-  if (!callability) return {};
-  if (callability.callable) return { callable: true };
-  return { callable: false, why: callability.why, ...(callability.mcp_server_config ? { mcp_server_config: callability.mcp_server_config } : {}) };
-}
