@@ -84,6 +84,8 @@ export class ServerInstances {
   readonly template: UpstreamConnection;
   readonly #options: ServerInstancesOptions;
   readonly #sharedLimit: ConcurrencyLimit | undefined;
+  /** A fresh limit for one instance, or undefined without `max_concurrency`. */
+  readonly #limitOf: () => ConcurrencyLimit | undefined;
   readonly #instances = new Map<string, Instance>();
   #sweep: NodeJS.Timeout | undefined;
   #closed = false;
@@ -109,8 +111,6 @@ export class ServerInstances {
       );
     }
   }
-
-  readonly #limitOf: () => ConcurrencyLimit | undefined;
 
   /** Per-caller instances running now. */
   get instanceCount(): number {
