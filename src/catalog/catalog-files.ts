@@ -67,7 +67,7 @@ export class CatalogFiles {
   readonly #options: CatalogFilesOptions;
   readonly #loader: CatalogLoader;
   readonly #files = new Map<string, FileState>();
-  readonly #categoryFiles = new Map<string, { description: string | null; error: string | null }>();
+  readonly #categoryFiles = new Map<string, { description: string | null; setup: Readonly<Record<string, unknown>> | null; error: string | null }>();
   #watcher: CatalogWatcher | null = null;
   /** Loads and batches run one at a time, in order. */
   #work: Promise<void> = Promise.resolve();
@@ -93,6 +93,11 @@ export class CatalogFiles {
   /** The description from `CATEGORY/_category.json` (its last valid version), if any. */
   categoryDescription(category: string): string | null {
     return this.#categoryFiles.get(category)?.description ?? null;
+  }
+
+  /** The `mcpServers` entry from `CATEGORY/_category.json` that adds the category's server, if any. */
+  categorySetup(category: string): Readonly<Record<string, unknown>> | null {
+    return this.#categoryFiles.get(category)?.setup ?? null;
   }
 
   /** Files that failed to parse or validate (their previous version, if any, still counts). */
@@ -245,11 +250,12 @@ export class CatalogFiles {
         this.#categoryFiles.delete(category);
         this.#options.warnings.forget(subject);
       } else if (load.result.ok) {
-        if (previous?.description !== load.result.value) described.add(category);
-        this.#categoryFiles.set(category, { description: load.result.value, error: null });
+        const { description, mcp_server_config: setup } = load.result.value;
+        if (previous?.description !== description || JSON.stringify(previous.setup) !== JSON.stringify(setup)) described.add(category);
+        this.#categoryFiles.set(category, { description, setup, error: null });
         this.#options.warnings.forget(subject);
       } else {
-        this.#categoryFiles.set(category, { description: previous?.description ?? null, error: load.result.reason });
+        this.#categoryFiles.set(category, { description: previous?.description ?? null, setup: previous?.setup ?? null, error: load.result.reason });
         this.#warnInvalid(rel, load.result.reason, previous?.description != null);
       }
       return;

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { LRUCache } from 'lru-cache';
 import type { CacheStats, ToolEntry } from './catalog-types.js';
 import { MAX_ENTRY_FILE_BYTES, parseCategoryFile, parseEntryFile } from './entry-validation.js';
-import type { Parsed } from './entry-validation.js';
+import type { CategoryFileData, Parsed } from './entry-validation.js';
 
 /** The file that describes a category instead of a tool. */
 export const CATEGORY_FILE = '_category.json';
@@ -26,7 +26,7 @@ export type CatalogPath =
 
 export type FileLoad =
   | { kind: 'tool'; category: string; rel: string; result: Parsed<ToolEntry> }
-  | { kind: 'category'; category: string; rel: string; result: Parsed<string> };
+  | { kind: 'category'; category: string; rel: string; result: Parsed<CategoryFileData> };
 
 /**
  * What a path under the catalog folder is: `CATEGORY/TOOL.json` (a tool), `CATEGORY/_category.json`

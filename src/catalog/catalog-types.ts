@@ -42,13 +42,44 @@ export type DynamicToolEntry = Omit<ToolEntry, 'category'>;
 /** A full entry with its generated TypeScript signature (detail 'full' and `get`). */
 export interface ToolDefinition extends ToolEntry {
   readonly typescript: string;
+  readonly callable?: boolean;
+  readonly why?: string;
+  readonly mcp_server_config?: Readonly<Record<string, unknown>>;
   /** Other categories holding a tool of the same bare name, when the name was ambiguous. */
   readonly also_in?: readonly string[];
+}
+
+/**
+ * Whether the caller can call a tool here and now. `why` says what stands in the way and
+ * `mcp_server_config`, for a server nobody configured, is the `mcpServers` entry that adds it.
+ */
+export type Callability =
+  | { readonly callable: true }
+  | { readonly callable: false; readonly why: string; readonly mcp_server_config?: Readonly<Record<string, unknown>> };
+
+/**
+ * Who is looking at the catalog. Built once per request from the caller's identity
+ * (src/sandbox-api/catalog-access.ts), it is the one place the visibility rule lives: every
+ * discovery path (MCP tools, search_tools from code, the servers/ tree) passes one in.
+ */
+export interface CatalogViewer {
+  /** Callers with equal keys see the same entries with the same callability (search cache key). */
+  readonly key: string;
+  /** Whether the entry exists for this caller; a hidden entry answers exactly like an unknown one. */
+  visible(entry: ToolEntry): boolean;
+  /** Whether the caller can call a visible entry now. */
+  callability(entry: ToolEntry): Callability;
 }
 
 export interface ToolNameView {
   readonly name: string;
   readonly category: string;
+  /** Present when a viewer was given: whether the caller can call it now. */
+  readonly callable?: boolean;
+  /** When not callable: what stands in the way, and how to fix it. */
+  readonly why?: string;
+  /** When the server is not configured: the `mcpServers` entry that adds it. */
+  readonly mcp_server_config?: Readonly<Record<string, unknown>>;
 }
 
 export interface ToolSummaryView extends ToolNameView {
@@ -67,6 +98,8 @@ export interface SearchOptions {
   detail_level?: DetailLevel;
   /** 1..100, default 10. */
   limit?: number;
+  /** With a viewer: only tools the caller can call now. Default false (callable ones rank first). */
+  callable_only?: boolean;
 }
 
 export interface SearchResult {

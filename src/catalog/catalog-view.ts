@@ -50,7 +50,7 @@ export class CatalogView {
   readonly byId: ReadonlyMap<string, ToolEntry>;
   /** Catalog files whose valid entry lost to another file defining the same tool. */
   readonly conflicts: readonly InvalidFile[];
-  /** Static categories hidden because a dynamic category of the same name replaces them. */
+  /** Static categories a dynamic category of the same name replaces (curated entries merged in). */
   readonly shadowed: readonly string[];
   readonly #dynamicCategories: readonly string[];
   readonly #compareCategories: (a: string, b: string) => number;
@@ -119,8 +119,9 @@ export const EMPTY_VIEW = new CatalogView(new Map(), [], [], [], compareText);
 
 /**
  * Merge file entries and dynamic categories. A dynamic category replaces a static category of
- * the same name entirely: a live server's own tool list is the truth, and a stale static entry
- * would invite calls the server cannot answer. Two files defining one tool: the file whose path
+ * the same name: a live server's own tool list is the truth (a stale static entry would invite
+ * calls the server cannot answer), but a curated entry of a tool the server does list is merged
+ * into the live one, so its better description and use cases keep serving search. Two files defining one tool: the file whose path
  * sorts first wins, whatever order the files were read in.
  */
 export function buildView(
@@ -131,11 +132,16 @@ export function buildView(
   const byId = new Map<string, ToolEntry>();
   const clashes = new Map<string, string[]>();
   const shadowed = new Set<string>();
+  // Curated entries of a category a live server replaces: merged into its live tools of the same name.
+  const curated = new Map<string, ToolEntry>();
   for (const [rel, state] of files) {
     const entry = state.entry;
     if (!entry) continue;
     if (dynamic.has(entry.category)) {
       shadowed.add(entry.category);
+      const id = entryId(entry.category, entry.name);
+      const first = curated.get(id);
+      if (!first || compareText(rel, first.file ?? '') < 0) curated.set(id, entry);
       continue;
     }
     const id = entryId(entry.category, entry.name);
@@ -159,6 +165,35 @@ export function buildView(
     }
   }
   conflicts.sort((a, b) => compareText(a.file, b.file));
-  for (const { entries } of dynamic.values()) for (const entry of entries) byId.set(entryId(entry.category, entry.name), entry);
+  for (const { entries } of dynamic.values()) {
+    for (const entry of entries) {
+      const id = entryId(entry.category, entry.name);
+      const curatedEntry = curated.get(id);
+      byId.set(id, curatedEntry && entry.source === 'upstream' ? mergeCurated(entry, curatedEntry) : entry);
+    }
+  }
   return new CatalogView(byId, conflicts, [...shadowed].sort(compareText), [...dynamic.keys()], compareCategories);
+}
+
+/** Merged entries by live entry, so an unchanged pair keeps its object (the index updates by identity). */
+const merged = new WeakMap<ToolEntry, { curated: ToolEntry; entry: ToolEntry }>();
+
+/**
+ * A live upstream tool with the curated entry of the same name folded in: the live name, server
+ * and schemas (what the server really takes), the curated description, functions and use cases
+ * (written for search, and what made "remember a fact about a person" find the memory tools).
+ */
+export function mergeCurated(live: ToolEntry, curatedEntry: ToolEntry): ToolEntry {
+  const known = merged.get(live);
+  if (known?.curated === curatedEntry) return known.entry;
+  const useCases = [...new Set([...curatedEntry.use_cases, ...live.use_cases])];
+  const entry: ToolEntry = Object.freeze({
+    ...live,
+    description: curatedEntry.description.trim() !== '' ? curatedEntry.description : live.description,
+    functions: Object.freeze(curatedEntry.functions.length > 0 ? [...curatedEntry.functions] : [...live.functions]),
+    use_cases: Object.freeze(useCases),
+    ...(curatedEntry.file !== undefined ? { file: curatedEntry.file } : {}),
+  });
+  merged.set(live, { curated: curatedEntry, entry });
+  return entry;
 }

@@ -4,12 +4,14 @@ import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../util/logger.js';
 import { CatalogFiles, WarnOnce } from './catalog-files.js';
-import { CatalogError, DETAIL_LEVELS } from './catalog-types.js';
+import { CatalogError } from './catalog-types.js';
 import type {
+  Callability,
   CatalogChange,
   CatalogChangeListener,
   CatalogChangeReason,
   CatalogStats,
+  CatalogViewer,
   CategoriesResult,
   CategoryInfo,
   DetailLevel,
@@ -25,6 +27,7 @@ import type { CatalogView, DynamicCategory } from './catalog-view.js';
 import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
+import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, sameScore } from './search-options.js';
 import { closestNames } from './suggestions.js';
 
 export interface CatalogOptions {
@@ -43,23 +46,14 @@ export interface CatalogOptions {
   categoryOrder?: readonly string[];
 }
 
-export const DEFAULT_LIMIT = 10;
-export const MAX_LIMIT = 100;
-export const MAX_QUERY_CHARS = 1_000;
-const MAX_NAME_CHARS = 300;
+export { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './search-options.js';
 
-/** Scores within a relative 1e-9 are a tie (float noise); ties are ordered by name. */
-function sameScore(a: number, b: number): boolean {
-  return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
+/** A ranked entry and, when a viewer asked, whether that viewer can call it. */
+interface Ranked {
+  entry: ToolEntry;
+  callability?: Callability;
 }
 
-function checkInteger(value: number | undefined, name: string, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new CatalogError('INVALID_OPTION', `${name} must be an integer between ${min} and ${max}`);
-  }
-  return value;
-}
 
 export class Catalog {
   readonly #logger: Logger;
@@ -133,9 +127,6 @@ export class Catalog {
     for (const conflict of view.conflicts) {
       this.#warnings.warn(`conflict:${conflict.file}`, 'CATALOG_DUPLICATE_TOOL', { ...conflict }, 'duplicate tool in catalog; the file is ignored');
     }
-    for (const category of view.shadowed) {
-      this.#warnings.warn(`shadow:${category}`, 'CATALOG_CATEGORY_REPLACED', { category }, 'a dynamic category replaces the catalog folder of the same name');
-    }
     this.#view = view;
     this.#lastReloadMs = performance.now() - started;
     if (changed.size === 0 && reason !== 'load') return;
@@ -200,6 +191,11 @@ export class Catalog {
     return category === undefined ? this.#view.sorted : (this.#view.byCategory.get(category) ?? []);
   }
 
+  /** The `mcpServers` entry that adds a category's server (from its `_category.json`), if any. */
+  categorySetup(category: string): Readonly<Record<string, unknown>> | null {
+    return this.#source.categorySetup(category);
+  }
+
   /** A category's description: `_category.json`, the one given with its dynamic tools, or generated. */
   describeCategory(category: string): string {
     const fromFile = this.#source.categoryDescription(category);
@@ -218,45 +214,47 @@ export class Catalog {
     return definition;
   }
 
-  #resolveCategory(category: string): string {
-    if (this.#view.byCategory.has(category)) return category;
+  /** Categories the viewer sees: those holding at least one entry visible to it (all without a viewer). */
+  #categoryNames(viewer: CatalogViewer | undefined): string[] {
+    const names = [...this.#view.byCategory.keys()];
+    return viewer ? names.filter((c) => this.#view.byCategory.get(c)?.some((e) => viewer.visible(e))) : names;
+  }
+
+  #resolveCategory(category: string, viewer: CatalogViewer | undefined): string {
+    const names = this.#categoryNames(viewer);
+    if (names.includes(category)) return category;
     const lower = category.toLowerCase();
-    const match = [...this.#view.byCategory.keys()].find((c) => c.toLowerCase() === lower);
+    const match = names.find((c) => c.toLowerCase() === lower);
     if (match) return match;
-    const suggestions = closestNames(category, [...this.#view.byCategory.keys()].map((c) => ({ label: c, keys: [c] })));
+    const suggestions = closestNames(category, names.map((c) => ({ label: c, keys: [c] })));
     const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(', ')}?` : '';
     throw new CatalogError('CATEGORY_NOT_FOUND', `Unknown category "${category}".${hint} Call list_tool_categories to see them all.`, suggestions);
   }
 
-  /** Ranked search; an empty query lists tools alphabetically. Results are cached per generation. */
-  search(options: SearchOptions): SearchResult {
-    const query = options.query ?? '';
-    if (typeof query !== 'string') throw new CatalogError('INVALID_ARGUMENT', 'query must be a string');
-    if (query.length > MAX_QUERY_CHARS) throw new CatalogError('INVALID_ARGUMENT', `query must be at most ${MAX_QUERY_CHARS} characters`);
-    const detail: DetailLevel = options.detail_level ?? 'summary';
-    if (!DETAIL_LEVELS.includes(detail)) {
-      throw new CatalogError('INVALID_ARGUMENT', `detail_level must be one of ${DETAIL_LEVELS.map((d) => `"${d}"`).join(', ')}`);
-    }
-    const limit = options.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new CatalogError('INVALID_ARGUMENT', `limit must be an integer between 1 and ${MAX_LIMIT}`);
-    }
-    const category = options.category === undefined || options.category === null || options.category === '' ? null : this.#resolveCategory(options.category);
+  /**
+   * Ranked search; an empty query lists tools alphabetically. With a viewer, only entries it sees
+   * are considered, each says whether the viewer can call it, and callable ones rank first
+   * (`callable_only` drops the rest). Results are cached per generation and viewer key.
+   */
+  search(options: SearchOptions, viewer?: CatalogViewer): SearchResult {
+    const { query, detail, limit } = checkSearchOptions(options);
+    const callableOnly = options.callable_only === true;
+    const category = options.category === undefined || options.category === null || options.category === '' ? null : this.#resolveCategory(options.category, viewer);
 
-    const key = `${this.#generation}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
+    const key = `${this.#generation}\u0000${viewer?.key ?? ''}\u0000${callableOnly ? 1 : 0}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
     const cached = this.#results.get(key);
     if (cached) {
       this.#resultHits++;
       return cached;
     }
     this.#resultMisses++;
-    const entries = this.#rank(query, category, limit);
+    const ranked = viewer ? this.#rankFor(viewer, query, category, limit, callableOnly) : this.#rank(query, category, limit).map((entry) => ({ entry }));
     const result: SearchResult = Object.freeze({
       query,
       category,
       detail_level: detail,
-      count: entries.length,
-      tools: Object.freeze(entries.map((entry) => this.#toView(entry, detail))),
+      count: ranked.length,
+      tools: Object.freeze(ranked.map((r) => this.#toView(r, detail))),
     });
     this.#results.set(key, result);
     return result;
@@ -281,10 +279,41 @@ export class Catalog {
       .map((s) => s.entry);
   }
 
-  #toView(entry: ToolEntry, detail: DetailLevel): ToolView {
-    if (detail === 'name') return { name: entry.name, category: entry.category };
-    if (detail === 'summary') return { name: entry.name, category: entry.category, description: entry.description, mcp_server: entry.mcp_server };
-    return this.definition(entry);
+  /**
+   * The best `limit` entries the viewer sees: the ones it can call first, each group by score.
+   * A hit list is walked only until `limit` callable entries (and their ties) are found.
+   */
+  #rankFor(viewer: CatalogViewer, query: string, category: string | null, limit: number, callableOnly: boolean): Ranked[] {
+    const callable: (Ranked & { score: number })[] = [];
+    const other: (Ranked & { score: number })[] = [];
+    const consider = (entry: ToolEntry, score: number): boolean => {
+      if (!viewer.visible(entry)) return true;
+      const callability = viewer.callability(entry);
+      const group = callability.callable ? callable : other;
+      if (!callability.callable && (callableOnly || other.length >= limit)) return true;
+      const last = group[group.length - 1];
+      if (group === callable && group.length >= limit && last && !sameScore(score, last.score)) return false;
+      group.push({ entry, callability, score });
+      return true;
+    };
+    if (query.trim() === '') {
+      const listed = category === null ? this.#view.sorted : (this.#view.byCategory.get(category) ?? []);
+      for (const entry of listed) if (!consider(entry, 0)) break;
+    } else {
+      for (const hit of this.#index.search(query, category ?? undefined)) {
+        const entry = this.#view.byId.get(String(hit.id));
+        if (entry && !consider(entry, hit.score)) break;
+      }
+    }
+    const order = (a: Ranked & { score: number }, b: Ranked & { score: number }): number => (sameScore(a.score, b.score) ? compareEntries(a.entry, b.entry) : b.score - a.score);
+    return [...callable.sort(order), ...other.sort(order)].slice(0, limit).map(({ entry, callability }) => ({ entry, callability }));
+  }
+
+  #toView({ entry, callability }: Ranked, detail: DetailLevel): ToolView {
+    const marks = callabilityFields(callability);
+    if (detail === 'name') return { name: entry.name, category: entry.category, ...marks };
+    if (detail === 'summary') return { name: entry.name, category: entry.category, description: entry.description, mcp_server: entry.mcp_server, ...marks };
+    return callability ? Object.freeze({ ...this.definition(entry), ...marks }) : this.definition(entry);
   }
 
   /**
@@ -293,47 +322,63 @@ export class Catalog {
    * else to the first in category order, and `also_in` lists the others.
    * Throws CatalogError TOOL_NOT_FOUND, with the closest names, when there is no such tool.
    */
-  get(toolName: string, category?: string | null): ToolDefinition {
-    if (typeof toolName !== 'string' || toolName.trim() === '' || toolName.length > MAX_NAME_CHARS) {
-      throw new CatalogError('INVALID_ARGUMENT', `tool_name must be a non-empty string of at most ${MAX_NAME_CHARS} characters`);
-    }
-    const name = toolName.trim();
+  get(toolName: string, category?: string | null, viewer?: CatalogViewer): ToolDefinition {
+    const name = checkToolName(toolName);
+    // A hidden entry is looked past exactly as if it did not exist.
+    const seen = (entry: ToolEntry | undefined): ToolEntry | undefined => (entry && (!viewer || viewer.visible(entry)) ? entry : undefined);
+    const seenAll = (list: readonly ToolEntry[] | undefined): readonly ToolEntry[] | undefined => {
+      const kept = viewer && list ? list.filter((e) => viewer.visible(e)) : list;
+      return kept && kept.length > 0 ? kept : undefined;
+    };
+    const answer = (definition: ToolDefinition, entry: ToolEntry): ToolDefinition =>
+      viewer ? Object.freeze({ ...definition, ...callabilityFields(viewer.callability(entry)) }) : definition;
     if (category !== undefined && category !== null && category !== '') {
-      const resolved = this.#resolveCategory(category);
+      const resolved = this.#resolveCategory(category, viewer);
       const bare = name.startsWith(`${resolved}.`) ? name.slice(resolved.length + 1) : name;
-      const entry = this.find(resolved, bare) ?? this.#view.byCategory.get(resolved)?.find((e) => e.name.toLowerCase() === bare.toLowerCase());
-      if (entry) return this.definition(entry);
-      throw this.#notFound(name, resolved);
+      const entry = seen(this.find(resolved, bare)) ?? seenAll(this.#view.byCategory.get(resolved))?.find((e) => e.name.toLowerCase() === bare.toLowerCase());
+      if (entry) return answer(this.definition(entry), entry);
+      throw this.#notFound(name, resolved, viewer);
     }
     for (let dot = name.indexOf('.'); dot > 0; dot = name.indexOf('.', dot + 1)) {
-      const entry = this.find(name.slice(0, dot), name.slice(dot + 1));
-      if (entry) return this.definition(entry);
+      const entry = seen(this.find(name.slice(0, dot), name.slice(dot + 1)));
+      if (entry) return answer(this.definition(entry), entry);
     }
-    const same = this.#view.byName.get(name) ?? this.#view.byLowerName.get(name.toLowerCase());
+    const same = seenAll(this.#view.byName.get(name)) ?? seenAll(this.#view.byLowerName.get(name.toLowerCase()));
     const first = same?.[0];
-    if (!same || !first) throw this.#notFound(name, null);
-    if (same.length === 1) return this.definition(first);
-    return Object.freeze({ ...this.definition(first), also_in: same.slice(1).map((e) => e.category) });
+    if (!same || !first) throw this.#notFound(name, null, viewer);
+    if (same.length === 1) return answer(this.definition(first), first);
+    return answer(Object.freeze({ ...this.definition(first), also_in: same.slice(1).map((e) => e.category) }), first);
   }
 
-  #notFound(name: string, category: string | null): CatalogError {
+  #notFound(name: string, category: string | null, viewer: CatalogViewer | undefined): CatalogError {
     const bare = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : name;
-    const elsewhere = (this.#view.byName.get(bare) ?? []).map((e) => `${e.category}.${e.name}`);
-    const searched = this.#rank(name.replace(/[._-]+/g, ' '), null, 3).map((e) => `${e.category}.${e.name}`);
-    const candidates = this.#view.sorted.map((e) => ({ label: `${e.category}.${e.name}`, keys: [e.name, `${e.category}.${e.name}`] }));
+    const visible = (e: ToolEntry): boolean => !viewer || viewer.visible(e);
+    const elsewhere = (this.#view.byName.get(bare) ?? []).filter(visible).map((e) => `${e.category}.${e.name}`);
+    const query = name.replace(/[._-]+/g, ' ');
+    const related = viewer ? this.#rankFor(viewer, query, null, 3, false).map((r) => r.entry) : this.#rank(query, null, 3);
+    const searched = related.map((e) => `${e.category}.${e.name}`);
+    const candidates = this.#view.sorted.filter(visible).map((e) => ({ label: `${e.category}.${e.name}`, keys: [e.name, `${e.category}.${e.name}`] }));
     const suggestions = [...elsewhere, ...closestNames(name, candidates, searched)].filter((s, i, all) => all.indexOf(s) === i).slice(0, 3);
     const where = category ? ` in category "${category}"` : '';
     const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(', ')}?` : '';
     return new CatalogError('TOOL_NOT_FOUND', `Unknown tool "${name}"${where}.${hint} Call search_tools to find tools by what they do.`, suggestions);
   }
 
-  /** Every category with its description and tool count, alphabetical. */
-  categories(): CategoriesResult {
+  /**
+   * Every category with its description and tool count, alphabetical. With a viewer, counts are
+   * of the entries it sees, and a category where it sees none is not listed.
+   */
+  categories(viewer?: CatalogViewer): CategoriesResult {
     const categories: Record<string, CategoryInfo> = {};
+    let total = 0;
     for (const category of [...this.#view.byCategory.keys()].sort()) {
-      categories[category] = { description: this.describeCategory(category), tool_count: this.#view.byCategory.get(category)?.length ?? 0 };
+      const entries = this.#view.byCategory.get(category) ?? [];
+      const count = viewer ? entries.filter((e) => viewer.visible(e)).length : entries.length;
+      if (viewer && count === 0) continue;
+      categories[category] = { description: this.describeCategory(category), tool_count: count };
+      total += count;
     }
-    return { categories, total_tools: this.#view.byId.size };
+    return { categories, total_tools: total };
   }
 
   stats(): CatalogStats {
@@ -360,3 +405,4 @@ export class Catalog {
     return this.#closed;
   }
 }
+

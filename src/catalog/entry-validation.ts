@@ -27,12 +27,23 @@ export const ENTRY_FILE_SCHEMA = {
 export const CATEGORY_FILE_SCHEMA = {
   type: 'object',
   required: ['description'],
-  properties: { description: { type: 'string', maxLength: 2_000 } },
+  properties: {
+    description: { type: 'string', maxLength: 2_000 },
+    // How to add the server: the `mcpServers` entry shown when nobody configured it.
+    mcp_server_config: { type: 'object' },
+  },
 } as const;
+
+/** What `_category.json` holds. */
+export interface CategoryFileData {
+  readonly description: string;
+  /** The `mcpServers` entry that adds this category's server, when the file gives one. */
+  readonly mcp_server_config: Readonly<Record<string, unknown>> | null;
+}
 
 const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: true });
 const validateEntryShape = ajv.compile<Record<string, unknown>>(ENTRY_FILE_SCHEMA);
-const validateCategoryShape = ajv.compile<{ description: string }>(CATEGORY_FILE_SCHEMA);
+const validateCategoryShape = ajv.compile<{ description: string; mcp_server_config?: Record<string, unknown> }>(CATEGORY_FILE_SCHEMA);
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -102,7 +113,7 @@ export function parseEntryFile(text: string, category: string, file: string): Pa
 }
 
 /** Parse `_category.json`: its description. */
-export function parseCategoryFile(text: string): Parsed<string> {
+export function parseCategoryFile(text: string): Parsed<CategoryFileData> {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -112,7 +123,7 @@ export function parseCategoryFile(text: string): Parsed<string> {
   if (!validateCategoryShape(data)) {
     return { ok: false, reason: describeAjvError(validateCategoryShape.errors?.[0], 'category') };
   }
-  return { ok: true, value: data.description };
+  return { ok: true, value: deepFreeze({ description: data.description, mcp_server_config: data.mcp_server_config ?? null }) };
 }
 
 /**
@@ -139,6 +150,8 @@ export function normalizeDynamicEntry(raw: DynamicToolEntry, category: string): 
     ...(isObject(value.output_schema) ? { output_schema: structuredClone(value.output_schema) } : {}),
     source,
     ...(typeof value.file === 'string' ? { file: value.file } : {}),
+    ...(typeof value.author === 'string' ? { author: value.author } : {}),
+    ...(value.visibility === 'private' || value.visibility === 'shared' ? { visibility: value.visibility } : {}),
   };
   return { ok: true, value: deepFreeze(entry) };
 }

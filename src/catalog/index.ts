@@ -5,11 +5,13 @@ export type { CatalogOptions } from './catalog.js';
 export { CatalogError, DETAIL_LEVELS } from './catalog-types.js';
 export type {
   CacheStats,
+  Callability,
   CatalogChange,
   CatalogChangeListener,
   CatalogChangeReason,
   CatalogErrorCode,
   CatalogStats,
+  CatalogViewer,
   CategoriesResult,
   CategoryInfo,
   DetailLevel,

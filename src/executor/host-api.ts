@@ -11,14 +11,14 @@ import { HostError } from './executor-types.js';
 /** One sandbox method: validated arguments in, JSON data out. */
 export type HostMethod = (args: readonly unknown[], ctx: HostCallContext) => Promise<unknown>;
 
-/** A read-only tree mounted over the workspace (the catalog's `servers/` view). */
+/** A read-only tree mounted over the workspace (the catalog's `servers/` view), as one caller sees it. */
 export interface VirtualTree {
   /** Top folder name, e.g. 'servers'. */
   readonly root: string;
-  /** Files below `subpath` (relative to the workspace), or undefined if it is not in the tree. */
-  list(subpath: string): string[] | undefined;
-  /** Text of `file`, or undefined if there is no such file. */
-  read(file: string): string | undefined;
+  /** Files below `subpath` (relative to the workspace) that `identity` may see, or undefined if it is not in the tree. */
+  list(subpath: string, identity: CallIdentity): string[] | undefined;
+  /** Text of `file`, or undefined if there is no such file for `identity`. */
+  read(file: string, identity: CallIdentity): string | undefined;
 }
 
 export interface HostApiDeps {
@@ -60,7 +60,7 @@ export function createHostApi(deps: HostApiDeps): HostApi {
     read_file: async ([file], ctx) => {
       const tree = treeOf(trees, file);
       if (tree) {
-        const text = tree.read(String(file).replace(/^\.\//, ''));
+        const text = tree.read(String(file).replace(/^\.\//, ''), ctx.identity);
         if (text === undefined) throw new HostError('NOT_FOUND', `File not found: ${JSON.stringify(file)}; list_files(${JSON.stringify(tree.root)}) shows what is there`, 'FileNotFoundError');
         return text;
       }
@@ -76,7 +76,7 @@ export function createHostApi(deps: HostApiDeps): HostApi {
     list_files: async ([subpath], ctx) => {
       const tree = treeOf(trees, subpath);
       if (tree) {
-        const files = tree.list(String(subpath).replace(/^\.\//, '').replace(/\/+$/, ''));
+        const files = tree.list(String(subpath).replace(/^\.\//, '').replace(/\/+$/, ''), ctx.identity);
         if (files === undefined) throw new HostError('NOT_FOUND', `Directory not found: ${JSON.stringify(subpath)}`, 'FileNotFoundError');
         return files;
       }

@@ -1,6 +1,7 @@
 // One log line and one metrics update per tool call, whatever path the call took (handled by a
 // tool, or refused by the SDK's argument validation). Only names, outcomes and durations are
-// recorded: never code, arguments, results or PII.
+// recorded: never code, arguments, results or PII. Counters are kept daemon-wide (the operator's
+// view) and per agent (what get_execution_stats shows an agent of itself).
 
 import type { Logger } from '../util/logger.js';
 import { InFlight } from './in-flight.js';
@@ -21,6 +22,29 @@ export interface CallRecord {
   requested_tool?: string;
 }
 
+/** Recent execute_code durations kept per agent for its own latency percentiles. */
+const AGENT_LATENCY_SAMPLES = 1_024;
+/** Agents tracked separately; names come from the configuration, so this only guards a bug. */
+const MAX_TRACKED_AGENTS = 10_000;
+
+export interface AgentLatency {
+  /** execute_code calls counted (all since start). */
+  count: number;
+  mean_ms: number;
+  /** Percentiles over the most recent AGENT_LATENCY_SAMPLES calls. */
+  p50_ms: number;
+  p95_ms: number;
+  p99_ms: number;
+}
+
+interface AgentFigures {
+  calls: Map<string, number>;
+  samples: number[];
+  next: number;
+  count: number;
+  sumMs: number;
+}
+
 export interface Histogram {
   /** Cumulative counts per bucket of LATENCY_BUCKETS_MS, then +Inf. */
   buckets: number[];
@@ -33,6 +57,7 @@ export class CallRecorder {
   readonly #calls = new Map<string, number>();
   readonly #executeLatency: Histogram = { buckets: new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0), count: 0, sum_ms: 0 };
   readonly #inFlight = new InFlight();
+  readonly #agents = new Map<string, AgentFigures>();
 
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -55,7 +80,15 @@ export class CallRecorder {
   record(call: CallRecord): void {
     const key = `${call.tool}\u0000${call.outcome}`;
     this.#calls.set(key, (this.#calls.get(key) ?? 0) + 1);
+    const agent = this.#agentFigures(call.agent);
+    if (agent) agent.calls.set(key, (agent.calls.get(key) ?? 0) + 1);
     if (call.tool === 'execute_code' && call.outcome !== 'invalid') {
+      if (agent) {
+        agent.count++;
+        agent.sumMs += call.duration_ms;
+        agent.samples[agent.next] = call.duration_ms;
+        agent.next = (agent.next + 1) % AGENT_LATENCY_SAMPLES;
+      }
       const h = this.#executeLatency;
       h.count++;
       h.sum_ms += call.duration_ms;
@@ -68,22 +101,50 @@ export class CallRecorder {
     this.#logger[level]({ ...call, duration_ms: Math.round(call.duration_ms * 100) / 100 }, 'tool call');
   }
 
-  /** Calls by tool and outcome. */
-  calls(): { tool: string; outcome: CallOutcome; count: number }[] {
-    return [...this.#calls].map(([key, count]) => {
+  #agentFigures(name: string): AgentFigures | undefined {
+    let figures = this.#agents.get(name);
+    if (!figures && this.#agents.size < MAX_TRACKED_AGENTS) {
+      figures = { calls: new Map(), samples: [], next: 0, count: 0, sumMs: 0 };
+      this.#agents.set(name, figures);
+    }
+    return figures;
+  }
+
+  /** Calls by tool and outcome: of every agent, or of one agent. */
+  calls(agent?: string): { tool: string; outcome: CallOutcome; count: number }[] {
+    const source = agent === undefined ? this.#calls : (this.#agents.get(agent)?.calls ?? new Map<string, number>());
+    return [...source].map(([key, count]) => {
       const [tool = '', outcome = 'ok'] = key.split('\u0000');
       return { tool, outcome: outcome as CallOutcome, count };
     });
   }
 
-  /** Counts by outcome over all tools. */
-  byOutcome(): Partial<Record<CallOutcome, number>> {
+  /** Counts by outcome over all tools: of every agent, or of one agent. */
+  byOutcome(agent?: string): Partial<Record<CallOutcome, number>> {
     const out: Partial<Record<CallOutcome, number>> = {};
-    for (const { outcome, count } of this.calls()) out[outcome] = (out[outcome] ?? 0) + count;
+    for (const { outcome, count } of this.calls(agent)) out[outcome] = (out[outcome] ?? 0) + count;
     return out;
+  }
+
+  /** Agents that made calls, alphabetical. */
+  agents(): string[] {
+    return [...this.#agents.keys()].sort();
+  }
+
+  /** One agent's execute_code latency. */
+  agentLatency(agent: string): AgentLatency {
+    const figures = this.#agents.get(agent);
+    if (!figures || figures.count === 0) return { count: 0, mean_ms: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0 };
+    const sorted = [...figures.samples].sort((a, b) => a - b);
+    const at = (q: number): number => round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0);
+    return { count: figures.count, mean_ms: round(figures.sumMs / figures.count), p50_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99) };
   }
 
   executeLatency(): Readonly<Histogram> {
     return { ...this.#executeLatency, buckets: [...this.#executeLatency.buckets] };
   }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
 }

@@ -1,23 +1,40 @@
 // Sandbox methods backed by the catalog: search_tools from code, and the read-only `servers/`
-// tree of generated TypeScript declarations (one file per tool), rebuilt when the catalog changes.
+// tree of generated TypeScript declarations (one file per tool). Both show the calling agent
+// only what its permissions let it see (catalog-access.ts), as the MCP discovery tools do.
 
+import { LRUCache } from 'lru-cache';
 import { HostError } from '../executor/index.js';
-import type { HostMethod, VirtualTree } from '../executor/index.js';
+import type { CallIdentity, HostMethod, VirtualTree } from '../executor/index.js';
 import { CatalogError, renderServerIndex, renderToolFile, SERVERS_ROOT, serverIndexPath, toolFilePath } from '../catalog/index.js';
-import type { Catalog, DetailLevel } from '../catalog/index.js';
+import type { Catalog, CatalogViewer, DetailLevel, ToolEntry } from '../catalog/index.js';
+import { catalogViewer } from './catalog-access.js';
+import type { CatalogAccessDeps } from './catalog-access.js';
 
-export function catalogMethods(catalog: Catalog): Record<string, HostMethod> {
+/** Distinct views of the servers/ tree kept (one per agent permission set and server states). */
+const MAX_TREES = 64;
+
+export type CatalogMethodsDeps = CatalogAccessDeps & { catalog: Catalog };
+
+function viewerOf(deps: CatalogMethodsDeps, identity: CallIdentity): CatalogViewer {
+  return catalogViewer(deps, { agent: identity.agent, permissions: identity.permissions });
+}
+
+export function catalogMethods(deps: CatalogMethodsDeps): Record<string, HostMethod> {
   return {
-    search_tools: async ([query, options]) => {
+    search_tools: async ([query, options], ctx) => {
       if (typeof query !== 'string') throw new HostError('INVALID_ARGUMENT', 'search_tools(query, options): query must be a string', 'TypeError');
       const o = (options !== null && typeof options === 'object' ? options : {}) as Record<string, unknown>;
       try {
-        return catalog.search({
-          query,
-          category: typeof o.category === 'string' ? o.category : null,
-          detail_level: (typeof o.detail_level === 'string' ? o.detail_level : 'summary') as DetailLevel,
-          limit: typeof o.limit === 'number' ? o.limit : undefined,
-        });
+        return deps.catalog.search(
+          {
+            query,
+            category: typeof o.category === 'string' ? o.category : null,
+            detail_level: (typeof o.detail_level === 'string' ? o.detail_level : 'summary') as DetailLevel,
+            limit: typeof o.limit === 'number' ? o.limit : undefined,
+            callable_only: o.callable_only === true,
+          },
+          viewerOf(deps, ctx.identity),
+        );
       } catch (err) {
         if (err instanceof CatalogError) throw new HostError(err.code, err.message, 'ValueError');
         throw err;
@@ -26,17 +43,25 @@ export function catalogMethods(catalog: Catalog): Record<string, HostMethod> {
   };
 }
 
-/** The `servers/` view: paths are computed per catalog generation, file texts on demand. */
-export function serversTree(catalog: Catalog): VirtualTree {
-  let generation = -1;
-  let files: string[] = [];
-  let byPath = new Map<string, () => string>();
-  const refresh = (): void => {
-    if (generation === catalog.generation) return;
-    generation = catalog.generation;
-    byPath = new Map();
-    const byCategory = new Map<string, ReturnType<Catalog['list']>[number][]>();
+interface Tree {
+  files: string[];
+  byPath: Map<string, () => string>;
+}
+
+/** The `servers/` view: paths are computed per catalog generation and viewer, file texts on demand. */
+export function serversTree(deps: CatalogMethodsDeps): VirtualTree {
+  const { catalog } = deps;
+  const trees = new LRUCache<string, Tree>({ max: MAX_TREES });
+  const treeFor = (identity: CallIdentity): Tree => {
+    const viewer = viewerOf(deps, identity);
+    // Visibility depends on the agent and its permissions only, not on server states.
+    const key = `${catalog.generation}\u0000${identity.agent}\u0000${identity.permissions.tools.join('\u0001')}`;
+    const known = trees.get(key);
+    if (known) return known;
+    const byPath = new Map<string, () => string>();
+    const byCategory = new Map<string, ToolEntry[]>();
     for (const entry of catalog.list()) {
+      if (!viewer.visible(entry)) continue;
       const list = byCategory.get(entry.category) ?? [];
       list.push(entry);
       byCategory.set(entry.category, list);
@@ -45,20 +70,21 @@ export function serversTree(catalog: Catalog): VirtualTree {
     for (const [category, entries] of byCategory) {
       byPath.set(serverIndexPath(category), () => renderServerIndex(category, entries, catalog.describeCategory(category)));
     }
-    files = [...byPath.keys()].sort();
+    const tree = { files: [...byPath.keys()].sort(), byPath };
+    trees.set(key, tree);
+    return tree;
   };
   return {
     root: SERVERS_ROOT,
-    list(subpath) {
-      refresh();
+    list(subpath, identity) {
+      const { files, byPath } = treeFor(identity);
       if (subpath === SERVERS_ROOT) return files;
       const prefix = `${subpath}/`;
       const found = files.filter((f) => f.startsWith(prefix));
       return found.length > 0 ? found : byPath.has(subpath) ? [subpath] : undefined;
     },
-    read(file) {
-      refresh();
-      return byPath.get(file)?.();
+    read(file, identity) {
+      return treeFor(identity).byPath.get(file)?.();
     },
   };
 }

@@ -35,11 +35,11 @@ export function createSandboxApi(deps: SandboxApiDeps): SandboxApi {
     extensions: {
       ...(skills ? skillMethods(skills, config.agents.length > 0) : {}),
       ...(pii ? piiMethods(pii) : {}),
-      ...(catalog ? catalogMethods(catalog) : {}),
-      ...(upstream ? toolMethods(config, upstream, pii) : {}),
+      ...(catalog ? catalogMethods({ config, catalog, ...(upstream ? { upstream } : {}) }) : {}),
+      ...(upstream ? toolMethods(config, upstream, pii, catalog) : {}),
       ...fetchMethod(config),
     },
     toolNames: (identity) => (upstream ? allowedToolNames(upstream, identity) : []),
-    virtual: catalog ? [serversTree(catalog)] : [],
+    virtual: catalog ? [serversTree({ config, catalog, ...(upstream ? { upstream } : {}) })] : [],
   };
 }

@@ -27,7 +27,7 @@ export function requireTool(permissions: Permissions, server: string, tool: stri
   if (!toolAllowed(permissions, server, tool)) {
     throw new HostError(
       'PERMISSION_DENIED',
-      `permission denied: this agent's tools permission (${permissions.tools.length ? permissions.tools.join(', ') : 'none'}) does not include ${server}.${tool}`,
+      `permission denied: your tools permission (${permissions.tools.length ? permissions.tools.join(', ') : 'none'}) does not include ${server}.${tool}; the daemon's operator can add "${server}.${tool}" or "${server}.*" to this agent's permissions.tools`,
       'PermissionError',
     );
   }

@@ -5,6 +5,9 @@ export type { UpstreamErrorCode } from './upstream-error.js';
 export type { DescribedBlock } from './result.js';
 export { convertToolResult } from './result.js';
 export { closestNames } from './suggest.js';
+export { DEFAULT_INSTANCE_IDLE_MS, DEFAULT_MAX_INSTANCES } from './server-instances.js';
+export type { Caller } from './server-instances.js';
+export { DEFAULT_MAX_WAITING } from './concurrency-limit.js';
 export type {
   CallToolOptions,
   ToolsChangedListener,

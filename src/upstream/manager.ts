@@ -5,6 +5,8 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../util/logger.js';
 import { Backoff, DEFAULT_BACKOFF } from './backoff.js';
 import { UpstreamConnection } from './connection.js';
+import { DEFAULT_INSTANCE_IDLE_MS, DEFAULT_MAX_INSTANCES, LOCAL_CALLER, ServerInstances } from './server-instances.js';
+import type { LimitRefusals } from './concurrency-limit.js';
 import { convertToolResult } from './result.js';
 import { ArgumentValidator } from './schema-validator.js';
 import { closestNames } from './suggest.js';
@@ -48,7 +50,9 @@ interface Counters {
 }
 
 export class UpstreamManager {
+  /** Each server's shared connection, or the template that lists a per-caller server's tools. */
   readonly #connections = new Map<string, UpstreamConnection>();
+  readonly #instances = new Map<string, ServerInstances>();
   readonly #counters = new Map<string, Counters>();
   readonly #validator: ArgumentValidator;
   readonly #logger: Logger;
@@ -76,20 +80,29 @@ export class UpstreamManager {
       const timeoutMs = typeof config === 'object' && config !== null ? config.timeout_ms : undefined;
       if (typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0) this.#serverTimeoutMs.set(name, timeoutMs);
       this.#counters.set(name, { calls: 0, failures: 0 });
-      this.#connections.set(
+      const instances = new ServerInstances({
         name,
-        new UpstreamConnection({
-          name,
-          config,
-          logger: this.#logger,
-          clientInfo,
-          connectTimeoutMs,
-          backoff: new Backoff(backoff),
-          resetAfterMs: backoff.resetAfterMs,
-          now,
-          onTools: (tools) => this.#toolsChanged(name, tools),
-        }),
-      );
+        config,
+        logger: this.#logger,
+        idleMs: positiveMs(options.instanceIdleMs, DEFAULT_INSTANCE_IDLE_MS, 'instanceIdleMs'),
+        maxInstances: options.maxInstances ?? DEFAULT_MAX_INSTANCES,
+        now,
+        connect: (instanceConfig, listsTools) =>
+          new UpstreamConnection({
+            name,
+            config: instanceConfig,
+            logger: this.#logger,
+            clientInfo,
+            connectTimeoutMs,
+            backoff: new Backoff(backoff),
+            resetAfterMs: backoff.resetAfterMs,
+            now,
+            // Per-caller instances list the same tools as the template: the catalog shows them once.
+            onTools: listsTools ? (tools) => this.#toolsChanged(name, tools) : () => undefined,
+          }),
+      });
+      this.#instances.set(name, instances);
+      this.#connections.set(name, instances.template);
     }
   }
 
@@ -111,9 +124,9 @@ export class UpstreamManager {
 
   status(): Record<string, UpstreamServerStatus> {
     const out: Record<string, UpstreamServerStatus> = {};
-    for (const [name, connection] of this.#connections) {
+    for (const [name, instances] of this.#instances) {
       const counters = this.#counters.get(name) ?? { calls: 0, failures: 0 };
-      out[name] = { ...connection.status(), calls: counters.calls, failures: counters.failures };
+      out[name] = { ...instances.status(), calls: counters.calls, failures: counters.failures };
     }
     return out;
   }
@@ -125,28 +138,51 @@ export class UpstreamManager {
    * TOOL_ERROR, TIMEOUT, ABORTED, SERVER_UNAVAILABLE, CONNECTION_LOST or PROTOCOL_ERROR.
    */
   async callTool(server: string, tool: string, args: unknown, options: CallToolOptions = {}): Promise<unknown> {
-    const connection = this.#connections.get(server);
-    if (connection === undefined) throw this.#unknownServer(server, tool);
+    const instances = this.#instances.get(server);
+    if (instances === undefined) throw this.#unknownServer(server, tool);
     const counters = this.#counters.get(server) ?? { calls: 0, failures: 0 };
     counters.calls++;
     try {
-      return await this.#call(connection, tool, args, options);
+      // The template's tool list answers unknown tools before any instance is started for them.
+      const template = instances.template;
+      if (!template.tools.some((t) => t.name === tool)) {
+        if (template.state !== 'ready' && template.tools.length === 0) throw template.unavailableError(tool);
+        throw this.#unknownTool(template, tool);
+      }
+      const refuse: LimitRefusals = {
+        full: (waiting) =>
+          new UpstreamError('SERVER_UNAVAILABLE', `${qualifiedName(server, tool)} was not called: ${waiting} calls already wait for upstream server "${server}" (max_concurrency); try again shortly`, { server, tool }),
+        aborted: (signal) => abortedError(server, tool, signal),
+      };
+      const { connection, release } = await instances.acquire(options.caller ?? LOCAL_CALLER, tool, options.signal, refuse);
+      try {
+        return await this.#call(connection, tool, args, options);
+      } finally {
+        release();
+      }
     } catch (error) {
       counters.failures++;
       throw error;
     }
   }
 
-  /** Closes every connection and ends every child process. Idempotent. */
+  /** Closes every connection and instance and ends every child process. Idempotent. */
   close(): Promise<void> {
-    this.#closing ??= Promise.all([...this.#connections.values()].map((c) => c.close())).then(() => undefined);
+    this.#closing ??= Promise.all([...this.#instances.values()].map((i) => i.close())).then(() => undefined);
     return this.#closing;
+  }
+
+  /** Closes per-caller instances idle for the idle time or more (also done on a timer); returns how many. */
+  sweepIdleInstances(): number {
+    let closed = 0;
+    for (const instances of this.#instances.values()) closed += instances.sweepIdle();
+    return closed;
   }
 
   async #call(connection: UpstreamConnection, tool: string, args: unknown, options: CallToolOptions): Promise<unknown> {
     const server = connection.name;
     const name = qualifiedName(server, tool);
-    const definition = connection.tools.find((t) => t.name === tool);
+    const definition = connection.tools.find((t) => t.name === tool) ?? this.#connections.get(server)?.tools.find((t) => t.name === tool);
     if (definition === undefined) {
       if (connection.state !== 'ready' && connection.tools.length === 0) throw connection.unavailableError(tool);
       throw this.#unknownTool(connection, tool);

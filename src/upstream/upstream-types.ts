@@ -47,8 +47,14 @@ export interface UpstreamServerStatus {
   /** Of those, the ones that threw. */
   failures: number;
   transport: UpstreamTransportKind;
-  /** Process id of the child, for stdio servers that are running. */
+  /** Process id of the child, for stdio servers that are running (the template of a per-caller server). */
   pid?: number;
+  /** How many instances run: 'shared', 'per-agent' or 'per-workspace'. */
+  instances_mode?: 'shared' | 'per-agent' | 'per-workspace';
+  /** Per-caller instances running now ('per-agent' and 'per-workspace' only). */
+  instances?: number;
+  /** Calls waiting for a slot under `max_concurrency`. */
+  waiting?: number;
 }
 
 /** Called with a server's new tool list each time it is (re)listed and differs from the last. */
@@ -79,11 +85,17 @@ export interface UpstreamManagerOptions {
   clientInfo?: { name: string; version: string };
   /** Clock, ms; injectable for tests. Default `Date.now`. */
   now?: () => number;
+  /** Idle time after which a per-agent or per-workspace instance is closed, ms. Default 600,000. */
+  instanceIdleMs?: number;
+  /** Per-agent or per-workspace instances of one server kept at once. Default 32. */
+  maxInstances?: number;
 }
 
 export interface CallToolOptions {
-  /** Aborts the call; the server is sent `notifications/cancelled`. */
+  /** Aborts the call (also while it waits for an instance or a slot); the server is sent `notifications/cancelled`. */
   signal?: AbortSignal;
+  /** Who the call is for: picks the instance of a per-agent or per-workspace server. Default: the local agent. */
+  caller?: { agent: string; workspaceNamespace: string };
   /** Timeout of this call, ms. Default: the server's `timeout_ms`, else `callTimeoutMs`. */
   timeoutMs?: number;
 }

@@ -191,13 +191,22 @@ describe('dynamic categories', () => {
     await local.close();
   });
 
-  it('lets a live server replace the catalog folder of the same name, and restores it after', async () => {
+  it('lets a live server replace the catalog folder of the same name, merging curated metadata into its tools, and restores it after', async () => {
     const local = new Catalog({ dir: DEFAULT_CATALOG_DIR, logger: silentLogger(), watch: false });
     await local.start();
     const shipped = local.list('memory').length;
-    local.setDynamicTools('memory', [{ name: 'read_graph', description: 'Live read_graph', mcp_server: 'memory', functions: [], use_cases: [], input_schema: { type: 'object' }, source: 'upstream' }]);
-    expect(local.list('memory').map((e) => e.description)).toEqual(['Live read_graph']);
-    expect(local.find('memory', 'read_graph')?.source).toBe('upstream');
+    const curated = local.find('memory', 'read_graph');
+    const liveSchema = { type: 'object', properties: { live: { type: 'boolean' } } };
+    local.setDynamicTools('memory', [{ name: 'read_graph', description: 'Live read_graph', mcp_server: 'memory', functions: [], use_cases: ['live title'], input_schema: liveSchema, source: 'upstream' }]);
+    // The live list is the truth about which tools exist and what they take ...
+    expect(local.list('memory').map((e) => e.name)).toEqual(['read_graph']);
+    const merged = local.find('memory', 'read_graph');
+    expect(merged?.source).toBe('upstream');
+    expect(merged?.input_schema).toEqual(liveSchema);
+    // ... and the curated description and use cases are kept, not dropped.
+    expect(merged?.description).toBe(curated?.description);
+    expect(merged?.use_cases).toEqual([...(curated?.use_cases ?? []), 'live title']);
+    expect(merged?.functions).toEqual(curated?.functions);
     local.setDynamicTools('memory', null);
     expect(local.list('memory')).toHaveLength(shipped);
     await local.close();

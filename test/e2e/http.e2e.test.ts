@@ -8,7 +8,8 @@ import { scratch, startDaemon, startStdioClient } from '../fixtures/mcp/cli.js';
 import type { Daemon, Scratch } from '../fixtures/mcp/cli.js';
 import { INITIALIZE, MCP_POST_HEADERS, rawRequest } from '../fixtures/mcp/http-harness.js';
 
-const AGENTS = Array.from({ length: 24 }, (_, i) => ({ name: `agent${i}`, token: `e2e-token-agent-${i}-0123456789abcdef` }));
+// agent0 is the operator: it reads /metrics.
+const AGENTS = Array.from({ length: 24 }, (_, i) => ({ name: `agent${i}`, token: `e2e-token-agent-${i}-0123456789abcdef`, ...(i === 0 ? { permissions: { operator: true } } : {}) }));
 const READER = { name: 'reader', token: 'e2e-token-reader-0123456789abcdef', permissions: { workspace: 'read', skills: 'read' } };
 const TOKEN = AGENTS[0]!.token;
 

@@ -175,8 +175,8 @@ describe('workspace tools', () => {
 });
 
 describe('get_execution_stats', () => {
-  it('reports workspace, pool, calls by outcome, limits and capabilities', async () => {
-    h = await startHarness();
+  it('reports workspace, pool, calls by outcome, limits and capabilities to the operator', async () => {
+    h = await startHarness({ permissions: { operator: true } });
     await call(h, 'write_workspace_file', { filename: 'a.txt', content: 'hello' });
     await call(h, 'execute_code', { code: 'return 1' });
     await call(h, 'execute_code', { code: 'throw new Error("x")' });

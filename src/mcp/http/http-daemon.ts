@@ -12,7 +12,7 @@ import { serverSettings } from '../../config/defaults.js';
 import { AgentDirectory } from '../agents.js';
 import { InFlight } from '../in-flight.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
-import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from './prometheus.js';
+import { metricsDenied, PROMETHEUS_CONTENT_TYPE, renderMetrics } from './prometheus.js';
 import type { RefusalReason } from './prometheus.js';
 import { HostPolicy, isLoopbackHost, jsonRpcError, readBody, sendJson } from './request-guards.js';
 import { SessionManager } from './session-manager.js';
@@ -135,6 +135,8 @@ export class HttpDaemon {
     }
     if (path === '/metrics') {
       if (req.method !== 'GET') return this.#refuse(res, 'method', 405, { error: 'use GET /metrics' }, { Allow: 'GET' });
+      const denied = metricsDenied(auth.agent);
+      if (denied) return this.#refuse(res, 'forbidden', 403, { error: denied });
       const text = this.#metrics();
       res.writeHead(200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(text) });
       res.end(text);

@@ -1,14 +1,25 @@
-// GET /metrics in the Prometheus text format (version 0.0.4): calls by tool and outcome, the
-// execute_code latency histogram, pool gauges and counters, sessions, refused HTTP requests.
+// GET /metrics in the Prometheus text format (version 0.0.4): calls by tool and outcome (and by
+// agent), the execute_code latency histogram, pool gauges and counters, sessions, refused HTTP
+// requests. These are every agent's figures, so only the operator may read them.
 
 import type { ExecutorStats } from '../../executor/executor-types.js';
 import { LATENCY_BUCKETS_MS } from '../call-recorder.js';
 import type { CallRecorder } from '../call-recorder.js';
+import type { AgentIdentity } from '../mcp-types.js';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Why the HTTP layer refused a request before MCP saw it. */
-export type RefusalReason = 'host' | 'origin' | 'auth' | 'body_too_large' | 'parse' | 'session' | 'overloaded' | 'draining' | 'method' | 'not_found';
+export type RefusalReason = 'host' | 'origin' | 'auth' | 'forbidden' | 'body_too_large' | 'parse' | 'session' | 'overloaded' | 'draining' | 'method' | 'not_found';
+
+/**
+ * Why `agent` may not read /metrics, or null when it may: the figures are every agent's, so they
+ * need `permissions.operator` (the local agent and the `authToken` caller have it).
+ */
+export function metricsDenied(agent: AgentIdentity): string | null {
+  if (agent.permissions.operator === true) return null;
+  return `permission denied: /metrics shows every agent's figures and needs the operator permission; agent "${agent.name}" does not have it. Use the authToken, or set "permissions": {"operator": true} on an agent in the daemon's configuration; get_execution_stats shows an agent its own figures`;
+}
 
 export interface MetricsSnapshot {
   recorder: CallRecorder;
@@ -32,6 +43,12 @@ export function renderMetrics(s: MetricsSnapshot): string {
     'MCP tool calls by tool and outcome.',
     s.recorder.calls().map(({ tool, outcome, count }) => [`{tool="${escapeLabel(tool)}",outcome="${outcome}"}`, count]),
   );
+
+  const byAgent: [string, number][] = [];
+  for (const agent of s.recorder.agents()) {
+    for (const [outcome, count] of Object.entries(s.recorder.byOutcome(agent))) byAgent.push([`{agent="${escapeLabel(agent)}",outcome="${outcome}"}`, count]);
+  }
+  metric('code_exec_agent_calls_total', 'counter', 'MCP tool calls by agent and outcome.', byAgent);
 
   const h = s.recorder.executeLatency();
   const buckets: [string, number][] = LATENCY_BUCKETS_MS.map((le, i) => [`{le="${formatValue(le / 1000)}"}`, h.buckets[i] ?? 0]);

@@ -1,10 +1,12 @@
 // search_tools, get_tool_definition, list_tool_categories: progressive discovery over the catalog
-// (catalog files, live upstream tools as category = server, saved skills as category 'skills').
+// (catalog files, live upstream tools as category = server, saved skills as category 'skills'),
+// as the session's agent sees it: only what its permissions show, each tool marked callable or not.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { CatalogError, DEFAULT_LIMIT, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS } from '../../catalog/index.js';
-import type { Catalog } from '../../catalog/index.js';
+import type { Catalog, CatalogViewer } from '../../catalog/index.js';
+import { catalogViewer } from '../../sandbox-api/catalog-access.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { args, number, oneOf, text } from '../schema-helpers.js';
@@ -13,6 +15,10 @@ import { ToolFailure } from '../tool-result.js';
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalog: Catalog): void {
+  const { services, session } = ctx;
+  // Built per request: the upstream servers' states (callability) change while a session lives.
+  const viewer = (): CatalogViewer =>
+    catalogViewer({ config: services.config, catalog, ...(services.upstream ? { upstream: services.upstream } : {}) }, { agent: session.agent.name, permissions: session.agent.permissions });
   const category = z
     .string({ error: 'category must be a string naming a category (list_tool_categories shows them)' })
     .nullable()
@@ -26,19 +32,23 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     {
       title: 'Search tools',
       description:
-        'Find tools by what they do, best match first (tolerant of word forms and typos). detail_level "name" gives names only, "summary" adds description and server, "full" adds input_schema and a TypeScript signature. Call the tools from execute_code as tools.SERVER.TOOL(args).',
+        'Find tools by what they do, best match first (tolerant of word forms and typos); tools you can call now come first, each marked callable (when false, why says what would make it callable). detail_level "name" gives names only, "summary" adds description and server, "full" adds input_schema and a TypeScript signature. Call the tools from execute_code as tools.SERVER.TOOL(args).',
       input: args('search_tools', {
         query: text('query', 'what the tool should do, e.g. "create a github issue"; "" lists every tool', { allowEmpty: true, max: MAX_QUERY_CHARS }),
         category,
         detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'how much of each tool to return').default('summary'),
         limit: number('limit', 'most tools to return', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
+        callable_only: z.boolean({ error: 'callable_only must be true or false' }).default(false).describe('only tools you can call now (default: all, callable ones first)'),
       }),
       output: z.looseObject({ query: z.string(), category: z.string().nullable(), detail_level: z.string(), count: z.number(), tools: z.array(z.looseObject({ name: z.string(), category: z.string() })) }),
       annotations: READ_ONLY,
     },
     async (input) => {
       const result = guard(() =>
-        catalog.search({ query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit }),
+        catalog.search(
+          { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only },
+          viewer(),
+        ),
       );
       return { result: result as unknown as Record<string, unknown> };
     },
@@ -58,7 +68,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
       output: z.looseObject({ name: z.string(), category: z.string(), description: z.string(), input_schema: z.looseObject({}), typescript: z.string() }),
       annotations: READ_ONLY,
     },
-    async ({ tool_name, category: cat }) => ({ result: guard(() => catalog.get(tool_name, cat ?? null)) as unknown as Record<string, unknown> }),
+    async ({ tool_name, category: cat }) => ({ result: guard(() => catalog.get(tool_name, cat ?? null, viewer())) as unknown as Record<string, unknown> }),
   );
 
   defineTool(
@@ -67,12 +77,12 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'list_tool_categories',
     {
       title: 'List tool categories',
-      description: 'Every tool category with its description and tool count.',
+      description: 'Every tool category you can see, with its description and the number of its tools you can see.',
       input: args('list_tool_categories', {}),
       output: z.looseObject({ categories: z.record(z.string(), z.looseObject({ description: z.string(), tool_count: z.number() })), total_tools: z.number() }),
       annotations: READ_ONLY,
     },
-    async () => ({ result: catalog.categories() as unknown as Record<string, unknown> }),
+    async () => ({ result: catalog.categories(viewer()) as unknown as Record<string, unknown> }),
   );
 }
 

@@ -1,9 +1,13 @@
-// get_execution_stats: what an agent (or its operator) needs to see the daemon's state: its own
-// workspace, skills, catalog, the pool, latency percentiles, calls by outcome, limits and
-// capabilities. Figures only; no code, data or PII.
+// get_execution_stats: what a caller needs to see of the daemon. Every agent sees its own figures
+// (its calls by outcome and tool, its execute_code latency, its workspace), the limits and the
+// capabilities; figures that show other agents' activity (everyone's counters, pool activity,
+// sessions, vaults, upstream call counts) are the operator's only (`permissions.operator`).
+// Figures only; no code, data or PII.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { catalogViewer } from '../../sandbox-api/catalog-access.js';
+import { toolAllowed } from '../../sandbox-api/permissions.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { args } from '../schema-helpers.js';
@@ -18,9 +22,10 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Execution stats',
       description:
-        'Figures of this daemon: your workspace (files, bytes), skills, catalog, the sandbox pool (threads, queue, completed, failed, timeouts, latency percentiles), calls by outcome, limits and capabilities.',
+        'Your figures: your calls by outcome and tool, your execute_code latency, your workspace (files, bytes), the limits and capabilities. The operator also gets daemon-wide figures: the sandbox pool (threads, queue, completed, failed, timeouts, latency percentiles), every agent\'s calls, skills, catalog, PII and upstream servers.',
       input: args('get_execution_stats', {}),
       output: z.looseObject({
+        scope: z.enum(['agent', 'daemon']),
         workspace: z.looseObject({}),
         pool: z.looseObject({}),
         calls: z.looseObject({}),
@@ -38,32 +43,42 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
     async () => {
       const { config, recorder } = services;
       const agent = session.agent;
+      const operator = agent.permissions.operator === true;
       const pool = services.executor.stats();
       const workspace =
         agent.permissions.workspace === 'none'
           ? { namespace: agent.workspaceNamespace, access: 'none' }
           : { namespace: agent.workspaceNamespace, access: agent.permissions.workspace, ...(await services.workspace.namespace(agent.workspaceNamespace).stats()) };
-      const byTool: Record<string, Record<string, number>> = {};
-      for (const { tool, outcome, count } of recorder.calls()) (byTool[tool] ??= {})[outcome] = count;
+      const byTool = (who?: string): Record<string, Record<string, number>> => {
+        const out: Record<string, Record<string, number>> = {};
+        for (const { tool, outcome, count } of recorder.calls(who)) (out[tool] ??= {})[outcome] = count;
+        return out;
+      };
+      const mine = { agent: agent.name, by_outcome: recorder.byOutcome(agent.name), by_tool: byTool(agent.name), execute_latency: recorder.agentLatency(agent.name) };
+      const everyone = Object.fromEntries(recorder.agents().map((name) => [name, recorder.byOutcome(name)]));
       const result: Record<string, unknown> = {
+        scope: operator ? 'daemon' : 'agent',
         workspace,
-        pool: {
-          processes: pool.processes,
-          threads: pool.threads,
-          busy: pool.busy,
-          queue: pool.queued,
-          completed: pool.completed,
-          failed: pool.failed,
-          timeouts: pool.timeouts,
-          memory_kills: pool.memory_kills,
-          cancelled: pool.cancelled,
-          process_restarts: pool.process_restarts,
-          latency: pool.latency,
-          by_outcome: pool.by_outcome,
-        },
-        calls: { by_outcome: recorder.byOutcome(), by_tool: byTool, in_flight: recorder.inFlight },
-        // running totals of the tokens code kept out of the conversation
-        ...(pool.context_savings ? { context_savings: pool.context_savings } : {}),
+        // Capacity is no one's activity; the rest of the pool's figures is everyone's.
+        pool: operator
+          ? {
+              processes: pool.processes,
+              threads: pool.threads,
+              busy: pool.busy,
+              queue: pool.queued,
+              completed: pool.completed,
+              failed: pool.failed,
+              timeouts: pool.timeouts,
+              memory_kills: pool.memory_kills,
+              cancelled: pool.cancelled,
+              process_restarts: pool.process_restarts,
+              latency: pool.latency,
+              by_outcome: pool.by_outcome,
+            }
+          : { processes: pool.processes, threads: pool.threads },
+        calls: operator ? { by_outcome: recorder.byOutcome(), by_tool: byTool(), in_flight: recorder.inFlight, by_agent: everyone, mine } : { ...mine },
+        // running totals of the tokens code kept out of the conversation (every agent's)
+        ...(operator && pool.context_savings ? { context_savings: pool.context_savings } : {}),
         limits: {
           default_timeout_seconds: config.limits.defaultTimeoutSeconds,
           max_timeout_seconds: config.limits.maxTimeoutSeconds,
@@ -80,7 +95,7 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
           progress: true,
           cancellation: true,
           pii_auto: config.pii.auto,
-          upstream_servers: Object.keys(config.mcpServers),
+          upstream_servers: Object.keys(config.mcpServers).filter((name) => operator || serverUsable(ctx, name)),
           permissions: agent.permissions,
         },
         server: {
@@ -88,17 +103,24 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
           uptime_s: Math.round((services.now() - services.startedAtMs) / 1000),
           agent: agent.name,
           transport: session.transport,
-          ...(services.openSessions ? { sessions: services.openSessions() } : {}),
+          ...(operator && services.openSessions ? { sessions: services.openSessions() } : {}),
         },
-        ...(await optionalStats(ctx)),
+        ...(operator ? operatorStats(ctx) : agentStats(ctx)),
       };
       return { result };
     },
   );
 }
 
-/** Figures of the subsystems that are wired (catalog, skills, PII). */
-async function optionalStats(ctx: ToolContext): Promise<Record<string, unknown>> {
+/** Whether the session's agent may call some tool of `server` (a server it cannot use is not named). */
+function serverUsable(ctx: ToolContext, server: string): boolean {
+  const permissions = ctx.session.agent.permissions;
+  const tools = ctx.services.upstream?.tools(server) ?? [];
+  return tools.length > 0 ? tools.some((t) => toolAllowed(permissions, server, t.name)) : toolAllowed(permissions, server, '*');
+}
+
+/** Daemon-wide figures of the subsystems that are wired (catalog, skills, PII, upstream). */
+function operatorStats(ctx: ToolContext): Record<string, unknown> {
   const { catalog, skills, pii, upstream } = ctx.services;
   return {
     ...(skills ? { skills: skills.stats() } : {}),
@@ -106,4 +128,24 @@ async function optionalStats(ctx: ToolContext): Promise<Record<string, unknown>>
     ...(pii ? { pii: { ...pii.stats(), auto: ctx.services.config.pii.auto } } : {}),
     ...(upstream ? { upstream: upstream.status() } : {}),
   };
+}
+
+/** What an agent sees of the catalog and the upstream servers: its own view, no one's activity. */
+function agentStats(ctx: ToolContext): Record<string, unknown> {
+  const { catalog, upstream, config } = ctx.services;
+  const out: Record<string, unknown> = {};
+  if (catalog) {
+    const who = { agent: ctx.session.agent.name, permissions: ctx.session.agent.permissions };
+    const seen = catalog.categories(catalogViewer({ config, catalog, ...(upstream ? { upstream } : {}) }, who));
+    out.catalog = { total_tools: seen.total_tools, categories: Object.keys(seen.categories).length };
+  }
+  if (upstream) {
+    const servers: Record<string, Record<string, unknown>> = {};
+    for (const [name, status] of Object.entries(upstream.status())) {
+      if (!serverUsable(ctx, name)) continue;
+      servers[name] = { state: status.state, tools: status.tools, transport: status.transport, ...(status.instances_mode ? { instances: status.instances_mode } : {}), ...(status.error ? { error: status.error } : {}) };
+    }
+    out.upstream = servers;
+  }
+  return out;
 }
