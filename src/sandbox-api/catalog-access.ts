@@ -6,6 +6,7 @@ import type { Config, Permissions } from '../config/config-types.js';
 import type { Callability, Catalog, CatalogViewer, ToolEntry } from '../catalog/index.js';
 import type { UpstreamManager, UpstreamServerStatus } from '../upstream/index.js';
 import { toolAllowed } from './permissions.js';
+import { skillVisibleTo } from '../skills/index.js';
 
 /** The server name of the sandbox's own functions: always visible and callable. */
 export const SANDBOX_SERVER = 'sandbox';
@@ -35,7 +36,7 @@ function isSkill(entry: ToolEntry): boolean {
  */
 export function entryVisible(config: Pick<Config, 'agents'>, who: Viewer, entry: ToolEntry): boolean {
   if (entry.mcp_server === SANDBOX_SERVER) return true;
-  if (isSkill(entry)) return config.agents.length === 0 || entry.visibility !== 'private' || entry.author === who.agent;
+  if (isSkill(entry)) return skillVisibleTo(config.agents.length === 0 ? null : who.agent, entry.author, entry.visibility);
   return toolAllowed(who.permissions, entry.mcp_server, entry.name);
 }
 

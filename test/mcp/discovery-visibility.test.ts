@@ -221,6 +221,19 @@ describe('call_tool refuses what cannot work, naming the cause and the fix', () 
     expect(await callTool('alice', 'memory', 'read_grahp')).toMatchObject({ code: 'UNKNOWN_TOOL', message: expect.stringMatching(/has no tool "read_grahp"\. Did you mean memory\.read_graph/) as unknown });
   });
 
+  it('from JavaScript code, every refusal reaches the guest as a thrown error with the cause (no "Cannot read properties of undefined")', async () => {
+    const r = await run(
+      'alice',
+      `const why = (p) => p.then(() => 'ran', (e) => e.name + ': ' + e.message);
+      return [await why(tools.github.create_issue({})), await why(tools.slack.slack_post_message({})), await why(tools.memory.read_grahp({})), await why(fetch('https://example.com/'))]`,
+    );
+    const [denied, unconfigured, unknownTool, fetchDenied] = r.result as string[];
+    expect(denied).toMatch(/^PermissionError: .*does not include github\.create_issue/);
+    expect(unconfigured).toMatch(/not configured; add this to mcpServers/);
+    expect(unknownTool).toMatch(/Did you mean memory\.read_graph/);
+    expect(fetchDenied).toMatch(/^PermissionError: .*net permission/);
+  }, 30_000);
+
   it('a permitted live tool still works from code', async () => {
     const r = await run('alice', "await tools.memory.create_entities({ entities: [{ name: 'Ann', entityType: 'person', observations: ['likes tea'] }] }); return (await tools.memory.read_graph({})).entities.map((e) => e.name)");
     expect(r.result).toEqual(['Ann']);
