@@ -85,7 +85,7 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
 
 function unknownToolMessage(tool: string, names: readonly string[]): string {
   return (
-    `Unknown tool "${tool.slice(0, 64)}". This server's tools are: ${names.join(', ')}. ` +
+    `Unknown tool: ${tool.slice(0, 64)}. This server's tools are: ${names.join(', ')}. ` +
     'Tools of other MCP servers are not called directly: find them with search_tools and call them from execute_code as tools.SERVER.TOOL(args).'
   );
 }
