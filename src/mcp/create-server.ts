@@ -9,6 +9,8 @@ import type { ToolContext } from './define-tool.js';
 import type { McpServices, SessionInfo } from './mcp-types.js';
 import { InFlight } from './in-flight.js';
 import { ObservedTransport } from './observed-transport.js';
+import { registerResources } from './resources.js';
+import { SessionLog } from './session-log.js';
 import { registerOptionalTools } from './tools/optional-tools.js';
 import { registerExecuteCode } from './tools/execute-code.js';
 import { registerStatsTool } from './tools/stats-tool.js';
@@ -37,14 +39,16 @@ export interface McpSession {
 export function createMcpSession(services: McpServices, info: SessionInfo): McpSession {
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Code Execution MCP', version: services.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS },
   );
   const handled = new Set<RequestId>();
-  const ctx: ToolContext = { services, session: info, handled, names: new Set() };
+  const log = new SessionLog(server);
+  const ctx: ToolContext = { services, session: info, handled, names: new Set(), log };
   registerExecuteCode(server, ctx);
   registerOptionalTools(server, ctx);
   registerWorkspaceTools(server, ctx);
   registerStatsTool(server, ctx);
+  registerResources(server, ctx);
 
   let closed = false;
   const requests = new InFlight();
@@ -67,6 +71,7 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
             outcome: 'invalid',
             duration_ms: durationMs,
           });
+          log.callEnded({ tool: known ? tool : UNKNOWN_TOOL, outcome: 'invalid', durationMs });
           return known ? undefined : unknownToolMessage(tool, [...ctx.names]);
         },
         services.now,
