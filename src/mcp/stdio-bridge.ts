@@ -49,6 +49,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   let recovering: Promise<void> | undefined;
   let replays = 0;
   let closing: Promise<void> | undefined;
+  /** Client requests sent to the daemon and not answered yet, with the link that carries them. */
+  const pending = new Map<RequestId, StreamableHTTPClientTransport>();
 
   const newLink = (): StreamableHTTPClientTransport => {
     const link = new StreamableHTTPClientTransport(url, options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {});
@@ -67,6 +69,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         waiter.resolve(message);
         return;
       }
+      pending.delete(message.id);
       if ('result' in message && initializeIds.delete(message.id)) learnVersion(message.result);
     }
     stdio.send(message).catch((error: unknown) => logger.warn({ err: error }, 'could not write to stdout'));
@@ -104,6 +107,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       link = newLink();
       void lost.close().catch(() => undefined);
       lost.onmessage = undefined;
+      abandon(lost);
       await link.start();
       const id = `bridge-reinitialize-${++replays}`;
       const answer = new Promise<JSONRPCMessage>((resolve, reject) => {
@@ -124,16 +128,32 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     })().finally(() => (recovering = undefined)));
   };
 
+  /**
+   * Requests that were running in a session that is gone will never be answered: say so, rather
+   * than leave the client waiting (whether the call ran is unknown, so it is not resent).
+   */
+  const abandon = (lost: StreamableHTTPClientTransport): void => {
+    for (const [id, on] of pending) {
+      if (on !== lost) continue;
+      pending.delete(id);
+      void stdio.send({ jsonrpc: '2.0', id, error: { code: -32000, message: `the daemon at ${url.href} lost the session while this request ran (it restarted or expired the session); it may not have completed: send it again` } });
+    }
+  };
+
   const forward = async (message: JSONRPCMessage): Promise<void> => {
     if (recovering) await recovering.catch(() => undefined);
     const on = link;
+    const id = 'method' in message && 'id' in message ? message.id : undefined;
+    if (id !== undefined) pending.set(id, on);
     const isInitialize = 'method' in message && message.method === 'initialize';
     try {
       await sendOn(on, message, false);
     } catch (error) {
       if (!clientInitialize || isInitialize || !(sessionLost(error) || refused(error))) throw error;
       logger.info({ url: url.href, reason: describe(error) }, 'daemon session lost; re-initializing');
+      if (id !== undefined) pending.delete(id);
       await recover(on);
+      if (id !== undefined) pending.set(id, link);
       await sendOn(link, message, true);
     }
   };
@@ -167,6 +187,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       return;
     }
     forward(message).catch((error: unknown) => {
+      if (request) pending.delete(request.id);
       logger.warn({ err: describe(error), url: url.href, method: 'method' in message ? message.method : undefined }, 'daemon did not take a message');
       if (request) void stdio.send({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: failureMessage(error, url.href) } });
     });
@@ -204,6 +225,15 @@ function refused(error: unknown): boolean {
   return false;
 }
 
+/** The connection broke after the request went out: the daemon died or restarted under it. */
+function dropped(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return true;
+  }
+  return false;
+}
+
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
@@ -218,6 +248,9 @@ function failureMessage(error: unknown, href: string): string {
   }
   if (status !== undefined) {
     return `the code-execution-mcp daemon at ${href} refused the request (HTTP ${status}: ${daemonMessage(error)})`;
+  }
+  if (dropped(error)) {
+    return `the code-execution-mcp daemon at ${href} dropped the connection while this request ran (it stopped or restarted); it may not have completed: send it again`;
   }
   return `the code-execution-mcp daemon at ${href} did not answer (${describe(error)}); start it with "code-execution-mcp serve" or fix --connect`;
 }

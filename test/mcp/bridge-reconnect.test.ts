@@ -34,10 +34,18 @@ describe('stdio --connect recovers a lost session', () => {
     const bridge = await startStdioClient(home.env, ['--connect', first.url]);
     try {
       expect(await echo(bridge.client, 21)).toBe(42);
+      const running = bridge.client.callTool({ name: 'execute_code', arguments: { code: 'await sleep(40000); return 1', timeout_seconds: 60 } });
+      const outcome = running.then(
+        () => 'answered',
+        (error: unknown) => String(error),
+      );
+      await eventually(() => first.logs.some((l) => l.msg === 'session opened'), 20_000);
       await first.stop('SIGKILL');
       const second = await startDaemon(home.env, ['--port', String(first.port)]);
       daemons.push(second);
       expect(await echo(bridge.client, 4)).toBe(8);
+      // the call that was running when the daemon died is answered, not left waiting forever
+      expect(await outcome).toMatch(/while this request ran .*it may not have completed: send it again/);
       // the replay opened a new session as the same client
       expect(second.logs.some((l) => l.msg === 'session opened')).toBe(true);
       expect(bridge.stderr.join('')).toMatch(/daemon session re-established/);
