@@ -2,6 +2,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config/config-types.js';
+import { DataDirError, prepareDataFolders } from '../config/data-dir.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
@@ -27,8 +28,31 @@ export function write(stream: Writable, text: string): Promise<void> {
   });
 }
 
-/** Resolves the configuration of a command; configuration problems are usage errors. */
+/**
+ * Resolves the configuration of a command and makes sure its data folders exist and are writable
+ * (a bridge, which keeps no data, skips that); configuration problems are usage errors.
+ */
 export function commandConfig(parsed: ParsedCommand, io: CliIo, adjustDefaults?: (c: Config) => void): Readonly<Config> {
+  const config = loadCommandConfig(parsed, io, adjustDefaults);
+  if (parsed.command === 'stdio' && parsed.own['connect'] !== undefined) return config;
+  try {
+    prepareDataFolders([
+      { dir: config.skillsDir, option: optionFor('skills-dir', config) },
+      { dir: config.workspaceDir, option: optionFor('workspace-dir', config) },
+    ]);
+  } catch (error) {
+    if (error instanceof DataDirError) throw new UsageError(error.message, parsed.command);
+    throw error;
+  }
+  return config;
+}
+
+function optionFor(folderFlag: string, config: Readonly<Config>): string {
+  const data = config.dataDir !== undefined ? '--data-dir DIR (CODE_EXEC_DATA_DIR) or ' : '';
+  return `${data}--${folderFlag} DIR`;
+}
+
+function loadCommandConfig(parsed: ParsedCommand, io: CliIo, adjustDefaults?: (c: Config) => void): Readonly<Config> {
   try {
     return loadConfig({
       ...(parsed.configFile !== undefined ? { configFile: parsed.configFile } : {}),

@@ -1,16 +1,19 @@
-// `serve`: the HTTP daemon. Logs a "listening" line with the URL and port (and writes the port to
-// --port-file), serves until SIGINT/SIGTERM, then drains calls in flight and exits 0.
+// `serve`: the HTTP daemon. Logs a "listening" line with the URL, port and data folders (on a
+// terminal: a short block saying how to connect and where data lives), writes the port to
+// --port-file, serves until SIGINT/SIGTERM, then drains calls in flight and exits 0.
 
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
 import { HttpDaemon, StartupError, bindProblem } from '../mcp/http/http-daemon.js';
-import { createLogger } from '../util/logger.js';
+import type { Config } from '../config/config-types.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT_FAILED, EXIT_OK, commandConfig } from './cli-io.js';
+import { EXIT_FAILED, EXIT_OK, commandConfig, write } from './cli-io.js';
+import { BIN } from './help.js';
+import { createCliLogger } from './log-format.js';
 import { nextStopSignal } from './signals.js';
 
 export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<number> {
@@ -19,7 +22,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
   const problem = bindProblem(config);
   if (problem) throw new UsageError(problem, 'serve');
 
-  const logger = createLogger(config.logLevel, { service: 'code-execution-mcp' });
+  const { logger, format } = createCliLogger(config, io.stderr, { service: 'code-execution-mcp' });
   const stop = nextStopSignal();
   const coordinator = await startCoordinator(config, logger);
   const daemon = new HttpDaemon(coordinator.services);
@@ -38,7 +41,14 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
       logger.fatal({ code: code ?? 'LISTEN_FAILED' }, message);
       return EXIT_FAILED;
     }
-    logger.info({ url: info.url, host: info.host, port: info.port, version: coordinator.services.version, agents: config.agents.length, auth: config.agents.length > 0 || config.authToken !== undefined }, 'listening');
+    const auth = config.agents.length > 0 || config.authToken !== undefined;
+    if (format === 'text') await write(io.stderr, startBlock(info.url, coordinator.services.version, auth, config));
+    else {
+      logger.info(
+        { url: info.url, host: info.host, port: info.port, version: coordinator.services.version, agents: config.agents.length, auth, data_dir: config.dataDir, skills_dir: config.skillsDir, workspace_dir: config.workspaceDir },
+        'listening',
+      );
+    }
     const portFile = parsed.own['port-file'];
     if (portFile !== undefined) await writeFile(path.resolve(io.cwd, portFile), `${info.port}\n`);
 
@@ -53,4 +63,19 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     stop.dispose();
     logger.info('stopped');
   }
+}
+
+/** What a person starting the daemon in a terminal needs: where it listens, how to connect, where data lives. */
+function startBlock(url: string, version: string, auth: boolean, config: Readonly<Config>): string {
+  const header = auth ? ' --header "Authorization: Bearer $CODE_EXEC_TOKEN"' : '';
+  return [
+    `code-execution-mcp ${version} listening on ${url}`,
+    `  connect an HTTP client:  claude mcp add --transport http code-execution ${url}${header}`,
+    `  connect a stdio client:  ${BIN} stdio --connect ${url}${auth ? '   (with CODE_EXEC_TOKEN set)' : ''}`,
+    `  skills:     ${config.skillsDir}`,
+    `  workspace:  ${config.workspaceDir}`,
+    `  catalog:    ${config.catalogDir}`,
+    '  stop with Ctrl-C (calls in flight finish first); JSON logs: --log-format json',
+    '',
+  ].join('\n');
 }

@@ -83,9 +83,14 @@ export interface Config {
 
   /** Tool catalog folder. Default '<repo>/catalog'. */
   catalogDir: string;
-  /** Skill store folder. Default '<repo>/skills'. */
+  /**
+   * Per-user data folder that skillsDir and workspaceDir default into: unset when run from a clone
+   * (the repository's skills/ and workspace/), the platform's user data directory when installed.
+   */
+  dataDir?: string;
+  /** Skill store folder. Default '<repo>/skills', or '<dataDir>/skills'. */
   skillsDir: string;
-  /** Workspace root; each agent gets a namespace below it. Default '<repo>/workspace'. */
+  /** Workspace root; each agent gets a namespace below it. Default '<repo>/workspace', or '<dataDir>/workspace'. */
   workspaceDir: string;
 
   limits: {
@@ -141,6 +146,9 @@ export interface Config {
    * built by hand (tests of other subsystems) stay valid. Read it through `serverSettings()`.
    */
   server?: ServerConfig;
+
+  /** Log lines on stderr: 'auto' (human text on a terminal, JSON otherwise), 'json' or 'text'. Default 'auto'. */
+  logFormat?: 'auto' | 'json' | 'text';
 
   /** pino level. Default 'info'. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -1,11 +1,13 @@
 // The embedded defaults. Folders default to the package's own catalog/, skills/ and workspace/,
-// found from this file's location, so `npm start` in the repository serves the repository.
+// found from this file's location, so `npm start` in the repository serves the repository;
+// installed as a package, skills/ and workspace/ default into the per-user data directory.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config, Permissions, ServerConfig } from './config-types.js';
+import { defaultDataDir } from './data-dir.js';
 
 const PACKAGE_NAME = 'code-execution-mcp';
 
@@ -60,7 +62,8 @@ export function serverSettings(config: Pick<Config, 'server'>): Readonly<ServerC
 }
 
 /** A fresh, mutable copy of the defaults (the loader layers file, env and flags on top). */
-export function defaultConfig(root: string = packageRoot()): Config {
+export function defaultConfig(root: string = packageRoot(), env: Readonly<Record<string, string | undefined>> = {}): Config {
+  const dataDir = defaultDataDir(root, env);
   return {
     host: '127.0.0.1',
     port: 7337,
@@ -68,8 +71,9 @@ export function defaultConfig(root: string = packageRoot()): Config {
     allowedOrigins: [],
     maxBodyBytes: 4 * 1024 * 1024,
     catalogDir: path.join(root, 'catalog'),
-    skillsDir: path.join(root, 'skills'),
-    workspaceDir: path.join(root, 'workspace'),
+    ...(dataDir !== undefined ? { dataDir } : {}),
+    skillsDir: path.join(dataDir ?? root, 'skills'),
+    workspaceDir: path.join(dataDir ?? root, 'workspace'),
     limits: {
       defaultTimeoutSeconds: 30,
       maxTimeoutSeconds: 300,
@@ -96,6 +100,7 @@ export function defaultConfig(root: string = packageRoot()): Config {
     agents: [],
     defaultPermissions: { ...DEFAULT_PERMISSIONS, tools: ['*'], net: [] },
     server: { ...DEFAULT_SERVER },
+    logFormat: 'auto',
     logLevel: 'info',
   };
 }

@@ -48,9 +48,10 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? {};
   const flags = options.flags ?? {};
-  const config = defaultConfig(options.root ?? packageRoot());
+  const config = defaultConfig(options.root ?? packageRoot(), env);
   options.adjustDefaults?.(config);
   const problems: string[] = [];
+  const explicit = new Set<string>();
 
   const file = locateFile(options.configFile ?? env['CODE_EXEC_CONFIG'], cwd, problems);
   let raw: Record<string, unknown> = {};
@@ -60,20 +61,25 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   // 1. the file's scalar options
   for (const { key, value } of scalarEntries(raw, problems)) {
     const spec = OPTIONS.find((o) => o.key === key);
-    if (spec) apply(config, spec, checkJsonValue(spec, value, { ...fileSource, label: key }), problems);
+    if (spec) apply(config, spec, checkJsonValue(spec, value, { ...fileSource, label: key }), problems, explicit);
   }
   // 2. environment, 3. flags
   for (const spec of OPTIONS) {
     const text = env[spec.env];
-    if (text !== undefined) apply(config, spec, checkTextValue(spec, text, { label: spec.env, baseDir: cwd }), problems);
+    if (text !== undefined) apply(config, spec, checkTextValue(spec, text, { label: spec.env, baseDir: cwd }), problems, explicit);
   }
   for (const spec of OPTIONS) {
     const value = flags[spec.flag];
     const negated = flags[`no-${spec.flag}`];
-    if (spec.kind === 'bool' && negated === true) apply(config, spec, { ok: true, value: false }, problems);
+    if (spec.kind === 'bool' && negated === true) apply(config, spec, { ok: true, value: false }, problems, explicit);
     if (value === undefined) continue;
     const checked = typeof value === 'boolean' ? ({ ok: true, value } as Checked) : checkTextValue(spec, value, { label: `--${spec.flag}`, baseDir: cwd });
-    apply(config, spec, checked, problems);
+    apply(config, spec, checked, problems, explicit);
+  }
+  // a dataDir given by the user moves the folders the user did not place themselves
+  if (explicit.has('dataDir') && config.dataDir !== undefined) {
+    if (!explicit.has('skillsDir')) config.skillsDir = path.join(config.dataDir, 'skills');
+    if (!explicit.has('workspaceDir')) config.workspaceDir = path.join(config.dataDir, 'workspace');
   }
 
   // structured options (file only)
@@ -148,11 +154,12 @@ function unknownKeyMessage(key: string, all: readonly string[]): string {
   return `${key} is not an option${hint ? `; did you mean ${hint}?` : ''} (run with --help for the list)`;
 }
 
-function apply(config: Config, spec: OptionSpec, checked: Checked, problems: string[]): void {
+function apply(config: Config, spec: OptionSpec, checked: Checked, problems: string[], explicit: Set<string>): void {
   if (!checked.ok) {
     problems.push(checked.message);
     return;
   }
+  explicit.add(spec.key);
   setPath(config, spec.key, checked.value);
 }
 

@@ -34,6 +34,8 @@ export type CommandName = 'serve' | 'stdio' | 'exec';
 const KIB = 1024;
 const MIB = 1024 * KIB;
 
+export const LOG_FORMATS = ['auto', 'json', 'text'] as const;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -44,9 +46,10 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'allowedOrigins', env: 'CODE_EXEC_ALLOWED_ORIGINS', flag: 'allowed-origins', kind: 'list', arg: 'O1,O2', doc: 'Origin header values accepted (browser clients), e.g. http://localhost:6274; loopback origins are accepted', defaultText: 'none', commands: ['serve'] },
   { key: 'maxBodyBytes', env: 'CODE_EXEC_MAX_BODY_BYTES', flag: 'max-body-bytes', kind: 'int', min: KIB, max: 1024 * MIB, arg: 'BYTES', doc: 'Largest HTTP request body, bytes; larger bodies get 413', defaultText: String(4 * MIB), commands: ['serve'] },
 
+  { key: 'dataDir', env: 'CODE_EXEC_DATA_DIR', flag: 'data-dir', kind: 'path', arg: 'DIR', doc: 'Per-user data folder; skills/ and workspace/ default below it (created at start; upgrades never touch it)', defaultText: 'the repository when run from a clone; else ~/.local/share/code-execution-mcp (XDG_DATA_HOME), ~/Library/Application Support/code-execution-mcp, %LOCALAPPDATA%\\code-execution-mcp' },
   { key: 'catalogDir', env: 'CODE_EXEC_CATALOG_DIR', flag: 'catalog-dir', kind: 'path', arg: 'DIR', doc: 'Tool catalog folder (CATEGORY/TOOL.json)', defaultText: '<package>/catalog' },
-  { key: 'skillsDir', env: 'CODE_EXEC_SKILLS_DIR', flag: 'skills-dir', kind: 'path', arg: 'DIR', doc: 'Skill store folder (NAME/index.js + SKILL.md)', defaultText: '<package>/skills' },
-  { key: 'workspaceDir', env: 'CODE_EXEC_WORKSPACE_DIR', flag: 'workspace-dir', kind: 'path', arg: 'DIR', doc: 'Workspace root; each agent sees its own namespace below it', defaultText: '<package>/workspace' },
+  { key: 'skillsDir', env: 'CODE_EXEC_SKILLS_DIR', flag: 'skills-dir', kind: 'path', arg: 'DIR', doc: 'Skill store folder (NAME/index.js + SKILL.md)', defaultText: '<data-dir>/skills' },
+  { key: 'workspaceDir', env: 'CODE_EXEC_WORKSPACE_DIR', flag: 'workspace-dir', kind: 'path', arg: 'DIR', doc: 'Workspace root; each agent sees its own namespace below it', defaultText: '<data-dir>/workspace' },
 
   { key: 'limits.defaultTimeoutSeconds', env: 'CODE_EXEC_DEFAULT_TIMEOUT_SECONDS', flag: 'default-timeout-seconds', kind: 'int', min: 1, max: 3600, arg: 'S', doc: 'timeout_seconds of execute_code when the caller gives none, seconds', defaultText: '30' },
   { key: 'limits.maxTimeoutSeconds', env: 'CODE_EXEC_MAX_TIMEOUT_SECONDS', flag: 'max-timeout-seconds', kind: 'int', min: 1, max: 3600, arg: 'S', doc: 'Largest timeout_seconds a caller may ask for, seconds', defaultText: '300' },
@@ -71,6 +74,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'server.drainSeconds', env: 'CODE_EXEC_DRAIN_SECONDS', flag: 'drain-seconds', kind: 'int', min: 0, max: 600, arg: 'S', doc: 'On SIGINT/SIGTERM, how long calls in flight may finish before the daemon closes anyway, seconds', defaultText: '10', commands: ['serve', 'stdio'] },
   { key: 'server.progressIntervalMs', env: 'CODE_EXEC_PROGRESS_INTERVAL_MS', flag: 'progress-interval-ms', kind: 'int', min: 50, max: 60_000, arg: 'MS', doc: 'Interval of execute_code progress notifications (when the client sends a progress token), ms', defaultText: '1000', commands: ['serve', 'stdio'] },
 
+  { key: 'logFormat', env: 'CODE_EXEC_LOG_FORMAT', flag: 'log-format', kind: 'enum', values: LOG_FORMATS, arg: 'FORMAT', doc: 'Log lines on stderr: auto (human text on a terminal, JSON lines otherwise), json or text', defaultText: 'auto', commands: ['serve'] },
   { key: 'logLevel', env: 'CODE_EXEC_LOG_LEVEL', flag: 'log-level', kind: 'enum', values: LOG_LEVELS, arg: 'LEVEL', doc: `Log level on stderr (${LOG_LEVELS.join(', ')})`, defaultText: 'info' },
 ];
 

@@ -9,6 +9,8 @@ import type { ToolContext } from './define-tool.js';
 import type { McpServices, SessionInfo } from './mcp-types.js';
 import { InFlight } from './in-flight.js';
 import { ObservedTransport } from './observed-transport.js';
+import { registerResources } from './resources.js';
+import { SessionLog } from './session-log.js';
 import { registerOptionalTools } from './tools/optional-tools.js';
 import { registerExecuteCode } from './tools/execute-code.js';
 import { registerStatsTool } from './tools/stats-tool.js';
@@ -37,14 +39,16 @@ export interface McpSession {
 export function createMcpSession(services: McpServices, info: SessionInfo): McpSession {
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Code Execution MCP', version: services.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS },
   );
   const handled = new Set<RequestId>();
-  const ctx: ToolContext = { services, session: info, handled, names: new Set() };
+  const log = new SessionLog(server);
+  const ctx: ToolContext = { services, session: info, handled, names: new Set(), log };
   registerExecuteCode(server, ctx);
   registerOptionalTools(server, ctx);
   registerWorkspaceTools(server, ctx);
   registerStatsTool(server, ctx);
+  registerResources(server, ctx);
 
   let closed = false;
   const requests = new InFlight();
@@ -67,6 +71,7 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
             outcome: 'invalid',
             duration_ms: durationMs,
           });
+          log.callEnded({ tool: known ? tool : UNKNOWN_TOOL, outcome: 'invalid', durationMs });
           return known ? undefined : unknownToolMessage(tool, [...ctx.names]);
         },
         services.now,
@@ -85,7 +90,7 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
 
 function unknownToolMessage(tool: string, names: readonly string[]): string {
   return (
-    `Unknown tool "${tool.slice(0, 64)}". This server's tools are: ${names.join(', ')}. ` +
+    `Unknown tool: ${tool.slice(0, 64)}. This server's tools are: ${names.join(', ')}. ` +
     'Tools of other MCP servers are not called directly: find them with search_tools and call them from execute_code as tools.SERVER.TOOL(args).'
   );
 }

@@ -8,6 +8,7 @@ import type { RequestId, ServerNotification, ServerRequest, ToolAnnotations } fr
 import type { z } from 'zod';
 import { WorkspaceError } from '../workspace/index.js';
 import type { CallOutcome, McpServices, SessionInfo } from './mcp-types.js';
+import type { SessionLog } from './session-log.js';
 import { ToolFailure, errorResult, jsonResult } from './tool-result.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -20,6 +21,8 @@ export interface ToolContext {
   handled: Set<RequestId>;
   /** Names of the tools registered in this session. */
   names: Set<string>;
+  /** The session's MCP log channel (notifications/message), when the session has one. */
+  log?: SessionLog;
 }
 
 export interface ToolResponse {
@@ -53,6 +56,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     { title: spec.title, description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: { title: spec.title, ...spec.annotations } },
     (async (args: z.output<I>, extra: ToolExtra) => {
       ctx.handled.add(extra.requestId);
+      ctx.log?.callStarted(name, extra.sendNotification);
       const end = services.recorder.begin();
       const started = services.now();
       let outcome: CallOutcome = 'ok';
@@ -77,6 +81,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
           duration_ms: services.now() - started,
           ...(errorCode ? { error_code: errorCode } : {}),
         });
+        ctx.log?.callEnded({ tool: name, outcome, durationMs: services.now() - started, errorCode }, extra.sendNotification);
         end();
       }
     }) as Parameters<McpServer['registerTool']>[2],

@@ -6,12 +6,14 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { InFlight } from './in-flight.js';
 
+const INVALID_PARAMS = -32602;
+
 export interface RefusedCall {
   tool: string;
   durationMs: number;
 }
 
-/** Records a refused call; may return a clearer message to answer with instead of the SDK's. */
+/** Records a refused call; may return the message of a JSON-RPC error to answer with instead of the SDK's result. */
 export type RefusedCallHandler = (call: RefusedCall) => string | undefined;
 
 export class ObservedTransport implements Transport {
@@ -78,8 +80,9 @@ export class ObservedTransport implements Transport {
       const call = this.#pending.get(message.id);
       if (call && !this.#handled.has(message.id)) {
         const replacement = this.#onRefused({ tool: call.tool, durationMs: this.#now() - call.started });
+        // an unknown tool is a protocol error (-32602, as the MCP spec says), with a message that helps
         if (replacement !== undefined && 'result' in message && message.result['isError'] === true) {
-          outgoing = { ...message, result: { content: [{ type: 'text', text: replacement }], isError: true } };
+          outgoing = { jsonrpc: '2.0', id: message.id, error: { code: INVALID_PARAMS, message: replacement } };
         }
       }
       this.#forget(message.id);

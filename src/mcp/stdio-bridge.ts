@@ -1,14 +1,21 @@
 // `stdio --connect URL`: a message pump between a stdio MCP client (an agent launched by a
 // stdio-only client) and the daemon's Streamable HTTP endpoint, so those agents share the
-// daemon's pool, catalog and skills. Messages pass unchanged both ways; the bridge only learns
-// the negotiated protocol version (the HTTP transport must send it) and answers requests itself
-// when the daemon cannot be reached.
+// daemon's pool, catalog and skills. Messages pass unchanged both ways. A client is started once
+// and left running for days, so the bridge outlives its HTTP session: when the session is gone
+// (idle expiry: 404; a daemon restart: connection refused, then 404) it opens a new one by
+// replaying the client's own initialize, and retries the request that failed, once.
 
 import type { Readable, Writable } from 'node:stream';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../util/logger.js';
+
+/** How long a lost daemon is waited for (connection refused) before a request fails, ms. */
+export const DEFAULT_RECONNECT_WINDOW_MS = 30_000;
+/** How long a replayed initialize may take, ms. */
+const REINITIALIZE_TIMEOUT_MS = 30_000;
+const METHOD_NOT_FOUND = -32601;
 
 export interface BridgeOptions {
   url: string;
@@ -16,6 +23,8 @@ export interface BridgeOptions {
   stdin: Readable;
   stdout: Writable;
   logger: Logger;
+  /** How long a daemon that refuses connections is waited for when a session is being recovered, ms. */
+  reconnectWindowMs?: number;
 }
 
 export interface Bridge {
@@ -24,56 +33,240 @@ export interface Bridge {
   close(): Promise<void>;
 }
 
+type Waiter = { resolve: (message: JSONRPCMessage) => void; reject: (error: Error) => void };
+
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const { logger } = options;
   const url = new URL(options.url);
+  const windowMs = options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS;
   const stdio = new StdioServerTransport(options.stdin, options.stdout);
-  const http = new StreamableHTTPClientTransport(url, options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {});
   const initializeIds = new Set<RequestId>();
-
-  let resolveClosed: () => void = () => undefined;
-  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  /** Answers the bridge itself waits for (replayed initialize), by id. */
+  const internal = new Map<RequestId, Waiter>();
+  let clientInitialize: JSONRPCRequest | undefined;
+  let clientInitialized = false;
+  let protocolVersion: string | undefined;
+  let recovering: Promise<void> | undefined;
+  let replays = 0;
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> =>
-    (closing ??= (async () => {
-      try {
-        await http.terminateSession();
-      } catch {
-        // the daemon may be gone already
-      }
-      await Promise.allSettled([http.close(), stdio.close()]);
-      resolveClosed();
-    })());
+  /** Client requests sent to the daemon and not answered yet, with the link that carries them. */
+  const pending = new Map<RequestId, StreamableHTTPClientTransport>();
 
-  stdio.onmessage = (message: JSONRPCMessage) => {
-    if ('method' in message && message.method === 'initialize' && 'id' in message) initializeIds.add(message.id);
-    http.send(message).catch((error: unknown) => {
-      const reason = error instanceof Error ? error.message : String(error);
-      logger.warn({ err: reason, url: url.href }, 'daemon unreachable');
-      if ('method' in message && 'id' in message) {
-        void stdio.send({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: { code: -32000, message: `the code-execution-mcp daemon at ${url.href} did not answer (${reason}); start it with "code-execution-mcp serve" or fix --connect/--token` },
-        });
-      }
-    });
+  const newLink = (): StreamableHTTPClientTransport => {
+    const link = new StreamableHTTPClientTransport(url, options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {});
+    link.onmessage = (message) => fromDaemon(message);
+    // the standalone SSE stream of a lost session fails too; the next request recovers it
+    link.onerror = (error) => logger.debug({ err: error.message }, 'daemon connection error');
+    return link;
   };
-  http.onmessage = (message: JSONRPCMessage) => {
-    if ('result' in message && initializeIds.delete(message.id)) {
-      const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
-      if (typeof version === 'string') http.setProtocolVersion(version);
+  let link = newLink();
+
+  const fromDaemon = (message: JSONRPCMessage): void => {
+    if (('result' in message || 'error' in message) && message.id !== undefined) {
+      const waiter = internal.get(message.id);
+      if (waiter) {
+        internal.delete(message.id);
+        waiter.resolve(message);
+        return;
+      }
+      pending.delete(message.id);
+      if ('result' in message && initializeIds.delete(message.id)) learnVersion(message.result);
     }
     stdio.send(message).catch((error: unknown) => logger.warn({ err: error }, 'could not write to stdout'));
   };
-  http.onerror = (error) => logger.warn({ err: error.message }, 'daemon connection error');
+
+  const learnVersion = (result: unknown): void => {
+    const version = (result as { protocolVersion?: unknown }).protocolVersion;
+    if (typeof version === 'string') {
+      protocolVersion = version;
+      link.setProtocolVersion(version);
+    }
+  };
+
+  /** Sends on `on`, waiting out a daemon that refuses connections when `patient` (it is restarting). */
+  const sendOn = async (on: StreamableHTTPClientTransport, message: JSONRPCMessage, patient: boolean): Promise<void> => {
+    const deadline = Date.now() + windowMs;
+    for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2000)) {
+      try {
+        await on.send(message);
+        return;
+      } catch (error) {
+        // only a refused connection proves nothing was delivered, so only then is a resend safe
+        if (!patient || !refused(error) || Date.now() + delayMs > deadline || closing) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
+  };
+
+  /** Opens a new session by replaying the client's initialize (and notifications/initialized). */
+  const recover = (lost: StreamableHTTPClientTransport): Promise<void> => {
+    if (lost !== link) return Promise.resolve(); // another request already recovered it
+    return (recovering ??= (async () => {
+      const init = clientInitialize;
+      if (!init) throw new Error('no initialize to replay');
+      link = newLink();
+      void lost.close().catch(() => undefined);
+      lost.onmessage = undefined;
+      abandon(lost);
+      await link.start();
+      const id = `bridge-reinitialize-${++replays}`;
+      const answer = new Promise<JSONRPCMessage>((resolve, reject) => {
+        internal.set(id, { resolve, reject });
+        setTimeout(() => reject(new Error(`the daemon did not answer the replayed initialize within ${REINITIALIZE_TIMEOUT_MS / 1000} s`)), REINITIALIZE_TIMEOUT_MS).unref();
+      });
+      try {
+        await sendOn(link, { ...init, id }, true);
+        const reply = await answer;
+        if ('error' in reply) throw new Error(`the daemon refused the replayed initialize: ${reply.error.message}`);
+        if ('result' in reply) learnVersion(reply.result);
+        else if (protocolVersion) link.setProtocolVersion(protocolVersion);
+        if (clientInitialized) await link.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      } finally {
+        internal.delete(id);
+      }
+      logger.info({ url: url.href, replays }, 'daemon session re-established');
+    })().finally(() => (recovering = undefined)));
+  };
+
+  /**
+   * Requests that were running in a session that is gone will never be answered: say so, rather
+   * than leave the client waiting (whether the call ran is unknown, so it is not resent).
+   */
+  const abandon = (lost: StreamableHTTPClientTransport): void => {
+    for (const [id, on] of pending) {
+      if (on !== lost) continue;
+      pending.delete(id);
+      void stdio.send({ jsonrpc: '2.0', id, error: { code: -32000, message: `the daemon at ${url.href} lost the session while this request ran (it restarted or expired the session); it may not have completed: send it again` } });
+    }
+  };
+
+  const forward = async (message: JSONRPCMessage): Promise<void> => {
+    if (recovering) await recovering.catch(() => undefined);
+    const on = link;
+    const id = 'method' in message && 'id' in message ? message.id : undefined;
+    if (id !== undefined) pending.set(id, on);
+    const isInitialize = 'method' in message && message.method === 'initialize';
+    try {
+      await sendOn(on, message, false);
+    } catch (error) {
+      if (!clientInitialize || isInitialize || !(sessionLost(error) || refused(error))) throw error;
+      logger.info({ url: url.href, reason: describe(error) }, 'daemon session lost; re-initializing');
+      if (id !== undefined) pending.delete(id);
+      await recover(on);
+      if (id !== undefined) pending.set(id, link);
+      await sendOn(link, message, true);
+    }
+  };
+
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      for (const waiter of internal.values()) waiter.reject(new Error('bridge closed'));
+      internal.clear();
+      try {
+        await link.terminateSession();
+      } catch {
+        // the daemon may be gone already
+      }
+      await Promise.allSettled([link.close(), stdio.close()]);
+      resolveClosed();
+    })());
+  let resolveClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+
+  stdio.onmessage = (message: JSONRPCMessage) => {
+    const request = 'method' in message && 'id' in message ? (message as JSONRPCRequest) : undefined;
+    if (request?.method === 'initialize') {
+      clientInitialize = request;
+      initializeIds.add(request.id);
+    } else if ('method' in message && message.method === 'notifications/initialized') {
+      clientInitialized = true;
+    } else if (!clientInitialize) {
+      // Before initialize there is no session to forward to: answer probes (server/discover and
+      // the like) as the embedded server answers methods it does not know, and ping as ping.
+      if (request) void answerLocally(request);
+      return;
+    }
+    forward(message).catch((error: unknown) => {
+      if (request) pending.delete(request.id);
+      logger.warn({ err: describe(error), url: url.href, method: 'method' in message ? message.method : undefined }, 'daemon did not take a message');
+      if (request) void stdio.send({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: failureMessage(error, url.href) } });
+    });
+  };
+  const answerLocally = (request: JSONRPCRequest): Promise<void> =>
+    stdio.send(
+      request.method === 'ping'
+        ? { jsonrpc: '2.0', id: request.id, result: {} }
+        : { jsonrpc: '2.0', id: request.id, error: { code: METHOD_NOT_FOUND, message: 'Method not found' } },
+    );
   stdio.onerror = (error) => logger.warn({ err: error.message }, 'stdio error');
   stdio.onclose = () => void close();
-  http.onclose = () => void close();
   options.stdin.once('end', () => void close());
 
-  await http.start();
+  await link.start();
   await stdio.start();
   logger.info({ url: url.href }, 'bridging stdio to the daemon');
   return { closed, close };
+}
+
+function httpStatus(error: unknown): number | undefined {
+  return error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code > 0 ? error.code : undefined;
+}
+
+/** The daemon no longer knows the session: it expired when idle, or the daemon restarted. */
+function sessionLost(error: unknown): boolean {
+  return httpStatus(error) === 404;
+}
+
+/** Nothing listens on the port (yet): the daemon is stopped or restarting. */
+function refused(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
+    if ((cause as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+  }
+  return false;
+}
+
+/** The connection broke after the request went out: the daemon died or restarted under it. */
+function dropped(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return true;
+  }
+  return false;
+}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${message}${cause}`;
+}
+
+/** What the client is told when a request could not be delivered: the cause and the fix. */
+function failureMessage(error: unknown, href: string): string {
+  const status = httpStatus(error);
+  if (status === 401 || status === 403) {
+    return `token refused by the daemon at ${href} (HTTP ${status}; check CODE_EXEC_TOKEN or --token: it must be the daemon's authToken or an agent's token)`;
+  }
+  if (status !== undefined) {
+    return `the code-execution-mcp daemon at ${href} refused the request (HTTP ${status}: ${daemonMessage(error)})`;
+  }
+  if (dropped(error)) {
+    return `the code-execution-mcp daemon at ${href} dropped the connection while this request ran (it stopped or restarted); it may not have completed: send it again`;
+  }
+  return `the code-execution-mcp daemon at ${href} did not answer (${describe(error)}); start it with "code-execution-mcp serve" or fix --connect`;
+}
+
+/** The JSON-RPC error message in a refused POST's body, when the daemon sent one. */
+function daemonMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const start = text.indexOf('{');
+  if (start >= 0) {
+    try {
+      const body: unknown = JSON.parse(text.slice(start));
+      const message = (body as { error?: { message?: unknown } }).error?.message;
+      if (typeof message === 'string') return message;
+    } catch {
+      // not JSON: fall through
+    }
+  }
+  return text.replace(/^Streamable HTTP error: /, '');
 }

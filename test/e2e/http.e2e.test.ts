@@ -102,9 +102,10 @@ describe('bad input gets a clear error and the daemon keeps serving', () => {
 
   it('unknown tools and wrong argument types', async () => {
     const client = await daemon.connect(TOKEN);
-    const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
-    expect(unknown.isError).toBe(true);
-    expect((unknown.content as { text: string }[])[0]?.text).toMatch(/Unknown tool "no_such_tool"\. This server.s tools are: .*execute_code/);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/Unknown tool: no_such_tool\. This server.s tools are: .*execute_code/),
+    });
     const wrong = await client.callTool({ name: 'execute_code', arguments: { code: 'return 1', timeout_seconds: '30' } });
     expect(wrong.isError).toBe(true);
     expect((wrong.content as { text: string }[])[0]?.text).toMatch(/timeout_seconds must be a number/);

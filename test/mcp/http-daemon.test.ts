@@ -54,7 +54,7 @@ describe('Streamable HTTP', () => {
     const client = await h.connect();
     await client.callTool({ name: 'execute_code', arguments: { code: 'return 1' } });
     await client.callTool({ name: 'execute_code', arguments: {} });
-    await client.callTool({ name: 'made_up_tool_name', arguments: {} });
+    await expect(client.callTool({ name: 'made_up_tool_name', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     const res = await fetch(`${h.base}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();

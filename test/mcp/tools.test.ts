@@ -123,11 +123,12 @@ describe('bad arguments', () => {
     expect(ok.structuredContent).toMatchObject({ success: true, result: 'still here' });
   });
 
-  it('answers an unknown tool with an isError result naming it', async () => {
+  it('answers an unknown tool with a JSON-RPC error (-32602) naming it and the tools there are', async () => {
     h = await startHarness();
-    const result = await call(h, 'run_python', { code: '1' });
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/Unknown tool "run_python"\. This server.s tools are: execute_code, .*search_tools/);
+    await expect(call(h, 'run_python', { code: '1' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/Unknown tool: run_python\. This server.s tools are: execute_code, .*search_tools.*tools\.SERVER\.TOOL/),
+    });
   });
 });
 

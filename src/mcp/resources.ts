@@ -1,0 +1,121 @@
+// Workspace files and skills as MCP resources (`workspace://{+path}`, `skill://{name}`), for
+// clients that show or attach resources. They honour the agent's permissions exactly as the tools
+// do: an agent without the workspace permission gets no workspace resources at all, and reads go
+// through the same requireAccess and the same PII boundary as read_workspace_file.
+
+import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { isSkillError } from '../skills/index.js';
+import type { SkillLanguage, SkillStore } from '../skills/index.js';
+import { WorkspaceError } from '../workspace/index.js';
+import type { ToolContext } from './define-tool.js';
+import { requireAccess } from './permissions.js';
+import { ToolFailure } from './tool-result.js';
+
+/** Most workspace files resources/list returns (sorted first); the rest stay readable by URI. */
+export const MAX_LISTED_WORKSPACE_FILES = 500;
+/** MCP's "resource not found" error code. */
+const RESOURCE_NOT_FOUND = -32002;
+
+const SKILL_MIME: Readonly<Record<SkillLanguage, string>> = { javascript: 'text/javascript', typescript: 'text/x-typescript', python: 'text/x-python' };
+
+export function registerResources(server: McpServer, ctx: ToolContext): void {
+  const { agent } = ctx.session;
+  if (agent.permissions.workspace !== 'none') registerWorkspaceResources(server, ctx);
+  const { skills } = ctx.services;
+  if (skills && agent.permissions.skills !== 'none') registerSkillResources(server, ctx, skills);
+}
+
+function registerWorkspaceResources(server: McpServer, ctx: ToolContext): void {
+  const { services, session } = ctx;
+  const view = () => services.workspace.namespace(session.agent.workspaceNamespace);
+  server.registerResource(
+    'workspace',
+    new ResourceTemplate('workspace://{+path}', {
+      list: async () => {
+        const files = await guarded(() => view().listFiles('.'));
+        const resources: Resource[] = files.slice(0, MAX_LISTED_WORKSPACE_FILES).map((file) => ({ uri: `workspace://${encodePath(file)}`, name: file, mimeType: mimeOf(file) }));
+        return { resources };
+      },
+    }),
+    { title: 'Workspace file', description: 'A text file in your workspace namespace (what read_workspace_file returns).' },
+    async (uri, variables): Promise<ReadResourceResult> => {
+      const file = decodePath(variable(variables, 'path'));
+      const { content } = await guarded(() => {
+        requireAccess(session.agent, 'workspace', 'read', 'resources/read');
+        return view().readFile(file);
+      });
+      return { contents: [{ uri: uri.href, mimeType: mimeOf(file), text: services.boundary.outgoingText(content, session) }] };
+    },
+  );
+}
+
+function registerSkillResources(server: McpServer, ctx: ToolContext, skills: SkillStore): void {
+  const { agent } = ctx.session;
+  server.registerResource(
+    'skill',
+    new ResourceTemplate('skill://{name}', {
+      list: async () => {
+        // the list_skills tool's own call: whatever it filters (visibility, authors), this filters too
+        const { skills: listed } = await guarded(() => skills.list());
+        const resources: Resource[] = listed.map((s) => ({ uri: `skill://${s.name}`, name: s.name, description: s.description, mimeType: SKILL_MIME[s.language] ?? 'text/plain' }));
+        return { resources };
+      },
+    }),
+    { title: 'Skill', description: 'The code of a saved skill (what load_skill returns).' },
+    async (uri, variables): Promise<ReadResourceResult> => {
+      const name = decodeURIComponent(variable(variables, 'name'));
+      const loaded = await guarded(() => {
+        requireAccess(agent, 'skills', 'read', 'resources/read');
+        return skills.load(name);
+      });
+      return { contents: [{ uri: uri.href, mimeType: SKILL_MIME[loaded.metadata.language] ?? 'text/plain', text: loaded.code }] };
+    },
+  );
+}
+
+function variable(variables: Variables, name: string): string {
+  const value = variables[name];
+  const text = Array.isArray(value) ? value.join('/') : value;
+  if (text === undefined || text === '') throw new McpError(ErrorCode.InvalidParams, `the resource URI has no ${name}`);
+  return text;
+}
+
+/** Each segment percent-encoded, the slashes kept: `workspace://data/my%20file.json`. */
+function encodePath(file: string): string {
+  return file.split('/').map(encodeURIComponent).join('/');
+}
+
+function decodePath(text: string): string {
+  try {
+    return text.split('/').map(decodeURIComponent).join('/');
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, `the resource path "${text.slice(0, 200)}" is not validly percent-encoded`);
+  }
+}
+
+function mimeOf(file: string): string {
+  const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
+  const known: Partial<Record<string, string>> = { json: 'application/json', md: 'text/markdown', csv: 'text/csv', js: 'text/javascript', ts: 'text/x-typescript', py: 'text/x-python', html: 'text/html', xml: 'application/xml', yaml: 'application/yaml', yml: 'application/yaml' };
+  return known[ext] ?? 'text/plain';
+}
+
+/** Runs a read, turning the subsystems' refusals into JSON-RPC errors that say what to do. */
+async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidRequest, error.message);
+    if (error instanceof WorkspaceError) {
+      if (error.code === 'NOT_FOUND') throw new McpError(RESOURCE_NOT_FOUND, `${error.message}; resources/list shows the workspace files that exist`);
+      throw new McpError(ErrorCode.InvalidParams, error.message);
+    }
+    if (isSkillError(error)) {
+      throw new McpError(error.code === 'SKILL_NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, error.message);
+    }
+    throw error;
+  }
+}

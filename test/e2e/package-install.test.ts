@@ -1,0 +1,101 @@
+// SLOW (about 30-60 s: npm pack, then npm install of the tarball and its ~130 dependencies from
+// the local npm cache): the package as a user gets it. The tarball installs without a build step,
+// its bin runs, user data lands in the per-user data directory (never inside node_modules), and an
+// unwritable data directory is refused naming the path and the option. A candidate for a slow suite.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO } from '../fixtures/mcp/cli.js';
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(command, args, { cwd: options.cwd, env: options.env, input: options.input ?? '', encoding: 'utf8', timeout: 150_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('installed from the npm tarball (slow)', () => {
+  let root: string;
+  let app: string;
+  let bin: string;
+  let userEnv: NodeJS.ProcessEnv;
+  let dataDir: string;
+
+  beforeAll(() => {
+    expect(existsSync(path.join(REPO, 'dist/src/cli/main.js')), 'dist/ is missing: run "npm run build" first (npm test does)').toBe(true);
+    root = mkdtempSync(path.join(tmpdir(), 'cem-pack-'));
+    app = path.join(root, 'app');
+    mkdirSync(app);
+    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
+    // dist/ is built already; prepack would only build it again
+    const packed = run(NPM, ['pack', '--ignore-scripts', '--pack-destination', root], { cwd: REPO, env: process.env });
+    expect(packed.code, packed.stderr).toBe(0);
+    const tarball = readdirSync(root).find((f) => f.endsWith('.tgz'));
+    expect(tarball).toBeDefined();
+    // dependencies come from the local npm cache; the registry only answers version lookups
+    const installed = run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(root, tarball ?? '')], { cwd: app, env: process.env });
+    expect(installed.code, installed.stderr).toBe(0);
+    bin = path.join(app, 'node_modules/.bin/code-execution-mcp');
+    const home = path.join(root, 'home');
+    mkdirSync(home);
+    userEnv = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_DATA_HOME: path.join(root, 'xdg'), CODE_EXEC_SANDBOX_PROCESSES: '1', CODE_EXEC_PYTHON_PROCESSES: '0' };
+    dataDir = path.join(root, 'xdg', 'code-execution-mcp');
+  }, 180_000);
+
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('ships dist/ and LICENSE, and no user data folders', () => {
+    const pkg = path.join(app, 'node_modules/code-execution-mcp');
+    expect(existsSync(path.join(pkg, 'dist/src/cli/main.js'))).toBe(true);
+    expect(existsSync(path.join(pkg, 'dist/workers'))).toBe(true);
+    expect(existsSync(path.join(pkg, 'LICENSE'))).toBe(true);
+    expect(existsSync(path.join(pkg, 'catalog'))).toBe(true);
+    expect(existsSync(path.join(pkg, 'skills'))).toBe(false);
+    expect(existsSync(path.join(pkg, 'workspace'))).toBe(false);
+  });
+
+  it('exec runs code and keeps workspace files in the user data directory', () => {
+    const result = run(bin, ['exec', '-'], { cwd: app, env: userEnv, input: 'write_file("kept.txt", "survives upgrades"); return [1, 2, 3].map((x) => x * 2)' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ success: true, result: [2, 4, 6] });
+    expect(existsSync(path.join(dataDir, 'workspace', 'kept.txt'))).toBe(true);
+    expect(existsSync(path.join(dataDir, 'skills'))).toBe(true);
+    expect(existsSync(path.join(app, 'node_modules/code-execution-mcp/workspace'))).toBe(false);
+  });
+
+  it('serve starts and says where data lives', async () => {
+    const proc = spawn(bin, ['serve', '--port', '0'], { cwd: app, env: userEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      const lines: string[] = [];
+      createInterface({ input: proc.stderr }).on('line', (line) => {
+        lines.push(line);
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (entry['msg'] === 'listening') resolve(entry);
+      });
+      void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${lines.join('\n')}`)));
+    });
+    expect(listening).toMatchObject({ skills_dir: path.join(dataDir, 'skills'), workspace_dir: path.join(dataDir, 'workspace'), data_dir: dataDir });
+    const health = await fetch(String(listening['url']).replace(/\/mcp$/, '/healthz'));
+    expect(health.status).toBe(200);
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
+
+  it('an unwritable data directory is refused at start, naming the path and the option', () => {
+    const blocker = path.join(root, 'not-a-folder');
+    writeFileSync(blocker, '');
+    const result = run(bin, ['exec', '-'], { cwd: app, env: { ...userEnv, XDG_DATA_HOME: blocker }, input: 'return 1' });
+    expect(result.code).toBe(2);
+    const first = result.stderr.split('\n')[0];
+    expect(first).toBe(
+      `code-execution-mcp exec: cannot write to ${path.join(blocker, 'code-execution-mcp', 'skills')} (ENOTDIR); make it writable or choose another folder with --data-dir DIR (CODE_EXEC_DATA_DIR) or --skills-dir DIR`,
+    );
+  });
+});

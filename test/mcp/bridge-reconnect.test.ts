@@ -1,0 +1,102 @@
+// The stdio bridge outlives its HTTP session: across a daemon restart on the same port and across
+// the daemon's idle expiry, the next call through the same bridge works. Probes the daemon is
+// never sent are answered like the embedded server answers unknown methods, and a refused token
+// is reported as such. Real daemon processes, the real bridge binary, the SDK client.
+
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Daemon, Scratch } from '../fixtures/mcp/cli.js';
+import { BIN, REPO, scratch, startDaemon, startStdioClient } from '../fixtures/mcp/cli.js';
+import { eventually } from '../skills/helpers.js';
+
+const TOKEN = 'bridge-test-token-0123456789';
+
+async function echo(client: Awaited<ReturnType<typeof startStdioClient>>['client'], value: number): Promise<unknown> {
+  const result = await client.callTool({ name: 'execute_code', arguments: { code: `return ${value} * 2` } });
+  return (result.structuredContent as { result?: unknown } | undefined)?.result;
+}
+
+describe('stdio --connect recovers a lost session', () => {
+  let home: Scratch;
+  const daemons: Daemon[] = [];
+  beforeAll(() => {
+    home = scratch({ CODE_EXEC_SANDBOX_PROCESSES: '1' });
+  });
+  afterAll(async () => {
+    await Promise.allSettled(daemons.map((d) => d.stop('SIGKILL')));
+    home.remove();
+  });
+
+  it('keeps working across a daemon restart on the same port', async () => {
+    const first = await startDaemon(home.env);
+    daemons.push(first);
+    const bridge = await startStdioClient(home.env, ['--connect', first.url]);
+    try {
+      expect(await echo(bridge.client, 21)).toBe(42);
+      const running = bridge.client.callTool({ name: 'execute_code', arguments: { code: 'await sleep(40000); return 1', timeout_seconds: 60 } });
+      const outcome = running.then(
+        () => 'answered',
+        (error: unknown) => String(error),
+      );
+      await eventually(() => first.logs.some((l) => l.msg === 'session opened'), 20_000);
+      await first.stop('SIGKILL');
+      const second = await startDaemon(home.env, ['--port', String(first.port)]);
+      daemons.push(second);
+      expect(await echo(bridge.client, 4)).toBe(8);
+      // the call that was running when the daemon died is answered, not left waiting forever
+      expect(await outcome).toMatch(/while this request ran .*it may not have completed: send it again/);
+      // the replay opened a new session as the same client
+      expect(second.logs.some((l) => l.msg === 'session opened')).toBe(true);
+      expect(bridge.stderr.join('')).toMatch(/daemon session re-established/);
+    } finally {
+      await bridge.close();
+    }
+  }, 90_000);
+
+  it('keeps working after the daemon expired its idle session', async () => {
+    const daemon = await startDaemon({ ...home.env, CODE_EXEC_SESSION_IDLE_SECONDS: '1' });
+    daemons.push(daemon);
+    const bridge = await startStdioClient(home.env, ['--connect', daemon.url]);
+    try {
+      expect(await echo(bridge.client, 1)).toBe(2);
+      await eventually(() => daemon.logs.some((l) => l.msg === 'session closed' && l['reason'] === 'idle'), 20_000);
+      expect(await echo(bridge.client, 5)).toBe(10);
+      const tools = await bridge.client.listTools();
+      expect(tools.tools.map((t) => t.name)).toContain('execute_code');
+    } finally {
+      await bridge.close();
+      await daemon.stop();
+    }
+  }, 90_000);
+
+  it('answers a start-up probe it does not forward with -32601, not "daemon unreachable"', async () => {
+    const daemon = await startDaemon(home.env);
+    daemons.push(daemon);
+    const proc = spawn(process.execPath, [BIN, 'stdio', '--connect', daemon.url], { cwd: REPO, env: home.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const lines = createInterface({ input: proc.stdout });
+      const answers: Record<string, unknown>[] = [];
+      lines.on('line', (line) => answers.push(JSON.parse(line) as Record<string, unknown>));
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} })}\n`);
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
+      await eventually(() => answers.length >= 2, 20_000);
+      expect(answers.find((a) => a['id'] === 1)).toMatchObject({ error: { code: -32601, message: 'Method not found' } });
+      expect(answers.find((a) => a['id'] === 2)).toMatchObject({ result: {} });
+    } finally {
+      proc.kill();
+      await daemon.stop();
+    }
+  }, 60_000);
+
+  it('says the token was refused when the daemon answers 401', async () => {
+    const daemon = await startDaemon({ ...home.env, CODE_EXEC_TOKEN: TOKEN });
+    daemons.push(daemon);
+    try {
+      const attempt = startStdioClient({ ...home.env, CODE_EXEC_TOKEN: 'wrong-token-0123456789' }, ['--connect', daemon.url]);
+      await expect(attempt).rejects.toThrow(/token refused by the daemon .*check CODE_EXEC_TOKEN/);
+    } finally {
+      await daemon.stop();
+    }
+  }, 60_000);
+});
