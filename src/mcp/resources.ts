@@ -9,7 +9,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { isSkillError } from '../skills/index.js';
-import type { SkillLanguage, SkillStore } from '../skills/index.js';
+import type { SkillCaller, SkillLanguage, SkillStore } from '../skills/index.js';
 import { WorkspaceError } from '../workspace/index.js';
 import type { ToolContext } from './define-tool.js';
 import { requireAccess } from './permissions.js';
@@ -55,12 +55,13 @@ function registerWorkspaceResources(server: McpServer, ctx: ToolContext): void {
 
 function registerSkillResources(server: McpServer, ctx: ToolContext, skills: SkillStore): void {
   const { agent } = ctx.session;
+  // The same caller as the skill tools: another agent's private skill is not there at all.
+  const caller: SkillCaller = { agent: agent.name, agentsConfigured: ctx.services.config.agents.length > 0 };
   server.registerResource(
     'skill',
     new ResourceTemplate('skill://{name}', {
       list: async () => {
-        // the list_skills tool's own call: whatever it filters (visibility, authors), this filters too
-        const { skills: listed } = await guarded(() => skills.list());
+        const { skills: listed } = await guarded(() => skills.list(caller));
         const resources: Resource[] = listed.map((s) => ({ uri: `skill://${s.name}`, name: s.name, description: s.description, mimeType: SKILL_MIME[s.language] ?? 'text/plain' }));
         return { resources };
       },
@@ -70,7 +71,7 @@ function registerSkillResources(server: McpServer, ctx: ToolContext, skills: Ski
       const name = decodeURIComponent(variable(variables, 'name'));
       const loaded = await guarded(() => {
         requireAccess(agent, 'skills', 'read', 'resources/read');
-        return skills.load(name);
+        return skills.load(name, caller);
       });
       return { contents: [{ uri: uri.href, mimeType: SKILL_MIME[loaded.metadata.language] ?? 'text/plain', text: loaded.code }] };
     },

@@ -97,6 +97,15 @@ describe('skill ownership over the HTTP daemon, three agents', () => {
     expect(shared.structuredContent).toMatchObject({ name: 'alice_shared', metadata: { author: 'alice', visibility: 'shared' } });
   });
 
+  it("another agent's private skill is no MCP resource either (resources/list and resources/read)", async () => {
+    const listed = (await as.carol.listResources()).resources.map((r) => r.uri);
+    expect(listed).toContain('skill://alice_shared');
+    expect(listed).not.toContain('skill://alice_private');
+    await expect(as.carol.readResource({ uri: 'skill://alice_private' })).rejects.toThrow(/not found/i);
+    const own = await as.alice.readResource({ uri: 'skill://alice_private' });
+    expect(JSON.stringify(own.contents)).toContain('alice-secret-42');
+  });
+
   it("saving over another agent's skill is refused, private or shared, and nothing of it is revealed", async () => {
     const overPrivate = await as.bob.callTool({ name: 'save_skill', arguments: { name: 'alice_private', code: 'export const payload = "planted";' } });
     expect(overPrivate.isError).toBe(true);
