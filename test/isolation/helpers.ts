@@ -141,5 +141,9 @@ export async function loot(client: Client, language: Language = 'javascript'): P
 /** Asserts the attacker's haul holds none of the secrets. */
 export function expectNoSecret(haul: unknown, secrets: readonly string[]): void {
   const flat = typeof haul === 'string' ? haul : JSON.stringify(haul);
-  for (const secret of secrets) expect(flat, `the attacker's loot holds ${secret}`).not.toContain(secret);
+  for (const secret of secrets) {
+    const at = flat.indexOf(secret);
+    const excerpt = at < 0 ? '' : flat.slice(Math.max(0, at - 300), at + secret.length + 100);
+    expect(at, `the attacker's loot holds ${secret}: ...${excerpt}...`).toBe(-1);
+  }
 }
