@@ -147,3 +147,18 @@ export function expectNoSecret(haul: unknown, secrets: readonly string[]): void 
     expect(at, `the attacker's loot holds ${secret}: ...${excerpt}...`).toBe(-1);
   }
 }
+
+/** Polls until check() is true, at most timeoutMs (upstream servers connect after the daemon listens). */
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Waits until this agent's code sees tools.SERVER for every server named. */
+export async function waitForServers(client: Client, names: readonly string[]): Promise<void> {
+  const code = `return ${JSON.stringify(names)}.every((n) => tools[n] !== undefined)`;
+  await waitUntil(async () => (await run(client, code)).result === true, 60_000, `upstream servers ${names.join(', ')}`);
+}

@@ -80,7 +80,7 @@ afterEach(async () => {
 async function expectVictimUntouched(): Promise<void> {
   await run(victim, "delete_file('receipt.txt')", 'python');
   const attacked = await run(victim, VICTIM, 'python');
-  expect(attacked).toMatchObject({ success: true, error: reference.error, result: reference.result, output: reference.output });
+  expect({ success: attacked.success, error: attacked.error ?? null, result: attacked.result, output: attacked.output }).toEqual({ success: true, error: null, result: reference.result, output: reference.output });
   const files = await run(victim, 'result = sorted(list_files())', 'python');
   expect(files.result).toEqual(['receipt.txt']);
 }
@@ -111,30 +111,43 @@ const COLLECT = `${STASH}
 write_file('loot.txt', json.dumps(stash))
 result = stash
 `;
+// The attacker's helpers hold their state in closures, not in the call's globals (which end with
+// the call), and anchor themselves in the codec search path, so they outlive the call.
 const KEEP = `
-_box = []
-def _search(name):
-    if name.startswith('mallory_stash'):
-        return codecs.CodecInfo(name=json.dumps(_box), encode=codecs.utf_8_encode, decode=codecs.utf_8_decode)
-    return None
+import codecs, json, sys
+def _make():
+    import sys, json, codecs
+    box = []
+    def search(name):
+        if name.startswith('mallory_stash'):
+            return codecs.CodecInfo(name=json.dumps(box), encode=codecs.utf_8_encode, decode=codecs.utf_8_decode)
+        return None
+    def keep(*items):
+        box.extend(str(i) for i in items)
+    def walk_frames():
+        # From any hook: the caller's globals, where the victim's KEY and powers live.
+        f = sys._getframe(1)
+        while f is not None:
+            g = f.f_globals
+            if 'KEY' in g:
+                keep(g['KEY'])
+                try:
+                    g['write_file']('planted.txt', 'written by mallory with the victim powers')
+                except Exception:
+                    pass
+            f = f.f_back
+    return search, keep, walk_frames
+_search, keep, walk_frames = _make()
+def anchor(*things):
+    try:
+        codecs.register(lambda name, _anchor=things: None)
+    except Exception as e:
+        print('codecs.register refused', type(e).__name__)
+anchor(_search)
 try:
     codecs.register(_search)
 except Exception as e:
     print('codecs.register refused', type(e).__name__)
-def keep(*items):
-    _box.extend(str(i) for i in items)
-def walk_frames():
-    # From any hook: the caller's globals, where the victim's KEY and powers live.
-    f = sys._getframe(1)
-    while f is not None:
-        g = f.f_globals
-        if 'KEY' in g:
-            keep(g['KEY'])
-            try:
-                g['write_file']('planted.txt', 'written by mallory with the victim powers')
-            except Exception:
-                pass
-        f = f.f_back
 `;
 
 describe('interpreter state one agent changes', () => {
@@ -142,10 +155,12 @@ describe('interpreter state one agent changes', () => {
     const plant = `${KEEP}
 import collections.abc, abc
 class Evil(metaclass=abc.ABCMeta):
+    _walk = staticmethod(walk_frames)
     @classmethod
     def __subclasshook__(cls, C):
-        walk_frames()
+        cls._walk()
         return NotImplemented
+anchor(Evil)
 for base in (collections.abc.Mapping, collections.abc.Sequence, collections.abc.Iterable):
     try:
         base.register(Evil)
@@ -161,7 +176,7 @@ result = 'planted'`;
 import decimal, copyreg, collections, warnings, random
 for change in (lambda: setattr(decimal.DefaultContext, 'prec', 3), lambda: setattr(decimal.getcontext(), 'prec', 3),
                lambda: decimal.setcontext(decimal.Context(prec=3)),
-               lambda: copyreg.pickle(collections.OrderedDict, lambda od: (keep(*od.values()) or collections.OrderedDict, (), None, None, iter([('amount', 999999)]))),
+               lambda: copyreg.pickle(collections.OrderedDict, lambda od, _k=keep: (_k(*od.values()) or collections.OrderedDict, (), None, None, iter([('amount', 999999)]))),
                lambda: warnings.filterwarnings('error'), lambda: random.seed(1234),
                lambda: codecs.register(lambda name: codecs.lookup('utf-16') if name in ('utf_8', 'utf-8', 'rot13', 'rot_13') else None)):
     try:
@@ -175,13 +190,17 @@ result = 'planted'`;
 
   it("sys hooks one agent installs never run in another agent's call", async () => {
     const plant = `${KEEP}
-def hook(*args, **kwargs):
-    walk_frames()
+def _hooks(walk):
+    def hook(*args, **kwargs):
+        walk()
+        return hook
     return hook
+hook = _hooks(walk_frames)
+anchor(hook)
 for name, install in (('settrace', lambda: sys.settrace(hook)), ('setprofile', lambda: sys.setprofile(hook)),
                       ('displayhook', lambda: setattr(sys, 'displayhook', hook)), ('excepthook', lambda: setattr(sys, 'excepthook', hook)),
                       ('unraisablehook', lambda: setattr(sys, 'unraisablehook', hook)), ('breakpointhook', lambda: setattr(sys, 'breakpointhook', hook)),
-                      ('addaudithook', lambda: sys.addaudithook(lambda event, args: walk_frames() if event in ('open', 'exec', 'compile', 'import') else None)),
+                      ('addaudithook', lambda: sys.addaudithook(lambda event, args, _w=walk_frames: _w() if event in ('open', 'exec', 'compile', 'import') else None)),
                       ('stdout', lambda: setattr(sys, 'stdout', None))):
     try:
         install()
@@ -234,10 +253,12 @@ describe('two agents on one namespace', () => {
     const plant = `${KEEP}
 import collections.abc, abc
 class Evil(metaclass=abc.ABCMeta):
+    _walk = staticmethod(walk_frames)
     @classmethod
     def __subclasshook__(cls, C):
-        walk_frames()
+        cls._walk()
         return NotImplemented
+anchor(Evil)
 collections.abc.Mapping.register(Evil)
 import decimal
 decimal.DefaultContext.prec = 3
