@@ -75,6 +75,7 @@ let undo = '';
 afterEach(async () => {
   if (undo) await run(attacker, undo, 'python');
   undo = '';
+  await run(victim, 'for name in list_files():\n    delete_file(name)', 'python');
 });
 
 async function expectVictimUntouched(): Promise<void> {
