@@ -108,13 +108,13 @@ try:
 except Exception:
     stash = []
 `;
-const COLLECT = `${STASH}
+const COLLECT_CODE = `${STASH}
 write_file('loot.txt', json.dumps(stash))
 result = stash
 `;
 // The attacker's helpers hold their state in closures, not in the call's globals (which end with
 // the call), and anchor themselves in the codec search path, so they outlive the call.
-const KEEP = `
+const KEEP_CODE = `
 import codecs, json, sys
 def _make():
     import sys, json, codecs
@@ -151,9 +151,17 @@ except Exception as e:
     print('codecs.register refused', type(e).__name__)
 `;
 
+/** The helpers and their collector under a stash name of one test, so tests do not read each other's. */
+function keep(tag: string): string {
+  return KEEP_CODE.replaceAll('mallory_stash', `mallory_stash_${tag}`);
+}
+function collect(tag: string): string {
+  return COLLECT_CODE.replaceAll('mallory_stash', `mallory_stash_${tag}`);
+}
+
 describe('interpreter state one agent changes', () => {
   it("an ABC registered with a __subclasshook__ never runs in another agent's isinstance", async () => {
-    const plant = `${KEEP}
+    const plant = `${keep('abc')}
 import collections.abc, abc
 class Evil(metaclass=abc.ABCMeta):
     _walk = staticmethod(walk_frames)
@@ -169,11 +177,11 @@ for base in (collections.abc.Mapping, collections.abc.Sequence, collections.abc.
         print('register refused', type(e).__name__)
 result = 'planted'`;
     undo = 'import collections.abc\nfor b in (collections.abc.Mapping, collections.abc.Sequence, collections.abc.Iterable):\n    b._abc_registry_clear(); b._abc_caches_clear()';
-    await attackRounds(plant, COLLECT);
+    await attackRounds(plant, collect('abc'));
   }, 300_000);
 
   it("decimal's default context, codecs, copyreg, warnings and random seeded by one agent do not reach another", async () => {
-    const plant = `${KEEP}
+    const plant = `${keep('state')}
 import decimal, copyreg, collections, warnings, random
 for change in (lambda: setattr(decimal.DefaultContext, 'prec', 3), lambda: setattr(decimal.getcontext(), 'prec', 3),
                lambda: decimal.setcontext(decimal.Context(prec=3)),
@@ -186,11 +194,11 @@ for change in (lambda: setattr(decimal.DefaultContext, 'prec', 3), lambda: setat
         print('refused', type(e).__name__)
 result = 'planted'`;
     undo = 'import decimal, copyreg, collections, warnings\ndecimal.DefaultContext.prec = 28\ncopyreg.dispatch_table.pop(collections.OrderedDict, None)\nwarnings.resetwarnings()';
-    await attackRounds(plant, COLLECT);
+    await attackRounds(plant, collect('state'));
   }, 300_000);
 
   it("sys hooks one agent installs never run in another agent's call", async () => {
-    const plant = `${KEEP}
+    const plant = `${keep('hooks')}
 def _hooks(walk):
     def hook(*args, **kwargs):
         walk()
@@ -208,7 +216,7 @@ for name, install in (('settrace', lambda: sys.settrace(hook)), ('setprofile', l
     except Exception as e:
         print(name, 'refused', type(e).__name__)
 result = 'planted'`;
-    await attackRounds(plant, COLLECT);
+    await attackRounds(plant, collect('hooks'));
   }, 300_000);
 
   it("the garbage collector and sys.modules never hand one agent another agent's objects", async () => {
@@ -251,7 +259,7 @@ describe('two agents on one namespace', () => {
   it("code planted by a read-only agent never runs with the read-write agent's powers", async () => {
     const refused = await run(reader, "write_file('direct.txt', 'x')", 'python');
     expect(refused).toMatchObject({ success: false, error_type: 'PermissionError' });
-    const plant = `${KEEP}
+    const plant = `${keep('shared')}
 import collections.abc, abc
 class Evil(metaclass=abc.ABCMeta):
     _walk = staticmethod(walk_frames)
@@ -277,7 +285,7 @@ result = 'planted'`;
 // Last: no agent can take back a replaced __code__, so what works here must not blame earlier tests.
 describe('the sandbox API and stdlib functions', () => {
   it('changing the defaults or code of the sandbox API and of stdlib functions stays in the call', async () => {
-    const plant = `${KEEP}
+    const plant = `${keep('defaults')}
 import json, re
 def tampered(path):
     return 'tampered'
@@ -299,6 +307,6 @@ for name, change in changes.items():
     except Exception as e:
         pass
 result = done`;
-    await attackRounds(plant, COLLECT);
+    await attackRounds(plant, collect('defaults'));
   }, 300_000);
 });
