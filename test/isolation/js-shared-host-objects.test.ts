@@ -41,7 +41,8 @@ out.date = [new Date(0).toISOString(), typeof Date.now(), Date.UTC(2020, 0, 1)];
 out.json = JSON.stringify({ key: KEY, amount: 10 });
 out.uuid = crypto.randomUUID().length;
 out.files = list_files();
-write_file('receipt.txt', KEY + ' amount=' + out.amount);
+out.order = Object.fromEntries(params);
+write_file('receipt.txt', KEY + ' amount=' + out.order.amount);
 console.log('charged', out.amount, 'with', KEY);
 await sleep(5);
 return out;
@@ -88,13 +89,13 @@ const reach = () => {
 let d: IsolationDaemon;
 let attacker: Client;
 let victim: Client;
+let auditor: Client;
 let reference: RunResult;
 
 // A fresh daemon per test: one planted trick that works must not be blamed on the next test.
 beforeEach(async () => {
-  d = await startIsolationDaemon({ agents: [agent('mallory'), agent('alice')], processes: 1 });
-  attacker = await d.client('mallory');
-  victim = await d.client('alice');
+  d = await startIsolationDaemon({ agents: [agent('mallory'), agent('alice'), agent('auditor', { workspace: 'read', skills: 'read' }, 'alice')], processes: 1 });
+  [attacker, victim, auditor] = await Promise.all([d.client('mallory'), d.client('alice'), d.client('auditor')]);
   reference = await run(victim, VICTIM);
   expect(reference.success, reference.error).toBe(true);
   await run(victim, 'delete_file("receipt.txt")');
@@ -154,6 +155,23 @@ describe('host objects shared between calls', () => {
         Object.defineProperty(proto, '__stash', { configurable: true, value: stash });
         return 'planted';
       } catch (e) { return 'refused: ' + e.message; }`;
+    const collect = `
+      const stash = Object.getPrototypeOf(new URLSearchParams('a=1')[Symbol.iterator]()).__stash ?? [];
+      write_file('loot.txt', JSON.stringify(stash));
+      return stash;`;
+    await attackRounds(plant, collect);
+  }, 60_000);
+
+  it("a spy on the iterator prototype that changes nothing still collects nothing of another agent's", async () => {
+    const plant = `
+      const proto = Object.getPrototypeOf(new URLSearchParams('a=1')[Symbol.iterator]());
+      const next = proto.next;
+      const stash = proto.__stash ?? [];
+      try {
+        proto.next = function () { const r = next.call(this); if (!r.done) stash.push(String(r.value)); return r; };
+        proto.__stash = stash;
+      } catch {}
+      return 'planted';`;
     const collect = `
       const stash = Object.getPrototypeOf(new URLSearchParams('a=1')[Symbol.iterator]()).__stash ?? [];
       write_file('loot.txt', JSON.stringify(stash));
@@ -264,6 +282,23 @@ describe('what a call leaves behind', () => {
       const r = await run(victim, churn);
       expect(r).toMatchObject({ success: true, result: 'done', output: [] });
       await expectVictimUntouched();
+    }
+  }, 60_000);
+});
+
+describe('two agents on one namespace', () => {
+  it("an agent that may only read a namespace cannot change what its co-tenant writes there", async () => {
+    const refused = await run(auditor, 'write_file("receipt.txt", "forged")');
+    expect(refused).toMatchObject({ success: false, error_type: 'PermissionError' });
+    const plant = `
+      const proto = Object.getPrototypeOf(new URLSearchParams('a=1')[Symbol.iterator]());
+      const next = proto.next;
+      try { proto.next = function () { const r = next.call(this); if (!r.done && r.value[0] === 'amount') r.value[1] = '999999'; return r; }; } catch {}
+      return 'planted';`;
+    for (let round = 0; round < 2; round++) {
+      await run(auditor, plant);
+      await expectVictimUntouched();
+      expect((await run(auditor, 'return read_file("receipt.txt")')).result).toBe(`${SECRET} amount=10`);
     }
   }, 60_000);
 });
