@@ -263,28 +263,40 @@ describe('host objects shared between calls', () => {
 });
 
 describe('what a call leaves behind', () => {
-  it("a rejection, timer or finalizer an attacker leaves behind never writes into another agent's output", async () => {
+  // Without any shared object: what a call leaves on the worker's own queues.
+  it("a rejection, timer, microtask or finalizer an attacker leaves behind never writes into another agent's output", async () => {
     const plant = `
-      const proto = Object.getPrototypeOf(new URLSearchParams('a=1')[Symbol.iterator]());
-      const next = proto.next;
-      try { proto.next = function () { Promise.reject(new Error('planted rejection')); return next.call(this); }; } catch {}
-      const registry = new FinalizationRegistry(() => { Promise.reject(new Error('planted finalizer')); });
-      try { proto.__registry = registry; } catch {}
-      for (let i = 0; i < 2000; i++) registry.register({ pad: new Array(64).fill(i) }, i);
+      const registry = new FinalizationRegistry((i) => { Promise.reject(new Error('planted finalizer ' + i)); });
+      for (let i = 0; i < 5000; i++) registry.register({ pad: new Array(32).fill(i) }, i);
       setTimeout(() => { throw new Error('planted timer'); }, 30);
       setInterval(() => console.log('planted interval'), 5);
       Promise.reject(new Error('planted at the end'));
       queueMicrotask(() => Promise.reject(new Error('planted microtask')));
+      (async () => { await null; for (let i = 0; i < 1000; i++) await null; throw new Error('planted async chain'); })();
       return 'planted';`;
-    const churn = 'let junk = []; for (let i = 0; i < 200; i++) { junk.push(new Array(5000).fill(i)); if (i % 50 === 0) await sleep(10); } junk = null; await sleep(50); return "done"';
-    for (let round = 0; round < 2; round++) {
-      await run(attacker, plant);
-      const r = await run(victim, churn);
-      expect(r).toMatchObject({ success: true, result: 'done', output: [] });
-      await expectVictimUntouched();
-    }
+    await rounds(plant);
+  }, 60_000);
+
+  it("a rejection raised by planted code inside another agent's call is not written into its output", async () => {
+    const plant = `
+      const proto = Object.getPrototypeOf(new URLSearchParams('a=1')[Symbol.iterator]());
+      const next = proto.next;
+      try { proto.next = function () { Promise.reject(new Error('planted rejection')); return next.call(this); }; } catch {}
+      return 'planted';`;
+    await rounds(plant);
   }, 60_000);
 });
+
+/** Plant, then a victim that churns memory and waits (finalizers and timers get their chance). */
+async function rounds(plant: string): Promise<void> {
+  const churn = 'let junk = []; for (let i = 0; i < 200; i++) { junk.push(new Array(5000).fill(i)); if (i % 50 === 0) await sleep(10); } junk = null; await sleep(50); return "done"';
+  for (let round = 0; round < 2; round++) {
+    await run(attacker, plant);
+    const r = await run(victim, churn);
+    expect(r).toMatchObject({ success: true, result: 'done', output: [] });
+    await expectVictimUntouched();
+  }
+}
 
 describe('two agents on one namespace', () => {
   it("an agent that may only read a namespace cannot change what its co-tenant writes there", async () => {
