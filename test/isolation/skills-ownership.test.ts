@@ -4,7 +4,7 @@
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agent, expectNoSecret, loot, run, startIsolationDaemon, tool, value } from './helpers.js';
+import { agent, expectNoSecret, loot, PYTHON_START_MS, run, startIsolationDaemon, tool, value } from './helpers.js';
 import type { IsolationDaemon } from './helpers.js';
 
 const SECRET = 'sk-victim-SKILLSECRET-91ab';
@@ -17,9 +17,9 @@ let mallory: Client;
 let publisher: Client;
 
 beforeAll(async () => {
-  d = await startIsolationDaemon({ agents: [agent('alice'), agent('mallory'), agent('publisher', { skills: 'publish' })], processes: 1 });
+  d = await startIsolationDaemon({ agents: [agent('alice'), agent('mallory'), agent('publisher', { skills: 'publish' })], processes: 1, pythonProcesses: 1 });
   [alice, mallory, publisher] = await Promise.all([d.client('alice'), d.client('mallory'), d.client('publisher')]);
-}, 60_000);
+}, PYTHON_START_MS);
 
 /** Alice saves her private skill under a name of this test's own, so tests do not share it. */
 async function aliceSaves(name: string): Promise<void> {
@@ -77,6 +77,30 @@ describe("another agent's skill", () => {
     expect(String(code['imported'])).toMatch(/^refused/);
     expectNoSecret(await loot(mallory), [SECRET]);
   }, 60_000);
+
+  it("is invisible from Python too: load_skill, exec(load_skill()) and list_skills", async () => {
+    const code = "KEY = 'sk-victim-PYSKILL-77c2'\ndef price(n):\n    return n * 10\n";
+    const saved = await tool(alice, 'save_skill', { name: 'py_ledger', code, language: 'python', description: 'alice python ledger' });
+    expect(saved.isError, saved.text).toBe(false);
+    expect(await value(alice, "exec(load_skill('py_ledger'))\nresult = [KEY, price(1)]", 'python')).toEqual(['sk-victim-PYSKILL-77c2', 10]);
+    const probe = await run(mallory, [
+      'seen = {}',
+      'try:',
+      "    seen['list'] = list_skills()",
+      'except Exception as e:',
+      "    seen['list'] = type(e).__name__",
+      'try:',
+      "    exec(load_skill('py_ledger'))",
+      "    seen['key'] = KEY",
+      'except Exception as e:',
+      "    seen['load'] = type(e).__name__",
+      "write_file('loot.json', str(seen))",
+      'result = seen',
+    ].join('\n'), 'python');
+    expectNoSecret(probe, ['sk-victim-PYSKILL-77c2']);
+    expect(JSON.stringify(probe.result)).not.toContain('py_ledger');
+    expectNoSecret(await loot(mallory, 'python'), ['sk-victim-PYSKILL-77c2']);
+  }, 120_000);
 
   it("a squatted name never runs the squatter's code in its victim's call", async () => {
     // mallory saves under a name alice imports but has not written yet, and under alice's own name.
