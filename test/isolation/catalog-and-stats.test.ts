@@ -112,7 +112,7 @@ describe("figures of other agents' work", () => {
     expect(stats.isError, stats.text).toBe(false);
     const text = JSON.stringify(stats.structured);
     expect(text).not.toMatch(/filesystem|list_directory|read_text_file/);
-    expect(text).not.toContain('wide');
+    expect(text, 'the other agent named').not.toMatch(/"wide"/);
     // The per-tool and per-outcome counters move with narrow's own calls only, never with wide's.
     const before = ownCounters(stats.structured);
     await run(wide, 'throw new Error("again")');
