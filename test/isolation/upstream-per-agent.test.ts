@@ -18,7 +18,9 @@ let alpha: Client;
 let beta: Client;
 
 beforeAll(async () => {
-  const memory = { ...memoryConfig(path.join(dir, 'memory-${agent}.jsonl')), instances: 'per-agent' };
+  // The documented setting for server-memory: it rewrites its whole file on every change, so it
+  // needs its own instance per agent AND one call at a time (its own concurrent calls race too).
+  const memory = { ...memoryConfig(path.join(dir, 'memory-${agent}.jsonl')), instances: 'per-agent', max_concurrency: 1 };
   d = await startIsolationDaemon({ agents: [agent('alpha'), agent('beta')], processes: 2, config: { mcpServers: { memory } } });
   [alpha, beta] = await Promise.all([d.client('alpha'), d.client('beta')]);
   await Promise.all([waitForServers(alpha, ['memory']), waitForServers(beta, ['memory'])]);
