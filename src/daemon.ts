@@ -69,7 +69,16 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
   };
 
   try {
-    const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
+    const { limits } = config;
+    const workspace = new Workspace({
+      root: config.workspaceDir,
+      maxFileBytes: limits.maxFileBytes,
+      quotaBytes: limits.workspaceQuotaBytes,
+      quotaFiles: limits.workspaceQuotaFiles,
+      spillFilesKept: limits.outputFilesKept,
+      spillMaxAgeMs: limits.outputFileMaxAgeHours * 3600_000,
+    });
+    closers.push(async () => workspace.close());
     const pii = new PiiVaults({ maxTokensPerSession: config.pii.maxTokensPerSession, sessionTtlSeconds: config.pii.sessionTtlSeconds });
     closers.push(async () => pii.clear());
 

@@ -1,11 +1,11 @@
 // `serve`: the HTTP daemon. Logs a "listening" line with the URL and port (and writes the port to
 // --port-file), serves until SIGINT/SIGTERM, then drains calls in flight and exits 0.
 
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
 import { HttpDaemon, StartupError, bindProblem } from '../mcp/http/http-daemon.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { createLogger } from '../util/logger.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
@@ -40,7 +40,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     }
     logger.info({ url: info.url, host: info.host, port: info.port, version: coordinator.services.version, agents: config.agents.length, auth: config.agents.length > 0 || config.authToken !== undefined }, 'listening');
     const portFile = parsed.own['port-file'];
-    if (portFile !== undefined) await writeFile(path.resolve(io.cwd, portFile), `${info.port}\n`);
+    if (portFile !== undefined) await writeFileAtomic(path.resolve(io.cwd, portFile), `${info.port}\n`);
 
     const signal = await stop.signal;
     const drainMs = serverSettings(config).drainSeconds * 1000;
