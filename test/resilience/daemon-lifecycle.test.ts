@@ -6,8 +6,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Daemon, Scratch } from '../fixtures/mcp/cli.js';
-import { scratch, startDaemon } from '../fixtures/mcp/cli.js';
+import { scratch, startDaemon, startStdioClient } from '../fixtures/mcp/cli.js';
 import { within } from './helpers.js';
 
 let home: Scratch | undefined;
@@ -91,6 +92,25 @@ describe('SIGTERM with calls in flight', () => {
     const answers = await within(Promise.all(long), 15_000, 'answers to the calls cancelled by shutdown');
     for (const a of answers) expect(a.text).toMatch(/shutting down/);
     expect(await within(daemon.exited, 15_000, 'the daemon exiting')).toBe(0);
+  }, 60_000);
+});
+
+describe('SIGTERM of the stdio server with a call in flight', () => {
+  it('answers the call it cancels before exiting', async () => {
+    home = scratch({ CODE_EXEC_DRAIN_SECONDS: '1' });
+    const stdio = await startStdioClient(home.env);
+    try {
+      const answer = stdio.client
+        .callTool({ name: 'execute_code', arguments: { code: 'await sleep(30000); return "late"', timeout_seconds: 60 } }, undefined, { timeout: 60_000 })
+        .then((r) => JSON.stringify(r), (e: unknown) => (e as Error).message);
+      await new Promise((r) => setTimeout(r, 500));
+      const pid = (stdio.client.transport as StdioClientTransport).pid;
+      expect(pid).toBeTypeOf('number');
+      process.kill(pid!, 'SIGTERM');
+      expect(await within(answer, 15_000, 'an answer to the cancelled call')).toMatch(/shutting down/);
+    } finally {
+      await stdio.close();
+    }
   }, 60_000);
 });
 
