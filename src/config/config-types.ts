@@ -163,7 +163,7 @@ export interface ServerConfig {
   drainSeconds: number;
   /** Interval of execute_code progress notifications when the client sent a progress token, ms. Default 1,000. */
   progressIntervalMs: number;
-  /** Most HTTP MCP sessions one agent may hold open; past it that agent alone is refused. Default 64. */
+  /** Most HTTP MCP sessions one configured agent may hold open; past it that agent alone is refused (429). Without agents every client is the one local agent and only maxSessions applies. Default 64. */
   maxSessionsPerAgent: number;
   /** Most open HTTP connections; a new one past it gets 503 and is closed. Default 1,024. */
   maxConnections: number;
