@@ -12,7 +12,7 @@ import { SANDBOX_API_NAMES } from '../../workers/sandbox/api-names.js';
 import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
 import { TokenLedger } from '../util/tokens.js';
-import type { TokenCount } from '../util/tokens.js';
+import type { CountBudget, TokenCount } from '../util/tokens.js';
 import type { Workspace } from '../workspace/index.js';
 import type {
   CallIdentity,
@@ -33,8 +33,8 @@ export interface ExecutorOptions {
   logger: Logger;
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: Workspace;
-  /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated. */
-  countTokens?: (value: unknown) => number | TokenCount;
+  /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
+  countTokens?: (value: unknown, budget?: CountBudget) => number | TokenCount;
 }
 
 const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
@@ -47,7 +47,7 @@ export class PooledExecutor implements Executor {
   readonly #host: HostApi;
   readonly #log: Logger;
   readonly #workspace: Workspace | undefined;
-  readonly #countTokens: ((value: unknown) => number | TokenCount) | undefined;
+  readonly #countTokens: ((value: unknown, budget?: CountBudget) => number | TokenCount) | undefined;
   readonly #js: SandboxPool;
   readonly #python: SandboxPool | undefined;
   readonly #latency: RecordableHistogram = createHistogram();
@@ -120,12 +120,13 @@ export class PooledExecutor implements Executor {
     };
     const callEnded = new AbortController();
     const tokensIn = { tokens: 0, estimated: false };
+    const countBudget: CountBudget = { spentMs: 0 };
     const ctx: HostCallContext = {
       identity,
       language: request.language,
       signal: callEnded.signal,
       account: (direction, payload) => {
-        if (direction === 'in' && this.#countTokens) addCount(tokensIn, this.#countTokens(payload));
+        if (direction === 'in' && this.#countTokens) addCount(tokensIn, this.#countTokens(payload, countBudget));
       },
     };
     try {
