@@ -62,3 +62,35 @@ describe('coordinator stall probes', () => {
     );
   }, 180_000);
 });
+
+describe('coordinator stall probes with pii.auto', () => {
+  let piiHome: Scratch | undefined;
+  let piiDaemon: Daemon | undefined;
+
+  afterAll(async () => {
+    await piiDaemon?.stop();
+    piiHome?.remove();
+  });
+
+  it("a bystander's /healthz answers while an attacker reads a 16 MiB file that PII detection scans slowly", async () => {
+    piiHome = scratch({ CODE_EXEC_PII_AUTO: 'true' });
+    piiDaemon = await startDaemon(piiHome.env);
+    const attacker = await piiDaemon.connect();
+    const victim = await piiDaemon.connect();
+    // 'key=' runs are among the slowest shapes for the detectors (about 0.3 µs a character).
+    const made = await attacker.callTool({ name: 'execute_code', arguments: { code: "write_file('slow.txt', 'key='.repeat(4 * 1024 * 1024)); return 'ok'", timeout_seconds: 60 } });
+    expect(made.structuredContent).toMatchObject({ success: true });
+    let attackDone!: () => void;
+    const stop = new Promise<void>((r) => (attackDone = r));
+    const watching = bystander(victim, piiDaemon.base, stop);
+    for (let i = 0; i < 2; i++) {
+      const r = await attacker.callTool({ name: 'read_workspace_file', arguments: { filename: 'slow.txt' } }, undefined, { timeout: 120_000 });
+      expect((r.structuredContent as { size: number }).size).toBe(16 * 1024 * 1024);
+    }
+    attackDone();
+    const timings = await watching;
+    expect(timings.failures).toEqual([]);
+    expect(Math.max(...timings.healthz)).toBeLessThan(BOUND_MS);
+    console.info(`pii stall probe: bystander healthz p99 ${percentile(timings.healthz, 99).toFixed(1)} ms, call p99 ${percentile(timings.calls, 99).toFixed(1)} ms (n=${timings.calls.length})`);
+  }, 180_000);
+});
