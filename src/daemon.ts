@@ -19,7 +19,7 @@ import type { SkillSummary } from './skills/index.js';
 import { UpstreamManager } from './upstream/index.js';
 import type { UpstreamTool } from './upstream/index.js';
 import type { Logger } from './util/logger.js';
-import { countTokens } from './util/tokens.js';
+import { measureTokens } from './util/tokens.js';
 
 /** Parses a Python skill without running it: `{line, message}` of the first syntax error, or null. */
 const PYTHON_SYNTAX_CHECK = 'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n';
@@ -69,7 +69,16 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
   };
 
   try {
-    const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
+    const { limits } = config;
+    const workspace = new Workspace({
+      root: config.workspaceDir,
+      maxFileBytes: limits.maxFileBytes,
+      quotaBytes: limits.workspaceQuotaBytes,
+      quotaFiles: limits.workspaceQuotaFiles,
+      spillFilesKept: limits.outputFilesKept,
+      spillMaxAgeMs: limits.outputFileMaxAgeHours * 3600_000,
+    });
+    closers.push(async () => workspace.close());
     const pii = new PiiVaults({ maxTokensPerSession: config.pii.maxTokensPerSession, sessionTtlSeconds: config.pii.sessionTtlSeconds });
     closers.push(async () => pii.clear());
 
@@ -124,7 +133,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       toolNames: sandboxApi.toolNames,
       virtual: sandboxApi.virtual,
     });
-    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens });
+    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens: measureTokens });
     late.executor = executor;
     closers.push(() => executor.close());
 

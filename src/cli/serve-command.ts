@@ -2,12 +2,12 @@
 // terminal: a short block saying how to connect and where data lives), writes the port to
 // --port-file, serves until SIGINT/SIGTERM, then drains calls in flight and exits 0.
 
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
 import { HttpDaemon, StartupError, bindProblem } from '../mcp/http/http-daemon.js';
 import type { Config } from '../config/config-types.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
@@ -50,7 +50,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
       );
     }
     const portFile = parsed.own['port-file'];
-    if (portFile !== undefined) await writeFile(path.resolve(io.cwd, portFile), `${info.port}\n`);
+    if (portFile !== undefined) await writeFileAtomic(path.resolve(io.cwd, portFile), `${info.port}\n`);
 
     const signal = await stop.signal;
     const drainMs = serverSettings(config).drainSeconds * 1000;

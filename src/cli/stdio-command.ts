@@ -51,13 +51,15 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     io.stdin.once('close', () => resolve('eof'));
   });
   try {
-    await session.connect(transport);
+    const observed = await session.connect(transport);
     logger.info({ session: session.info.sessionId }, 'serving MCP on stdio');
     const why = await Promise.race([clientGone, stop.signal]);
     // End of input is how a stdio client says it has nothing more to ask; answer what it asked
     // (as a signal does, within the drain bound), then stop.
     logger.info({ reason: why, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');
     await session.requests.waitIdle(serverSettings(config).drainSeconds * 1000);
+    // What the drain window did not see finish is cancelled below: answer it first.
+    await observed.answerOpen('the server is shutting down and cancelled this call before it finished; retry it once the server is back');
     await flushed(io.stdout);
     return EXIT_OK;
   } finally {

@@ -112,6 +112,14 @@ export interface Config {
     maxFetchBytes: number;
     /** Calls waiting for a sandbox before new ones are refused. Default 1,000. */
     maxQueuedCalls: number;
+    /** Bytes one workspace namespace may hold; a write past it is refused with a message. Default 1 GiB. */
+    workspaceQuotaBytes: number;
+    /** Files one workspace namespace may hold. Default 10,000. */
+    workspaceQuotaFiles: number;
+    /** execute_code spill files (outputs/execution-*.json) kept per namespace; older ones are removed. Default 100. */
+    outputFilesKept: number;
+    /** Age after which spill files are removed, hours. Default 24. */
+    outputFileMaxAgeHours: number;
   };
 
   sandbox: {
@@ -163,4 +171,16 @@ export interface ServerConfig {
   drainSeconds: number;
   /** Interval of execute_code progress notifications when the client sent a progress token, ms. Default 1,000. */
   progressIntervalMs: number;
+  /** Most HTTP MCP sessions one configured agent may hold open; past it that agent alone is refused (429). Without agents every client is the one local agent and only maxSessions applies. Default 64. */
+  maxSessionsPerAgent: number;
+  /** Most open HTTP connections; a new one past it gets 503 and is closed. Default 1,024. */
+  maxConnections: number;
+  /** Most open HTTP connections from one remote address (all local agents share 127.0.0.1). Default 512. */
+  maxConnectionsPerAddress: number;
+  /** Time a client has to send a request's headers, seconds. Default 10. */
+  headersTimeoutSeconds: number;
+  /** Time a client has to send a whole request body (and at most this long between two chunks of it: 10 s), seconds. Default 30. */
+  bodyTimeoutSeconds: number;
+  /** How long an idle keep-alive connection stays open, seconds. Default 5. */
+  keepAliveSeconds: number;
 }

@@ -54,6 +54,12 @@ export const DEFAULT_SERVER: Readonly<ServerConfig> = Object.freeze({
   maxSessions: 1000,
   drainSeconds: 10,
   progressIntervalMs: 1000,
+  maxSessionsPerAgent: 64,
+  maxConnections: 1024,
+  maxConnectionsPerAddress: 512,
+  headersTimeoutSeconds: 10,
+  bodyTimeoutSeconds: 30,
+  keepAliveSeconds: 5,
 });
 
 /** The MCP front settings of a config, with defaults for configs built by hand. */
@@ -84,6 +90,10 @@ export function defaultConfig(root: string = packageRoot(), env: Readonly<Record
       maxFileBytes: 50 * 1024 * 1024,
       maxFetchBytes: 10 * 1024 * 1024,
       maxQueuedCalls: 1000,
+      workspaceQuotaBytes: 1024 * 1024 * 1024,
+      workspaceQuotaFiles: 10_000,
+      outputFilesKept: 100,
+      outputFileMaxAgeHours: 24,
     },
     sandbox: {
       processes: Math.max(2, availableParallelism()),

@@ -56,6 +56,8 @@ export interface ContextSavings {
   tokens_in: number;
   tokens_out: number;
   tokens_saved: number;
+  /** true when a figure was estimated (long or costly input), absent when exact. */
+  estimated?: boolean;
 }
 
 export interface ExecuteOptions {

@@ -12,6 +12,7 @@ import { SANDBOX_API_NAMES } from '../../workers/sandbox/api-names.js';
 import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
 import { TokenLedger } from '../util/tokens.js';
+import type { CountBudget, TokenCount } from '../util/tokens.js';
 import type { Workspace } from '../workspace/index.js';
 import type {
   CallIdentity,
@@ -32,8 +33,8 @@ export interface ExecutorOptions {
   logger: Logger;
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: Workspace;
-  /** Token counter for context_savings (a real tokenizer in production). */
-  countTokens?: (value: unknown) => number;
+  /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
+  countTokens?: (value: unknown, budget?: CountBudget) => number | TokenCount;
 }
 
 const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
@@ -46,7 +47,7 @@ export class PooledExecutor implements Executor {
   readonly #host: HostApi;
   readonly #log: Logger;
   readonly #workspace: Workspace | undefined;
-  readonly #countTokens: ((value: unknown) => number) | undefined;
+  readonly #countTokens: ((value: unknown, budget?: CountBudget) => number | TokenCount) | undefined;
   readonly #js: SandboxPool;
   readonly #python: SandboxPool | undefined;
   readonly #latency: RecordableHistogram = createHistogram();
@@ -96,10 +97,10 @@ export class PooledExecutor implements Executor {
   async execute(request: ExecutionRequest, identity: CallIdentity, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     const started = performance.now();
     const invalid = this.#validate(request);
-    if (invalid) return this.#finish(started, failure('ValidationError', invalid), identity, 0);
+    if (invalid) return this.#finish(started, failure('ValidationError', invalid), identity, NO_TOKENS);
     const pool = request.language === 'python' ? this.#python : this.#js;
     if (!pool) {
-      return this.#finish(started, failure('ValidationError', 'python is not enabled on this daemon (sandbox.pythonProcesses is 0); use javascript or typescript'), identity, 0);
+      return this.#finish(started, failure('ValidationError', 'python is not enabled on this daemon (sandbox.pythonProcesses is 0); use javascript or typescript'), identity, NO_TOKENS);
     }
     const timeoutMs = Math.round(request.timeoutSeconds * 1000);
     const { limits } = this.#config;
@@ -118,13 +119,14 @@ export class PooledExecutor implements Executor {
       maxArgChars: limits.maxFileBytes + 64 * 1024,
     };
     const callEnded = new AbortController();
-    let tokensIn = 0;
+    const tokensIn = { tokens: 0, estimated: false };
+    const countBudget: CountBudget = { spentMs: 0 };
     const ctx: HostCallContext = {
       identity,
       language: request.language,
       signal: callEnded.signal,
       account: (direction, payload) => {
-        if (direction === 'in') tokensIn += this.#countTokens ? this.#countTokens(payload) : 0;
+        if (direction === 'in' && this.#countTokens) addCount(tokensIn, this.#countTokens(payload, countBudget));
       },
     };
     try {
@@ -218,7 +220,7 @@ export class PooledExecutor implements Executor {
     return undefined;
   }
 
-  async #finish(started: number, outcome: Outcome, identity: CallIdentity, tokensIn: number): Promise<ExecutionResult> {
+  async #finish(started: number, outcome: Outcome, identity: CallIdentity, tokensIn: TokenCount): Promise<ExecutionResult> {
     const result: ExecutionResult = {
       success: outcome.ok,
       result: outcome.ok ? outcome.value : null,
@@ -236,8 +238,9 @@ export class PooledExecutor implements Executor {
     }
     await this.#applyBudget(result, identity);
     if (this.#countTokens) {
-      const tokensOut = this.#countTokens({ result: result.result, output: result.output });
-      result.context_savings = this.#ledger.add(tokensIn, tokensOut);
+      const tokensOut = addCount({ tokens: 0, estimated: false }, this.#countTokens({ result: result.result, output: result.output }));
+      result.context_savings = this.#ledger.add(tokensIn.tokens, tokensOut.tokens);
+      if (tokensIn.estimated || tokensOut.estimated) result.context_savings.estimated = true;
     }
     const elapsed = performance.now() - started;
     result.execution_time_ms = Math.round(elapsed * 100) / 100;
@@ -290,6 +293,18 @@ function scrub(message: string, roots: readonly string[]): string {
   let out = message;
   for (const root of roots) out = out.split(root).join('<path>');
   return out;
+}
+
+const NO_TOKENS: TokenCount = Object.freeze({ tokens: 0, estimated: false });
+
+/** Adds a counter's figure (a number, or a TokenCount that may be estimated) to a running total. */
+function addCount(total: TokenCount, count: number | TokenCount): TokenCount {
+  if (typeof count === 'number') total.tokens += count;
+  else {
+    total.tokens += count.tokens;
+    total.estimated ||= count.estimated;
+  }
+  return total;
 }
 
 function failure(type: string, message: string): Outcome {

@@ -1,12 +1,22 @@
 // A transport decorator that sees every tools/call go in and its answer come out. Calls that a
 // tool handler ran are recorded by the handler; this catches the rest (arguments refused by the
-// SDK's validation, unknown tools), so every call gets its log line and metric.
+// SDK's validation, unknown tools), so every call gets its log line and metric. It also keeps the
+// promise that every request gets exactly one answer: a request reusing the id of one still open
+// is refused at once, and a drain answers what it cancels before the session closes.
 
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { InFlight } from './in-flight.js';
 
 const INVALID_PARAMS = -32602;
+/** JSON-RPC error code of a request refused because its id is already in use in this session. */
+export const DUPLICATE_ID_CODE = -32600;
+/** JSON-RPC error code of a request cancelled because the daemon is shutting down. */
+export const SHUTTING_DOWN_CODE = -32000;
+
+export function duplicateIdMessage(id: RequestId): string {
+  return `request id ${JSON.stringify(id)} is already used by a request of this session that has not been answered yet; give every request its own id`;
+}
 
 export interface RefusedCall {
   tool: string;
@@ -22,8 +32,10 @@ export class ObservedTransport implements Transport {
   readonly #pending = new Map<RequestId, { tool: string; started: number }>();
   readonly #onRefused: RefusedCallHandler;
   readonly #now: () => number;
-  /** Every request received and not yet answered (any method), for draining. */
+  /** Every request received and not yet answered (any method): its end-of-flight function. */
   readonly #open = new Map<RequestId, () => void>();
+  /** Requests answered by a drain: the handler's late answer is dropped. */
+  readonly #drained = new Set<RequestId>();
   readonly #requests: InFlight | undefined;
 
   onclose?: (() => void) | undefined;
@@ -53,7 +65,15 @@ export class ObservedTransport implements Transport {
   /** Deliver a message as if the client had sent it (used to cancel calls of a vanished client). */
   receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if ('method' in message) {
-      if ('id' in message && this.#requests && !this.#open.has(message.id)) this.#open.set(message.id, this.#requests.begin());
+      if ('id' in message) {
+        if (this.#open.has(message.id)) {
+          // Handing it on would leave one of the two without an answer for good.
+          void this.#inner.send({ jsonrpc: '2.0', id: message.id, error: { code: DUPLICATE_ID_CODE, message: duplicateIdMessage(message.id) } }).catch(() => undefined);
+          return;
+        }
+        this.#drained.delete(message.id);
+        this.#open.set(message.id, this.#requests ? this.#requests.begin() : () => undefined);
+      }
       if (message.method === 'tools/call' && 'id' in message) {
         const name = message.params?.['name'];
         this.#pending.set(message.id, { tool: typeof name === 'string' ? name : '?', started: this.#now() });
@@ -70,12 +90,41 @@ export class ObservedTransport implements Transport {
     return [...this.#pending.keys()];
   }
 
+  /** Whether a request with this id was received and not answered yet. */
+  isOpen(id: RequestId): boolean {
+    return this.#open.has(id);
+  }
+
+  /**
+   * Answers every request still open with a JSON-RPC error carrying `message` (a drain that ran
+   * out of time), so no client waits for its own timeout; the handlers' late answers are dropped.
+   */
+  async answerOpen(message: string): Promise<number> {
+    const ids = [...this.#open.keys()];
+    await Promise.all(
+      ids.map(async (id) => {
+        const reply: JSONRPCMessage = { jsonrpc: '2.0', id, error: { code: SHUTTING_DOWN_CODE, message } };
+        try {
+          await this.send(reply);
+        } catch {
+          // The client is gone: nobody is waiting for this answer.
+        }
+        this.#drained.add(id);
+      }),
+    );
+    return ids.length;
+  }
+
   start(): Promise<void> {
     return this.#inner.start();
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     let outgoing = message;
+    if (('result' in message || 'error' in message) && message.id !== undefined && this.#drained.has(message.id)) {
+      this.#drained.delete(message.id);
+      return Promise.resolve();
+    }
     if (('result' in message || 'error' in message) && message.id !== undefined) {
       const call = this.#pending.get(message.id);
       if (call && !this.#handled.has(message.id)) {

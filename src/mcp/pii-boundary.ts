@@ -9,6 +9,8 @@ export interface PiiBoundary {
   /** True when outgoing data is tokenized. */
   readonly active: boolean;
   outgoingText(text: string, session: SessionInfo): string;
+  /** outgoingText for texts of any size (a workspace file): a long one yields to the event loop between slices. */
+  outgoingTextAsync(text: string, session: SessionInfo): Promise<string>;
   /** A JSON value: every string inside it is tokenized. */
   outgoingValue(value: unknown, session: SessionInfo): unknown;
 }
@@ -16,6 +18,7 @@ export interface PiiBoundary {
 export const PASS_THROUGH_BOUNDARY: PiiBoundary = Object.freeze({
   active: false,
   outgoingText: (text: string) => text,
+  outgoingTextAsync: (text: string) => Promise.resolve(text),
   outgoingValue: (value: unknown) => value,
 });
 
@@ -24,6 +27,7 @@ export function createPiiBoundary(vaults: PiiVaults): PiiBoundary {
   return Object.freeze({
     active: true,
     outgoingText: (text: string, session: SessionInfo) => vaults.vault(session.sessionId).tokenize(text).text,
+    outgoingTextAsync: async (text: string, session: SessionInfo) => (await vaults.vault(session.sessionId).tokenizeAsync(text)).text,
     outgoingValue: (value: unknown, session: SessionInfo) => vaults.vault(session.sessionId).tokenizeValue(value),
   });
 }

@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { findPii, piiTypesIn, sortTypes } from './detectors.js';
+import { findPiiYielding } from './detect-chunked.js';
 import type {
   DetokenizeResult,
   DetokenizeValueResult,
@@ -68,6 +69,16 @@ export class PiiVault {
   /** Replaces every PII value in text by its token. */
   tokenize(text: string): TokenizeResult {
     const matches = findPii(text);
+    if (matches.length === 0) return { text, found: 0, types: [] };
+    return this.#replace(text, matches);
+  }
+
+  /**
+   * tokenize for texts of any size: a long text is detected in slices with turns of the event
+   * loop between them (see detect-chunked.ts), so one agent's megabytes do not stall the others.
+   */
+  async tokenizeAsync(text: string): Promise<TokenizeResult> {
+    const matches = await findPiiYielding(text);
     if (matches.length === 0) return { text, found: 0, types: [] };
     return this.#replace(text, matches);
   }

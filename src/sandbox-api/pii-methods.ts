@@ -11,7 +11,7 @@ export function piiMethods(vaults: PiiVaults): Record<string, HostMethod> {
     return v;
   };
   return {
-    tokenize_pii: async ([value], ctx) => vaults.vault(ctx.identity.sessionId).tokenize(text(value, 'tokenize_pii')).text,
+    tokenize_pii: async ([value], ctx) => (await vaults.vault(ctx.identity.sessionId).tokenizeAsync(text(value, 'tokenize_pii'))).text,
     detokenize_pii: async ([value], ctx) => vaults.vault(ctx.identity.sessionId).detokenize(text(value, 'detokenize_pii')).text,
   };
 }

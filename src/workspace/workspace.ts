@@ -1,9 +1,15 @@
 // The workspace: the only file system guest code and the workspace tools ever see. Every path is
-// checked here, once, so confinement does not depend on callers remembering to check.
+// checked here, once, so confinement does not depend on callers remembering to check. Writes are
+// atomic (temporary file, fsync, rename) and counted against the namespace's quota.
 
 import { constants as fsc } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { isTempName, writeFileAtomic } from '../util/atomic-write.js';
+import { isSpillFile, pruneSpills, sweepDebris } from './debris-sweeper.js';
+import type { SpillPolicy } from './debris-sweeper.js';
+import { DEFAULT_QUOTA_BYTES, DEFAULT_QUOTA_FILES, NamespaceQuota } from './quota.js';
+import type { QuotaLimits } from './quota.js';
 
 export type WorkspaceErrorCode =
   | 'PATH_INVALID'
@@ -11,7 +17,9 @@ export type WorkspaceErrorCode =
   | 'NOT_FOUND'
   | 'TOO_LARGE'
   | 'IS_DIRECTORY'
-  | 'NOT_A_FILE';
+  | 'NOT_A_FILE'
+  | 'QUOTA_EXCEEDED'
+  | 'DISK_FULL';
 
 export class WorkspaceError extends Error {
   constructor(
@@ -35,38 +43,96 @@ export interface WorkspaceOptions {
   root: string;
   /** Largest file read or written, bytes. */
   maxFileBytes: number;
+  /** Per-namespace quota, bytes. Default 1 GiB. */
+  quotaBytes?: number;
+  /** Per-namespace quota, files. Default 10,000. */
+  quotaFiles?: number;
+  /** execute_code spill files (outputs/execution-*) kept per namespace. Default 100. */
+  spillFilesKept?: number;
+  /** Age past which spill files are removed, ms. Default 24 h. */
+  spillMaxAgeMs?: number;
+  /** Interval of the debris sweep (old temporary files, expired spill files), ms. Default 10 min; 0 = only once, at first use. */
+  sweepIntervalMs?: number;
 }
+
+export const DEFAULT_SPILL_FILES_KEPT = 100;
+export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 3600_000;
+const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export class Workspace {
   readonly root: string;
   readonly maxFileBytes: number;
+  readonly quota: QuotaLimits;
+  readonly spill: SpillPolicy;
   readonly #views = new Map<string, WorkspaceView>();
+  readonly #sweepIntervalMs: number;
+  #sweeper: NodeJS.Timeout | undefined;
+  #sweeping: Promise<number> | undefined;
+  #closed = false;
 
   constructor(options: WorkspaceOptions) {
     this.root = path.resolve(options.root);
     this.maxFileBytes = options.maxFileBytes;
+    this.quota = { bytes: options.quotaBytes ?? DEFAULT_QUOTA_BYTES, files: options.quotaFiles ?? DEFAULT_QUOTA_FILES };
+    this.spill = { keep: options.spillFilesKept ?? DEFAULT_SPILL_FILES_KEPT, maxAgeMs: options.spillMaxAgeMs ?? DEFAULT_SPILL_MAX_AGE_MS };
+    this.#sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
   }
 
   /** The view of one agent's namespace ('' is the root itself). */
   namespace(ns: string): WorkspaceView {
+    this.#startSweeping();
     let view = this.#views.get(ns);
     if (!view) {
       const rel = ns === '' ? '' : normalizeRelative(ns, 'workspace namespace');
-      view = new WorkspaceView(path.join(this.root, rel), this.maxFileBytes, rel);
+      view = new WorkspaceView(path.join(this.root, rel), this.maxFileBytes, rel, this.quota, this.spill);
       this.#views.set(ns, view);
     }
     return view;
+  }
+
+  /** Removes crash debris and expired spill files now; resolves with how many files went. */
+  sweep(): Promise<number> {
+    this.#sweeping ??= sweepDebris(this.root, this.spill).finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
+  }
+
+  /** Stops the periodic sweep (idempotent). */
+  close(): void {
+    this.#closed = true;
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+  }
+
+  #startSweeping(): void {
+    if (this.#sweeper || this.#closed) return;
+    const run = (): void => void this.sweep().catch(() => undefined);
+    run();
+    this.#sweeper = setInterval(run, this.#sweepIntervalMs > 0 ? this.#sweepIntervalMs : 2 ** 31 - 1);
+    this.#sweeper.unref();
   }
 }
 
 export class WorkspaceView {
   #realRoot: string | undefined;
+  readonly #quota: NamespaceQuota;
 
   constructor(
     readonly root: string,
     readonly maxFileBytes: number,
     readonly namespaceName: string,
-  ) {}
+    quota: QuotaLimits = { bytes: DEFAULT_QUOTA_BYTES, files: DEFAULT_QUOTA_FILES },
+    readonly spill: SpillPolicy = { keep: DEFAULT_SPILL_FILES_KEPT, maxAgeMs: DEFAULT_SPILL_MAX_AGE_MS },
+  ) {
+    this.#quota = new NamespaceQuota(() => this.#root(), quota);
+  }
+
+  /** Bytes and files this namespace holds, and its quota. */
+  async usage(): Promise<{ bytes: number; files: number; quota_bytes: number; quota_files: number }> {
+    const u = await this.#quota.usage();
+    return { bytes: u.bytes, files: u.files, quota_bytes: this.#quota.limits.bytes, quota_files: this.#quota.limits.files };
+  }
 
   async readFile(file: unknown): Promise<{ content: string; size: number }> {
     const full = await this.#resolveExisting(file, 'filename');
@@ -95,7 +161,9 @@ export class WorkspaceView {
     const rel = normalizeRelative(file, 'filename');
     const root = await this.#root();
     const full = path.join(root, rel);
-    await this.#mkdirInside(path.dirname(full));
+    await this.#mkdirInside(path.dirname(full)).catch((err: unknown) => {
+      throw err instanceof WorkspaceError ? err : fromErrno(err, file);
+    });
     const existing = await lstat(full).catch(() => undefined);
     if (existing?.isSymbolicLink()) {
       // Writing through a link would write wherever it points; the guest cannot make links, so one
@@ -103,13 +171,18 @@ export class WorkspaceView {
       throw new WorkspaceError('NOT_A_FILE', `${display(file)} is a symbolic link; write to a regular file instead`);
     }
     if (existing?.isDirectory()) throw new WorkspaceError('IS_DIRECTORY', `${display(file)} is a directory`);
-    const handle = await open(full, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_TRUNC | fsc.O_NOFOLLOW, 0o644).catch((err: unknown) => {
-      throw fromErrno(err, file);
-    });
+    const delta = { bytes: bytes - (existing?.size ?? 0), files: existing ? 0 : 1 };
+    const refusal = await this.#quota.admit(delta.bytes, delta.files, display(file), this.namespaceName);
+    if (refusal) throw new WorkspaceError('QUOTA_EXCEEDED', refusal);
     try {
-      await handle.writeFile(content, 'utf8');
-    } finally {
-      await handle.close();
+      await writeFileAtomic(full, content);
+    } catch (err) {
+      this.#quota.apply(-delta.bytes, -delta.files);
+      throw fromErrno(err, file);
+    }
+    if (isSpillFile(rel)) {
+      const freed = await pruneSpills(path.dirname(full), this.spill.keep);
+      this.#quota.apply(-freed.bytes, -freed.files);
     }
     return { bytes };
   }
@@ -129,6 +202,7 @@ export class WorkspaceView {
       return;
     }
     await unlink(full);
+    if (!info.isSymbolicLink()) this.#quota.apply(-info.size, -1);
   }
 
   /** Files below subpath, recursively, relative to the namespace root, sorted. */
@@ -149,7 +223,7 @@ export class WorkspaceView {
         const full = path.join(dir, entry.name);
         // Symlinks are not followed: a link out of the workspace must not reveal what is there.
         if (entry.isDirectory()) await walk(full);
-        else if (entry.isFile()) out.push(toPosix(path.relative(root, full)));
+        else if (entry.isFile() && !isTempName(entry.name)) out.push(toPosix(path.relative(root, full)));
       }
     };
     await walk(start);
@@ -248,7 +322,10 @@ function fromErrno(err: unknown, file: unknown): WorkspaceError {
       return new WorkspaceError('NOT_A_FILE', `a parent of ${display(file)} is a file, not a directory`);
     case 'ENOSPC':
     case 'EDQUOT':
-      return new WorkspaceError('TOO_LARGE', 'the workspace disk is full');
+      return new WorkspaceError(
+        'DISK_FULL',
+        `the workspace disk is full (${code}) while writing ${display(file)}; the file keeps its previous content. Delete files you no longer need, or ask the operator to free disk space or lower limits.workspaceQuotaBytes`,
+      );
     default:
       return new WorkspaceError('PATH_INVALID', `${display(file)} could not be opened (${code ?? 'unknown error'})`);
   }

@@ -1,7 +1,8 @@
 // The HTTP daemon: MCP Streamable HTTP at /mcp (one session per agent connection, many at once),
-// GET /healthz and GET /metrics. Every request passes the Host/Origin, auth and body-size guards
-// first; a refusal is a JSON body that says what to fix. A client that disconnects mid-call
-// cancels its call. shutdown() stops accepting, drains calls in flight (bounded), then closes.
+// GET /healthz and GET /metrics. Every request passes the connection cap, header and body
+// deadlines, Host/Origin, auth and body-size guards first; a refusal is a JSON body that says what
+// to fix. A client that disconnects mid-call cancels its call. shutdown() stops accepting, drains
+// calls in flight (bounded), answers the calls it then cancels, and closes.
 
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -13,12 +14,23 @@ import { AgentDirectory } from '../agents.js';
 import { InFlight } from '../in-flight.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
 import { metricsDenied, PROMETHEUS_CONTENT_TYPE, renderMetrics } from './prometheus.js';
+import { ConnectionLimiter } from './connection-limiter.js';
+import { healthReport } from './health.js';
 import type { RefusalReason } from './prometheus.js';
 import { HostPolicy, isLoopbackHost, jsonRpcError, readBody, sendJson } from './request-guards.js';
+import { DUPLICATE_ID_CODE, duplicateIdMessage } from '../observed-transport.js';
 import { SessionManager } from './session-manager.js';
 import type { HttpSession } from './session-manager.js';
 
 export const MCP_PATH = '/mcp';
+
+/** Refusals of the resilience guards, besides the ones /metrics already names. */
+type HttpRefusal = RefusalReason | 'connections' | 'body_timeout' | 'agent_sessions' | 'duplicate_id';
+
+/** Longest pause between two chunks of a request body, ms. */
+const BODY_IDLE_MS = 10_000;
+/** What a call cancelled by shutdown is answered with. */
+const SHUTDOWN_ANSWER = 'the daemon is shutting down and cancelled this call before it finished; retry it once the daemon is back';
 
 /** The daemon refused to start; the message says why and what to change. */
 export class StartupError extends Error {
@@ -47,7 +59,8 @@ export class HttpDaemon {
   readonly #hosts: HostPolicy;
   readonly #sessions: SessionManager;
   readonly #server: Server;
-  readonly #refused = new Map<RefusalReason, number>();
+  readonly #refused = new Map<HttpRefusal, number>();
+  readonly #connections: ConnectionLimiter;
   /** POST requests being answered (GET event streams are long-lived and not counted). */
   readonly #posts = new InFlight();
   #draining = false;
@@ -60,15 +73,27 @@ export class HttpDaemon {
     this.#hosts = new HostPolicy(config.host, config.allowedHosts, config.allowedOrigins);
     this.#sessions = new SessionManager(services, { idleSeconds: serverSettings(config).sessionIdleSeconds, maxBodyBytes: config.maxBodyBytes });
     services.openSessions = () => this.#sessions.size;
-    this.#server = createServer((req, res) => {
+    const settings = serverSettings(config);
+    // Node checks header and request deadlines on this interval (30 s by default).
+    this.#server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
         services.logger.error({ err: error, path: req.url }, 'request failed');
         sendJson(res, 500, jsonRpcError(-32603, 'internal error; the daemon logged it'));
       });
     });
-    // Long execute_code calls stream over one response: no request timeout beyond the call's own.
-    this.#server.requestTimeout = 0;
-    this.#server.keepAliveTimeout = 65_000;
+    this.#connections = new ConnectionLimiter({ max: settings.maxConnections, maxPerAddress: settings.maxConnectionsPerAddress });
+    this.#connections.attach(this.#server);
+    // requestTimeout bounds receiving a request (headers and body), not the answer: long
+    // execute_code calls stream over their response unaffected. The body deadline proper is
+    // readBody's (a clear 408); this is the backstop for requests nobody reads.
+    this.#server.headersTimeout = settings.headersTimeoutSeconds * 1000;
+    this.#server.requestTimeout = (settings.headersTimeoutSeconds + settings.bodyTimeoutSeconds + 5) * 1000;
+    this.#server.keepAliveTimeout = settings.keepAliveSeconds * 1000;
+  }
+
+  /** Open HTTP connections (for /healthz and tests). */
+  get connectionCount(): number {
+    return this.#connections.open;
   }
 
   get sessionCount(): number {
@@ -103,13 +128,21 @@ export class HttpDaemon {
       // A call is done when its answer has been written, not when its handler returns.
       const drained = await this.#posts.waitIdle(drainMs);
       if (!drained) logger.warn({ in_flight: recorder.inFlight, requests: this.#posts.count }, 'drain time over; cancelling the calls still running');
-      await this.#sessions.closeAll('shutdown');
+      const answered = await this.#sessions.closeAll('shutdown', SHUTDOWN_ANSWER);
+      if (answered > 0) logger.info({ answered }, 'answered the calls cancelled by shutdown');
+      // Let those answers reach their clients before the connections go.
+      await this.#posts.waitIdle(1000);
       this.#server.closeAllConnections();
     })();
     return this.#shutdown;
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#connections.isRefused(req.socket)) {
+      this.#refuse(res, 'connections', 503, { error: this.#connections.refusalMessage(req.socket) }, { 'Retry-After': '5', Connection: 'close' });
+      res.once('finish', () => req.socket.destroy());
+      return;
+    }
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (this.#draining) {
       return this.#refuse(res, 'draining', 503, { error: 'the daemon is shutting down; reconnect when it is back' }, { Connection: 'close' });
@@ -121,7 +154,8 @@ export class HttpDaemon {
 
     if (path === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return this.#refuse(res, 'method', 405, { error: 'use GET /healthz' }, { Allow: 'GET, HEAD' });
-      return sendJson(res, 200, this.#health());
+      const health = healthReport(this.#services, { sessions: this.#sessions.size, connections: this.#connections.open, draining: this.#draining });
+      return sendJson(res, health.status, health.body, { 'Cache-Control': 'no-store' });
     }
     if (path !== '/metrics' && path !== MCP_PATH) {
       return this.#refuse(res, 'not_found', 404, { error: `no such endpoint ${path}; MCP is at ${MCP_PATH}, health at /healthz, metrics at /metrics` });
@@ -158,8 +192,14 @@ export class HttpDaemon {
   }
 
   async #post(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity, sessionId: string | undefined): Promise<void> {
-    const body = await readBody(req, this.#services.config.maxBodyBytes);
+    const settings = serverSettings(this.#services.config);
+    const body = await readBody(req, this.#services.config.maxBodyBytes, { totalMs: settings.bodyTimeoutSeconds * 1000, idleMs: Math.min(BODY_IDLE_MS, settings.bodyTimeoutSeconds * 1000) });
     if (!body.ok) {
+      if (!body.tooLarge && body.timedOut) {
+        this.#refuse(res, 'body_timeout', 408, jsonRpcError(-32600, `request body too slow: ${body.error} (server.bodyTimeoutSeconds = ${settings.bodyTimeoutSeconds}); send the whole body at once`), { Connection: 'close' });
+        res.once('finish', () => req.socket.destroy());
+        return;
+      }
       if (body.tooLarge) {
         return this.#refuse(res, 'body_too_large', 413, jsonRpcError(-32600, `request body is larger than ${this.#services.config.maxBodyBytes} bytes (maxBodyBytes); put large data in a workspace file instead`), { Connection: 'close' });
       }
@@ -179,8 +219,19 @@ export class HttpDaemon {
       if (!isInitialize) {
         return this.#refuse(res, 'session', 400, jsonRpcError(-32000, 'Bad Request: no Mcp-Session-Id header; a session starts with an initialize request, and later requests carry the session id it returned'));
       }
-      if (this.#sessions.size >= serverSettings(this.#services.config).maxSessions) {
-        return this.#refuse(res, 'overloaded', 503, jsonRpcError(-32000, `too many open sessions (server.maxSessions = ${serverSettings(this.#services.config).maxSessions}); close unused sessions (HTTP DELETE) or retry later`), { 'Retry-After': '5' });
+      // Without agents every client is the one local agent: only the global cap applies.
+      const perAgent = settings.maxSessionsPerAgent;
+      if (this.#services.config.agents.length > 0 && this.#sessions.countFor(agent.name) >= perAgent) {
+        return this.#refuse(
+          res,
+          'agent_sessions',
+          429,
+          jsonRpcError(-32000, `agent "${agent.name}" already holds ${this.#sessions.countFor(agent.name)} open sessions (server.maxSessionsPerAgent = ${perAgent}); close sessions it no longer uses (HTTP DELETE with their Mcp-Session-Id) or wait for idle ones to expire (server.sessionIdleSeconds)`),
+          { 'Retry-After': '5' },
+        );
+      }
+      if (this.#sessions.size >= settings.maxSessions) {
+        return this.#refuse(res, 'overloaded', 503, jsonRpcError(-32000, `too many open sessions (server.maxSessions = ${settings.maxSessions}); close unused sessions (HTTP DELETE) or retry later`), { 'Retry-After': '5' });
       }
       session = await this.#sessions.create(agent);
     } else {
@@ -188,6 +239,18 @@ export class HttpDaemon {
       if (!session) return;
     }
     const ids = messages.filter((m): m is { id: RequestId } => isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number')).map((m) => m.id);
+    // The transport maps each request id to the response that awaits it: a second request with an
+    // id still open would take the first one's place, and the first would never be answered.
+    const duplicate = ids.find((id, i) => session.claimedIds.has(id) || session.observed.isOpen(id) || ids.indexOf(id) !== i);
+    if (duplicate !== undefined) {
+      this.#refuse(res, 'duplicate_id', 400, { jsonrpc: '2.0', id: duplicate, error: { code: DUPLICATE_ID_CODE, message: duplicateIdMessage(duplicate) } });
+      if (sessionId === undefined) await this.#sessions.close(session.id, 'transport-closed');
+      return;
+    }
+    for (const id of ids) session.claimedIds.add(id);
+    res.once('close', () => {
+      for (const id of ids) session.claimedIds.delete(id);
+    });
     await this.#forward(session, req, res, parsed, ids);
     if (sessionId === undefined && session.transport.sessionId === undefined) await this.#sessions.close(session.id, 'transport-closed');
   }
@@ -227,21 +290,10 @@ export class HttpDaemon {
     await session.transport.handleRequest(req, res, parsed);
   }
 
-  #refuse(res: ServerResponse, reason: RefusalReason, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  #refuse(res: ServerResponse, reason: HttpRefusal, status: number, body: unknown, headers: Record<string, string> = {}): void {
     this.#refused.set(reason, (this.#refused.get(reason) ?? 0) + 1);
     if (reason !== 'draining') this.#services.logger.warn({ reason, status }, 'http request refused');
     sendJson(res, status, body, headers);
-  }
-
-  #health(): Record<string, unknown> {
-    const pool = this.#services.executor.stats();
-    return {
-      status: this.#draining ? 'draining' : 'ok',
-      version: this.#services.version,
-      uptime_s: Math.round((this.#services.now() - this.#services.startedAtMs) / 1000),
-      sessions: this.#sessions.size,
-      pool: { processes: pool.processes, threads: pool.threads, busy: pool.busy, queued: pool.queued, process_restarts: pool.process_restarts, completed: pool.completed, failed: pool.failed },
-    };
   }
 
   #metrics(): string {
@@ -250,7 +302,8 @@ export class HttpDaemon {
       pool: this.#services.executor.stats(),
       sessionsOpen: this.#sessions.size,
       sessionsCreated: this.#sessions.createdTotal,
-      refused: this.#refused,
+      // The guards' own reasons are counted under their names too (the label set stays bounded).
+      refused: this.#refused as ReadonlyMap<string, number> as ReadonlyMap<RefusalReason, number>,
       uptimeSeconds: (this.#services.now() - this.#services.startedAtMs) / 1000,
     });
   }

@@ -64,23 +64,46 @@ function formatHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
-export type BodyResult = { ok: true; text: string } | { ok: false; tooLarge: true } | { ok: false; tooLarge: false; error: string };
+export type BodyResult =
+  | { ok: true; text: string }
+  | { ok: false; tooLarge: true }
+  | { ok: false; tooLarge: false; timedOut: true; error: string }
+  | { ok: false; tooLarge: false; timedOut?: false; error: string };
 
-/** Reads the request body up to `maxBytes`; stops reading as soon as the cap is passed. */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+export interface BodyDeadlines {
+  /** The whole body must have arrived within this, ms. */
+  totalMs: number;
+  /** Longest pause between two chunks of the body, ms. */
+  idleMs: number;
+}
+
+/** Reads the request body up to `maxBytes`; stops reading as soon as the cap or a deadline is passed. */
+export function readBody(req: IncomingMessage, maxBytes: number, deadlines?: BodyDeadlines): Promise<BodyResult> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, tooLarge: true });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const totalTimer = deadlines
+      ? setTimeout(() => finish({ ok: false, tooLarge: false, timedOut: true, error: `the body did not arrive within ${Math.round(deadlines.totalMs / 1000)} s` }), deadlines.totalMs)
+      : undefined;
+    const armIdle = (): void => {
+      if (!deadlines) return;
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => finish({ ok: false, tooLarge: false, timedOut: true, error: `no part of the body arrived for ${Math.round(deadlines.idleMs / 1000)} s` }), deadlines.idleMs);
+    };
     const finish = (result: BodyResult): void => {
       if (done) return;
       done = true;
+      clearTimeout(totalTimer);
+      clearTimeout(idleTimer);
       req.removeListener('data', onData);
       resolve(result);
     };
     const onData = (chunk: Buffer): void => {
+      armIdle();
       size += chunk.length;
       if (size > maxBytes) {
         finish({ ok: false, tooLarge: true });
@@ -89,9 +112,11 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
       }
       chunks.push(chunk);
     };
+    armIdle();
     req.on('data', onData);
     req.once('end', () => finish({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
     req.once('error', (error) => finish({ ok: false, tooLarge: false, error: error.message }));
+    req.once('close', () => finish({ ok: false, tooLarge: false, error: 'the client closed the connection before the body ended' }));
   });
 }
 

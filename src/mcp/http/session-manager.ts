@@ -4,6 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSession } from '../create-server.js';
 import { createMcpSession } from '../create-server.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
@@ -19,6 +20,8 @@ export interface HttpSession {
   lastActivityMs: number;
   /** POST requests of this session being answered right now. */
   activeRequests: number;
+  /** Request ids of POSTs being answered: a second request with one of them is refused. */
+  readonly claimedIds: Set<RequestId>;
 }
 
 export type SessionEndReason = 'deleted' | 'idle' | 'shutdown' | 'transport-closed';
@@ -26,6 +29,7 @@ export type SessionEndReason = 'deleted' | 'idle' | 'shutdown' | 'transport-clos
 export class SessionManager {
   readonly #services: McpServices;
   readonly #sessions = new Map<string, HttpSession>();
+  readonly #byAgent = new Map<string, number>();
   readonly #maxBodyBytes: number;
   #created = 0;
   #sweeper: NodeJS.Timeout | undefined;
@@ -46,6 +50,11 @@ export class SessionManager {
     return this.#created;
   }
 
+  /** Sessions `agent` holds open. */
+  countFor(agent: string): number {
+    return this.#byAgent.get(agent) ?? 0;
+  }
+
   get(id: string): HttpSession | undefined {
     return this.#sessions.get(id);
   }
@@ -63,11 +72,12 @@ export class SessionManager {
     });
     const mcp = createMcpSession(this.#services, { sessionId: id, agent, transport: 'http', signal: abort.signal });
     const observed = await mcp.connect(transport);
-    const session: HttpSession = { id, agent, transport, observed, mcp, abort, lastActivityMs: this.#services.now(), activeRequests: 0 };
+    const session: HttpSession = { id, agent, transport, observed, mcp, abort, lastActivityMs: this.#services.now(), activeRequests: 0, claimedIds: new Set() };
     observed.onclose = chain(observed.onclose, () => {
       if (this.#sessions.get(id) === session) void this.close(id, 'transport-closed');
     });
     this.#sessions.set(id, session);
+    this.#byAgent.set(agent.name, this.countFor(agent.name) + 1);
     this.#created++;
     this.#services.logger.info({ session: id, agent: agent.name }, 'session opened');
     return session;
@@ -77,6 +87,9 @@ export class SessionManager {
     const session = this.#sessions.get(id);
     if (!session) return;
     this.#sessions.delete(id);
+    const left = this.countFor(session.agent.name) - 1;
+    if (left > 0) this.#byAgent.set(session.agent.name, left);
+    else this.#byAgent.delete(session.agent.name);
     session.abort.abort(new Error(`session ${reason}`));
     try {
       await session.mcp.close();
@@ -87,10 +100,17 @@ export class SessionManager {
     this.#services.logger.info({ session: id, agent: session.agent.name, reason }, 'session closed');
   }
 
-  async closeAll(reason: SessionEndReason): Promise<void> {
+  /**
+   * Ends every session. With `answer`, requests still open are first answered with that message
+   * (a JSON-RPC error), so a drain that ran out of time leaves no client waiting.
+   */
+  async closeAll(reason: SessionEndReason, answer?: string): Promise<number> {
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
-    await Promise.all([...this.#sessions.keys()].map((id) => this.close(id, reason)));
+    const sessions = [...this.#sessions.values()];
+    const answered = answer === undefined ? [] : await Promise.all(sessions.map((s) => s.observed.answerOpen(answer)));
+    await Promise.all(sessions.map((s) => this.close(s.id, reason)));
+    return answered.reduce((a, b) => a + b, 0);
   }
 
   #sweep(idleMs: number): void {

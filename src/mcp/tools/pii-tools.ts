@@ -24,7 +24,7 @@ export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: Pi
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ text: input }) => {
-      const { text: sanitized, found, types } = vault().tokenize(input);
+      const { text: sanitized, found, types } = await vault().tokenizeAsync(input);
       return { result: { sanitized_text: sanitized, pii_found: found, pii_types: types } };
     },
   );

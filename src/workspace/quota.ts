@@ -1,0 +1,101 @@
+// Per-namespace disk quota (bytes and file count). Usage is measured by walking the namespace once,
+// then kept up to date by the writes and deletes that pass through the workspace, and measured
+// again when it is older than USAGE_TTL_MS or a write would pass a limit (files added by hand).
+
+import { lstat, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { isTempName } from '../util/atomic-write.js';
+
+/** Default per-namespace quota, bytes (1 GiB). */
+export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
+/** Default per-namespace quota, files. */
+export const DEFAULT_QUOTA_FILES = 10_000;
+/** How long a measured usage is trusted before it is measured again, ms. */
+const USAGE_TTL_MS = 60_000;
+
+export interface QuotaLimits {
+  bytes: number;
+  files: number;
+}
+
+export interface Usage {
+  bytes: number;
+  files: number;
+}
+
+/** Bytes and regular files below `root` (symlinks and temporary files not counted), stopping past `maxFiles`. */
+export async function measureUsage(root: string, maxFiles: number): Promise<Usage> {
+  const usage: Usage = { bytes: 0, files: 0 };
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (usage.files > maxFiles) return;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile() && !isTempName(entry.name)) {
+        usage.files++;
+        usage.bytes += (await lstat(full).catch(() => undefined))?.size ?? 0;
+      }
+    }
+  };
+  await walk(root);
+  return usage;
+}
+
+export class NamespaceQuota {
+  readonly #root: () => Promise<string>;
+  readonly limits: QuotaLimits;
+  #usage: Usage | undefined;
+  #measuredAt = 0;
+  #measuring: Promise<Usage> | undefined;
+
+  constructor(root: () => Promise<string>, limits: QuotaLimits) {
+    this.#root = root;
+    this.limits = limits;
+  }
+
+  /** Current usage, measured again when stale (or when `fresh`). */
+  async usage(fresh = false): Promise<Usage> {
+    if (!fresh && this.#usage && Date.now() - this.#measuredAt < USAGE_TTL_MS) return this.#usage;
+    this.#measuring ??= (async () => {
+      try {
+        const measured = await measureUsage(await this.#root(), this.limits.files);
+        this.#usage = measured;
+        this.#measuredAt = Date.now();
+        return measured;
+      } finally {
+        this.#measuring = undefined;
+      }
+    })();
+    return this.#measuring;
+  }
+
+  /**
+   * Admits a change of `bytes` and `files` or returns why not (the message names the limit to
+   * raise). An admitted change is counted at once, so concurrent writers cannot both pass the
+   * last free byte; `undo` it when the write fails.
+   */
+  async admit(bytes: number, files: number, what: string, namespace: string): Promise<string | undefined> {
+    let usage = await this.usage();
+    if (this.#over(usage, bytes, files)) usage = await this.usage(true);
+    const ns = namespace === '' ? 'the workspace' : `namespace "${namespace}"`;
+    if (files > 0 && usage.files + files > this.limits.files) {
+      return `workspace quota exceeded: ${ns} already holds ${usage.files} files, the limit is ${this.limits.files}; delete files or ask the operator to raise limits.workspaceQuotaFiles`;
+    }
+    if (bytes > 0 && usage.bytes + bytes > this.limits.bytes) {
+      return `workspace quota exceeded: writing ${what} would bring ${ns} to ${usage.bytes + bytes} bytes, over its ${this.limits.bytes}-byte quota; delete files or ask the operator to raise limits.workspaceQuotaBytes`;
+    }
+    this.apply(bytes, files);
+    return undefined;
+  }
+
+  /** Counts a change made outside admit (a delete), or undoes an admitted one. */
+  apply(bytes: number, files: number): void {
+    if (!this.#usage) return;
+    this.#usage = { bytes: Math.max(0, this.#usage.bytes + bytes), files: Math.max(0, this.#usage.files + files) };
+  }
+
+  #over(usage: Usage, bytes: number, files: number): boolean {
+    return (files > 0 && usage.files + files > this.limits.files) || (bytes > 0 && usage.bytes + bytes > this.limits.bytes);
+  }
+}

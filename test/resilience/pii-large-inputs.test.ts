@@ -1,0 +1,47 @@
+// PII detection of large texts yields to the event loop between slices and finds exactly what
+// detection of the whole text finds, values straddling slice edges included.
+
+import { describe, expect, it } from 'vitest';
+import { CHUNK_CHARS, findPiiYielding } from '../../src/pii/detect-chunked.js';
+import { detectPii, PiiVault } from '../../src/pii/index.js';
+import { POSITIVE_CASES } from '../pii/corpus.js';
+
+/** A long document: corpus cases and filler, with cases placed across every slice edge. */
+function document(chars: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  let i = 0;
+  let padded = 0;
+  while (length < chars) {
+    const sample = POSITIVE_CASES[i++ % POSITIVE_CASES.length]!.text;
+    // Close to a slice edge, pad once so the next case starts a few characters before it.
+    const nextEdge = (Math.floor(length / CHUNK_CHARS) + 1) * CHUNK_CHARS;
+    const near = nextEdge - length < 2000 && nextEdge > padded;
+    if (near) padded = nextEdge;
+    const filler = near && nextEdge - length > 20 ? ' '.repeat(nextEdge - length - 1 - (i % 13)) : ' lorem ipsum dolor sit amet 42 ';
+    parts.push(filler, sample);
+    length += filler.length + sample.length;
+  }
+  return parts.join('');
+}
+
+describe('PII detection of large texts', () => {
+  it('finds what whole-text detection finds, across slice edges', async () => {
+    const text = document(6 * CHUNK_CHARS);
+    const whole = detectPii(text);
+    expect(whole.length).toBeGreaterThan(500);
+    expect(await findPiiYielding(text)).toEqual(whole);
+  }, 60_000);
+
+  it('lets timers run while a multi-megabyte text is tokenized', async () => {
+    const text = document(4 * 1024 * 1024);
+    const vault = new PiiVault();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const result = await vault.tokenizeAsync(text);
+    clearInterval(timer);
+    expect(result.text).toBe(vault.tokenize(text).text);
+    // One slice at a time: the event loop turned between slices (32 of them).
+    expect(ticks).toBeGreaterThanOrEqual(10);
+  }, 60_000);
+});
