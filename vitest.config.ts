@@ -1,9 +1,15 @@
 // Tests run the real pool: worker scripts are loaded from dist/, so `npm test` builds first.
+// The main suite (`npm test`) stays under five minutes on two cores; the slow adversarial,
+// resilience and packaging suites run with `npm run test:slow` (vitest.slow.config.ts). CI runs both.
 import { defineConfig } from 'vitest/config';
+
+/** Suites that start many daemons, flood them or install the packed tarball: `npm run test:slow`. */
+export const SLOW_SUITES = ['test/isolation/**', 'test/resilience/**', 'test/e2e/package-install.test.ts'];
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: ['**/node_modules/**', ...SLOW_SUITES],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

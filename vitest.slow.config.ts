@@ -1,0 +1,15 @@
+// The slow suites (multi-agent isolation, resilience under floods and kills, the packed tarball):
+// `npm run test:slow`, run by CI after the main suite. One file at a time: each starts real
+// daemons and measures a bystander's latency, which a second suite running beside it would skew.
+import { defineConfig } from 'vitest/config';
+import { SLOW_SUITES } from './vitest.config.js';
+
+export default defineConfig({
+  test: {
+    include: SLOW_SUITES,
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+    maxWorkers: 1,
+  },
+});
