@@ -79,6 +79,8 @@ export function defaultConfig(root: string = packageRoot()): Config {
       maxCodeBytes: 1024 * 1024,
       maxFileBytes: 50 * 1024 * 1024,
       maxFetchBytes: 10 * 1024 * 1024,
+      maxCallsInFlightPerAgent: 0,
+      maxQueuedPerAgent: 100,
       maxQueuedCalls: 1000,
     },
     sandbox: {

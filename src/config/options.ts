@@ -56,6 +56,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'limits.maxCodeBytes', env: 'CODE_EXEC_MAX_CODE_BYTES', flag: 'max-code-bytes', kind: 'int', min: 1, max: 64 * MIB, arg: 'BYTES', doc: 'Largest code string accepted by execute_code, bytes', defaultText: String(MIB) },
   { key: 'limits.maxFileBytes', env: 'CODE_EXEC_MAX_FILE_BYTES', flag: 'max-file-bytes', kind: 'int', min: 1, max: 4096 * MIB, arg: 'BYTES', doc: 'Largest workspace file read or written, bytes', defaultText: String(50 * MIB) },
   { key: 'limits.maxFetchBytes', env: 'CODE_EXEC_MAX_FETCH_BYTES', flag: 'max-fetch-bytes', kind: 'int', min: 1, max: 1024 * MIB, arg: 'BYTES', doc: 'Largest body the sandbox fetch returns, bytes', defaultText: String(10 * MIB) },
+  { key: 'limits.maxCallsInFlightPerAgent', env: 'CODE_EXEC_MAX_CALLS_IN_FLIGHT_PER_AGENT', flag: 'max-calls-in-flight-per-agent', kind: 'int', min: 0, max: 4096, arg: 'N', doc: "Calls of one agent running at once in each language's pool; 0 = the pool's slots minus one (at least 1), so one agent never holds them all", defaultText: '0' },
+  { key: 'limits.maxQueuedPerAgent', env: 'CODE_EXEC_MAX_QUEUED_PER_AGENT', flag: 'max-queued-per-agent', kind: 'int', min: 0, max: 1_000_000, arg: 'N', doc: 'Calls of one agent waiting for a sandbox (per language); past it that agent alone gets OverloadedError', defaultText: '100' },
   { key: 'limits.maxQueuedCalls', env: 'CODE_EXEC_MAX_QUEUED_CALLS', flag: 'max-queued-calls', kind: 'int', min: 1, max: 1_000_000, arg: 'N', doc: 'Calls waiting for a sandbox before new ones fail with OverloadedError', defaultText: '1000' },
 
   { key: 'sandbox.processes', env: 'CODE_EXEC_SANDBOX_PROCESSES', flag: 'sandbox-processes', kind: 'int', min: 1, max: 64, arg: 'N', doc: 'Sandbox processes, each hosting a worker pool (a fatal OOM kills only one)', defaultText: 'max(2, CPU cores)' },
@@ -77,7 +79,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 /** Options that only the JSON file can carry (structured values). */
 export const FILE_ONLY_OPTIONS: readonly { key: string; doc: string }[] = [
   { key: 'mcpServers', doc: 'Upstream MCP servers: { NAME: { "command", "args"?, "env"?, "cwd"? } | { "url", "headers"? } } (the shape MCP clients use)' },
-  { key: 'agents', doc: 'Agents by bearer token: [{ "name", "token", "workspace"?, "permissions"? }]; each gets its own workspace namespace' },
+  { key: 'agents', doc: 'Agents by bearer token: [{ "name", "token", "workspace"?, "permissions"?, "limits"?: { "maxCallsInFlight"?, "maxQueued"? } }]; each gets its own workspace namespace and sandbox share' },
   { key: 'defaultPermissions', doc: 'Permissions of the local agent: { "workspace": none|read|read-write, "skills": none|read|read-write, "tools": ["SERVER.TOOL" patterns], "net": [hosts] }' },
   { key: 'pii.flows', doc: 'PII flow rules: [{ "tools": "SERVER.TOOL pattern", "types": ["EMAIL", ...], "action": "allow"|"deny" }], first match wins' },
 ];
