@@ -93,6 +93,8 @@ export interface PoolHealth {
   inFlightByAgent: Record<string, number>;
   /** Processes replaced since start (deaths, failed starts, recycles by respawn). */
   restarts: number;
+  /** Processes handed from one agent to another since start (recycled, or respawned when a recycle went unanswered). */
+  recycles: number;
   /** Starts that failed since the last one that succeeded (back-off grows with it). */
   failedStartsInARow: number;
   /** At least one process is ready: calls of this language can run. */

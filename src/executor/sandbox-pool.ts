@@ -136,6 +136,7 @@ export class SandboxPool {
       queuedByAgent: this.#queue.counts(),
       inFlightByAgent: Object.fromEntries(this.#inFlight),
       restarts: this.counters.processRestarts,
+      recycles: this.counters.recycles,
       failedStartsInARow: this.#failedStarts,
       canRun: ready.length > 0,
     };
