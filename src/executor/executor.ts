@@ -74,7 +74,7 @@ export class PooledExecutor implements Executor {
       .filter((p) => p.length > 1)
       .sort((a, b) => b.length - a.length);
     const shares = (slots: number) => (agent: string): AgentLimits => agentLimits(options.config, agent, slots);
-    const common = { maxQueued: limits.maxQueuedCalls, recycleTimeoutMs: options.pool?.recycleTimeoutMs, launch: options.pool?.launch };
+    const common = { maxQueued: limits.maxQueuedCalls, recycleTimeoutMs: options.pool?.recycleTimeoutMs, launch: options.pool?.launch, recycleSupport: { state: 'unknown' as const } };
     this.#js = new SandboxPool({
       ...common,
       process: { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },

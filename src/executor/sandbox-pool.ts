@@ -28,6 +28,17 @@ export const HARD_DEADLINE_GRACE_MS = 250;
 export const ABORT_ESCALATION_MS = 3_000;
 /** How long a process may take to answer 'recycle' before it is killed and respawned instead, ms. */
 export const RECYCLE_TIMEOUT_MS = 30_000;
+/** A JavaScript process answers 'recycle' at once (nothing to replace) if its build knows the message, ms. */
+const RECYCLE_PROBE_MS = 5_000;
+
+/**
+ * Whether this build's sandbox processes answer 'recycle', shared by the pools (they run the same
+ * pool-host). The JavaScript pool finds out at start for free; until then a Python recycle waits
+ * up to recycleTimeoutMs, and when the answer is 'no' it respawns the process at once.
+ */
+export interface RecycleSupport {
+  state: 'unknown' | 'yes' | 'no';
+}
 const RESTART_BACKOFF_BASE_MS = 100;
 const RESTART_BACKOFF_MAX_MS = 10_000;
 
@@ -67,6 +78,8 @@ export interface SandboxPoolOptions {
   recycleTimeoutMs?: number;
   /** Process launcher; tests pass one whose fork fails. */
   launch?: LaunchSandbox;
+  /** Shared between the pools of one executor; a pool of its own by default. */
+  recycleSupport?: RecycleSupport;
 }
 
 interface Queued {
@@ -88,8 +101,7 @@ export class SandboxPool {
   #closed = false;
   #failedStarts = 0;
   #restartsPending = 0;
-  /** Whether processes answer 'recycle' (unknown until the first answer or timeout). */
-  #recycleSupport: 'unknown' | 'yes' | 'no' = 'unknown';
+  readonly #recycleSupport: RecycleSupport;
   /** Moving average of call durations, ms: the retry hint of OverloadedError. */
   #avgCallMs = 1_000;
   readonly counters: PoolCounters = { processRestarts: 0, workerReplacements: 0, recycles: 0 };
@@ -98,6 +110,7 @@ export class SandboxPool {
     this.#o = options;
     this.#policy = policyFor(options.process.kind);
     this.#log = options.log;
+    this.#recycleSupport = options.recycleSupport ?? { state: 'unknown' };
   }
 
   /** Starts every process and resolves when all are warm. */
@@ -275,15 +288,15 @@ export class SandboxPool {
   #recycle(proc: SandboxProcess, forAgent: string): void {
     this.counters.recycles++;
     this.#log.debug({ code: 'SANDBOX_RECYCLE', pid: proc.pid, from: proc.lastAgent, for: forAgent }, 'recycling a sandbox process for another agent');
-    if (this.#recycleSupport === 'no') {
+    if (this.#recycleSupport.state === 'no') {
       // These processes never answered 'recycle': a fresh process is the pristine one.
       proc.kill();
       return;
     }
     void proc.recycle(this.#o.recycleTimeoutMs ?? RECYCLE_TIMEOUT_MS).then((ok) => {
-      if (ok) this.#recycleSupport = 'yes';
+      if (ok) this.#recycleSupport.state = 'yes';
       else if (proc.state !== 'dead') {
-        if (this.#recycleSupport === 'unknown') this.#recycleSupport = 'no';
+        if (this.#recycleSupport.state === 'unknown') this.#recycleSupport.state = 'no';
         this.#log.warn({ code: 'SANDBOX_RECYCLE_UNANSWERED', pid: proc.pid }, 'sandbox process did not answer a recycle; replacing it');
         proc.kill();
       }
@@ -350,6 +363,11 @@ export class SandboxPool {
     proc.ready.then(
       () => {
         this.#failedStarts = 0;
+        if (this.#o.process.kind === 'js' && this.#recycleSupport.state === 'unknown') {
+          void proc.probeRecycle(RECYCLE_PROBE_MS).then((ok) => {
+            if (this.#recycleSupport.state === 'unknown' && proc.state !== 'dead') this.#recycleSupport.state = ok ? 'yes' : 'no';
+          });
+        }
         this.#drain();
       },
       (err: unknown) => this.#log.error({ code: 'SANDBOX_START_FAILED', err: (err as Error).message }, 'sandbox process failed to start'),

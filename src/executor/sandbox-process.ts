@@ -72,6 +72,7 @@ export class SandboxProcess {
   #warming = 0;
   #killTimer: NodeJS.Timeout | undefined;
   #recycled: ((ok: boolean) => void) | undefined;
+  #probe: ((ok: boolean) => void) | undefined;
   startupMs = 0;
   /** The agent whose code this process ran last (for Python: the agent it is bound to). */
   lastAgent: string | undefined;
@@ -218,6 +219,25 @@ export class SandboxProcess {
     this.#send({ type: 'shutdown' });
   }
 
+  /**
+   * Whether this build's sandbox answers 'recycle', asked of a JavaScript process (which has
+   * nothing to replace and answers at once, calls or not): resolves false after `timeoutMs`.
+   */
+  probeRecycle(timeoutMs: number): Promise<boolean> {
+    if (this.#state !== 'ready' || this.#recycled) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => settle(false), timeoutMs);
+      timer.unref();
+      const settle = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.#probe = undefined;
+        resolve(ok);
+      };
+      this.#probe = settle;
+      this.#send({ type: 'recycle' });
+    });
+  }
+
   /** SIGKILL; if no 'exit' confirms it within KILL_CONFIRM_MS, the process is counted dead anyway. */
   kill(): void {
     if (this.#state === 'dead' || this.#killTimer) return;
@@ -264,7 +284,8 @@ export class SandboxProcess {
         return;
       }
       case 'recycled':
-        this.#recycled?.(true);
+        if (this.#probe) this.#probe(true);
+        else this.#recycled?.(true);
         return;
       case 'worker-ready':
         this.#warming = Math.max(0, this.#warming - 1);
@@ -288,6 +309,7 @@ export class SandboxProcess {
     this.#state = 'dead';
     if (this.#killTimer) clearTimeout(this.#killTimer);
     this.#recycled?.(false);
+    this.#probe?.(false);
     if (wasStarting) {
       this.#rejectStart(
         spawnError
