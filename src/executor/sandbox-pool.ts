@@ -15,6 +15,7 @@
 
 import type { AbortReason, HostReply, Outcome, RunRequest, SandboxProcessOptions } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
+import { refusal } from './admission.js';
 import { policyFor } from './dispatch-policy.js';
 import type { DispatchPolicy } from './dispatch-policy.js';
 import { FairQueue } from './fair-queue.js';
@@ -180,10 +181,21 @@ export class SandboxPool {
       this.#drain();
       // Still waiting: the agent may wait only within its share.
       if (!call.requeued && this.#queue.remove(agent, entry)) {
-        const refusal = this.#refusal(agent);
-        if (refusal) {
+        const waiting = this.#queue.sizeOf(agent);
+        const refused = refusal({
+          agent,
+          limits: this.#o.limits(agent),
+          waiting,
+          running: this.#inFlight.get(agent) ?? 0,
+          totalWaiting: this.#queue.size,
+          agentsWaiting: this.#queue.agents().length + (waiting === 0 ? 1 : 0),
+          maxQueued: this.#o.maxQueued,
+          language: this.#o.process.kind === 'python' ? 'python' : 'javascript',
+          avgCallMs: this.#avgCallMs,
+        });
+        if (refused) {
           entry.cleanup();
-          resolve(failed('OverloadedError', refusal));
+          resolve(failed('OverloadedError', refused));
         } else {
           this.#queue.push(agent, entry);
         }
@@ -217,27 +229,6 @@ export class SandboxPool {
         }),
     );
     await Promise.all(exits);
-  }
-
-  /** Why the agent's next call may not wait (its share is full), or undefined. Called with its call out of the queue. */
-  #refusal(agent: string): string | undefined {
-    const limits = this.#o.limits(agent);
-    const waiting = this.#queue.sizeOf(agent);
-    const language = this.#o.process.kind === 'python' ? 'python' : 'javascript';
-    const retry = `retry in about ${this.#retryHintSeconds(agent, limits)} s, or send fewer calls at once`;
-    if (waiting >= limits.maxQueued) {
-      return `agent "${agent}" already has ${waiting} calls waiting for a ${language} sandbox and ${this.#inFlight.get(agent) ?? 0} running (limits.maxQueuedPerAgent is ${limits.maxQueued}); other agents are not affected: ${retry}`;
-    }
-    const agents = this.#queue.agents().length + (waiting === 0 ? 1 : 0);
-    if (this.#queue.size >= this.#o.maxQueued && waiting >= Math.floor(this.#o.maxQueued / agents)) {
-      return `the daemon is overloaded: ${this.#queue.size} calls wait for a ${language} sandbox (limits.maxQueuedCalls is ${this.#o.maxQueued}) and agent "${agent}" holds ${waiting} of them, at least an equal share: ${retry}`;
-    }
-    return undefined;
-  }
-
-  #retryHintSeconds(agent: string, limits: AgentLimits): number {
-    const ahead = this.#queue.sizeOf(agent) + (this.#inFlight.get(agent) ?? 0);
-    return Math.max(1, Math.ceil((ahead * this.#avgCallMs) / Math.max(1, limits.maxInFlight) / 1000));
   }
 
   #underLimit(agent: string): boolean {
