@@ -33,12 +33,12 @@ export interface ExecutorOptions {
   config: Config;
   hostApi: HostApi;
   logger: Logger;
+  /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
+  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox };
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: Workspace;
   /** Token counter for context_savings (a real tokenizer in production). */
   countTokens?: (value: unknown) => number;
-  /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
-  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox };
 }
 
 const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
