@@ -34,6 +34,14 @@ export interface AgentConfig {
   /** Sub-folder of the workspace root this agent sees as its own root. Default: the agent name. */
   workspace?: string;
   permissions: Permissions;
+  /** This agent's own sandbox shares, instead of limits.maxCallsInFlightPerAgent / maxQueuedPerAgent. */
+  limits?: AgentLimitsConfig;
+}
+
+/** Per-agent overrides of the sandbox shares (same meaning and units as the limits.* keys). */
+export interface AgentLimitsConfig {
+  maxCallsInFlight?: number;
+  maxQueued?: number;
 }
 
 /**
@@ -110,6 +118,14 @@ export interface Config {
     maxFileBytes: number;
     /** Largest fetch response body, bytes. Default 10 MiB. */
     maxFetchBytes: number;
+    /**
+     * Calls of one agent running (or sent ahead) at once, in each language's pool: a flood or busy
+     * loops of one agent leave the other slots to others. 0 = that pool's slots (processes x
+     * threads) minus one, at least 1. Default 0.
+     */
+    maxCallsInFlightPerAgent: number;
+    /** Calls of one agent waiting for a sandbox, per language; past it that agent alone gets OverloadedError. Default 100. */
+    maxQueuedPerAgent: number;
     /** Calls waiting for a sandbox before new ones are refused. Default 1,000. */
     maxQueuedCalls: number;
     /** Bytes one workspace namespace may hold; a write past it is refused with a message. Default 1 GiB. */

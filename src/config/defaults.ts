@@ -89,6 +89,8 @@ export function defaultConfig(root: string = packageRoot(), env: Readonly<Record
       maxCodeBytes: 1024 * 1024,
       maxFileBytes: 50 * 1024 * 1024,
       maxFetchBytes: 10 * 1024 * 1024,
+      maxCallsInFlightPerAgent: 0,
+      maxQueuedPerAgent: 100,
       maxQueuedCalls: 1000,
       workspaceQuotaBytes: 1024 * 1024 * 1024,
       workspaceQuotaFiles: 10_000,

@@ -59,6 +59,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'limits.maxCodeBytes', env: 'CODE_EXEC_MAX_CODE_BYTES', flag: 'max-code-bytes', kind: 'int', min: 1, max: 64 * MIB, arg: 'BYTES', doc: 'Largest code string accepted by execute_code, bytes', defaultText: String(MIB) },
   { key: 'limits.maxFileBytes', env: 'CODE_EXEC_MAX_FILE_BYTES', flag: 'max-file-bytes', kind: 'int', min: 1, max: 4096 * MIB, arg: 'BYTES', doc: 'Largest workspace file read or written, bytes', defaultText: String(50 * MIB) },
   { key: 'limits.maxFetchBytes', env: 'CODE_EXEC_MAX_FETCH_BYTES', flag: 'max-fetch-bytes', kind: 'int', min: 1, max: 1024 * MIB, arg: 'BYTES', doc: 'Largest body the sandbox fetch returns, bytes', defaultText: String(10 * MIB) },
+  { key: 'limits.maxCallsInFlightPerAgent', env: 'CODE_EXEC_MAX_CALLS_IN_FLIGHT_PER_AGENT', flag: 'max-calls-in-flight-per-agent', kind: 'int', min: 0, max: 4096, arg: 'N', doc: "Calls of one agent running at once in each language's pool; 0 = the pool's slots minus one (at least 1), so one agent never holds them all", defaultText: '0' },
+  { key: 'limits.maxQueuedPerAgent', env: 'CODE_EXEC_MAX_QUEUED_PER_AGENT', flag: 'max-queued-per-agent', kind: 'int', min: 0, max: 1_000_000, arg: 'N', doc: 'Calls of one agent waiting for a sandbox (per language); past it that agent alone gets OverloadedError', defaultText: '100' },
   { key: 'limits.maxQueuedCalls', env: 'CODE_EXEC_MAX_QUEUED_CALLS', flag: 'max-queued-calls', kind: 'int', min: 1, max: 1_000_000, arg: 'N', doc: 'Calls waiting for a sandbox before new ones fail with OverloadedError', defaultText: '1000' },
   { key: 'limits.workspaceQuotaBytes', env: 'CODE_EXEC_WORKSPACE_QUOTA_BYTES', flag: 'workspace-quota-bytes', kind: 'int', min: 1, max: Number.MAX_SAFE_INTEGER, arg: 'BYTES', doc: 'Bytes one workspace namespace may hold; writes past it are refused', defaultText: String(1024 * MIB) },
   { key: 'limits.workspaceQuotaFiles', env: 'CODE_EXEC_WORKSPACE_QUOTA_FILES', flag: 'workspace-quota-files', kind: 'int', min: 1, max: 10_000_000, arg: 'N', doc: 'Files one workspace namespace may hold; new files past it are refused', defaultText: '10000' },
@@ -91,7 +93,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 /** Options that only the JSON file can carry (structured values). */
 export const FILE_ONLY_OPTIONS: readonly { key: string; doc: string }[] = [
   { key: 'mcpServers', doc: 'Upstream MCP servers: { NAME: { "command", "args"?, "env"?, "cwd"? } | { "url", "headers"? } } (the shape MCP clients use)' },
-  { key: 'agents', doc: 'Agents by bearer token: [{ "name", "token", "workspace"?, "permissions"? }]; each gets its own workspace namespace' },
+  { key: 'agents', doc: 'Agents by bearer token: [{ "name", "token", "workspace"?, "permissions"?, "limits"?: { "maxCallsInFlight"?, "maxQueued"? } }]; each gets its own workspace namespace and sandbox share' },
   { key: 'defaultPermissions', doc: 'Permissions of the local agent: { "workspace": none|read|read-write, "skills": none|read|read-write, "tools": ["SERVER.TOOL" patterns], "net": [hosts] }' },
   { key: 'pii.flows', doc: 'PII flow rules: [{ "tools": "SERVER.TOOL pattern", "types": ["EMAIL", ...], "action": "allow"|"deny" }], first match wins' },
 ];

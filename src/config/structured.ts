@@ -2,7 +2,7 @@
 // PII flow rules. Each problem is pushed as a message naming the offending key.
 
 import path from 'node:path';
-import type { AgentConfig, McpServerConfig, Permissions, PiiFlowRule, SkillsAccess, UpstreamCommon, UpstreamInstances, WorkspaceAccess } from './config-types.js';
+import type { AgentConfig, AgentLimitsConfig, McpServerConfig, Permissions, PiiFlowRule, SkillsAccess, UpstreamCommon, UpstreamInstances, WorkspaceAccess } from './config-types.js';
 import { isRecord } from './defaults.js';
 import { closest } from './values.js';
 
@@ -78,7 +78,7 @@ export function checkAgents(raw: unknown, defaults: Permissions, problems: Probl
       problems.push(`${key} must be an object with "name" and "token"`);
       return;
     }
-    unknownKeys(key, entry, ['name', 'token', 'workspace', 'permissions'], problems);
+    unknownKeys(key, entry, ['name', 'token', 'workspace', 'permissions', 'limits'], problems);
     const name = entry['name'];
     const token = entry['token'];
     if (typeof name !== 'string' || !AGENT_NAME.test(name)) {
@@ -100,9 +100,29 @@ export function checkAgents(raw: unknown, defaults: Permissions, problems: Probl
     }
     const agent: AgentConfig = { name, token, permissions: checkPermissions(`${key}.permissions`, entry['permissions'], defaults, problems) };
     agent.workspace = ns;
+    const limits = checkAgentLimits(`${key}.limits`, entry['limits'], problems);
+    if (limits) agent.limits = limits;
     agents.push(agent);
   });
   return agents;
+}
+
+/** `agents[i].limits`: this agent's sandbox shares, overriding limits.maxCallsInFlightPerAgent / maxQueuedPerAgent. */
+function checkAgentLimits(key: string, raw: unknown, problems: Problems): AgentLimitsConfig | undefined {
+  if (raw === undefined) return undefined;
+  if (!isRecord(raw)) {
+    problems.push(`${key} must be an object like {"maxCallsInFlight": 2, "maxQueued": 50}`);
+    return undefined;
+  }
+  unknownKeys(key, raw, ['maxCallsInFlight', 'maxQueued'], problems);
+  const out: AgentLimitsConfig = {};
+  for (const [field, min] of [['maxCallsInFlight', 1], ['maxQueued', 0]] as const) {
+    const v = raw[field];
+    if (v === undefined) continue;
+    if (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= 1_000_000) out[field] = v;
+    else problems.push(`${key}.${field} must be an integer between ${min} and 1000000; got ${JSON.stringify(v)}`);
+  }
+  return out;
 }
 
 /** A namespace is '' (the root) or relative segments without '.', '..', NUL or backslashes. */

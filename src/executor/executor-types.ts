@@ -69,7 +69,51 @@ export interface ExecuteOptions {
 export interface Executor {
   execute(request: ExecutionRequest, identity: CallIdentity, options?: ExecuteOptions): Promise<ExecutionResult>;
   stats(): ExecutorStats;
+  /** Live figures of the sandbox processes, for /healthz (degraded, 503) and metrics. */
+  health(): ExecutorHealth;
   close(): Promise<void>;
+}
+
+/** Live figures of one language's sandbox processes. */
+export interface PoolHealth {
+  /** Processes configured. */
+  processes: number;
+  /** Processes started and not dead (starting or ready). */
+  alive: number;
+  /** Processes warm and able to take calls (busy or not). */
+  ready: number;
+  starting: number;
+  /** Ready processes replacing their interpreter for another agent (Python). */
+  recycling: number;
+  /** Ready, idle processes no agent's code ran in since they started or were recycled. */
+  spares: number;
+  /** Calls running or sent ahead. */
+  busy: number;
+  /** Calls waiting for a sandbox. */
+  queued: number;
+  queuedByAgent: Record<string, number>;
+  inFlightByAgent: Record<string, number>;
+  /** Processes replaced since start (deaths, failed starts, recycles by respawn). */
+  restarts: number;
+  /** Processes handed from one agent to another since start (recycled, or respawned when a recycle went unanswered). */
+  recycles: number;
+  /** Starts that failed since the last one that succeeded (back-off grows with it). */
+  failedStartsInARow: number;
+  /** At least one process is ready: calls of this language can run. */
+  canRun: boolean;
+}
+
+/**
+ * 'ok': every configured process is ready. 'degraded': some are not (starting, restarting after a
+ * crash, failing to start), or Python cannot run. 'down': JavaScript cannot run at all (answer 503).
+ */
+export type HealthStatus = 'ok' | 'degraded' | 'down';
+
+export interface ExecutorHealth {
+  status: HealthStatus;
+  javascript: PoolHealth;
+  /** Absent when Python is disabled (sandbox.pythonProcesses = 0). */
+  python?: PoolHealth;
 }
 
 export interface LatencySummary {

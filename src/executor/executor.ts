@@ -20,17 +20,22 @@ import type {
   ExecutionRequest,
   ExecutionResult,
   Executor,
+  ExecutorHealth,
   ExecutorStats,
   HostApi,
   HostCallContext,
 } from './executor-types.js';
 import { HostError } from './executor-types.js';
 import { SandboxPool } from './sandbox-pool.js';
+import type { AgentLimits } from './sandbox-pool.js';
+import type { LaunchSandbox } from './sandbox-process.js';
 
 export interface ExecutorOptions {
   config: Config;
   hostApi: HostApi;
   logger: Logger;
+  /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
+  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox };
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: Workspace;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
@@ -69,20 +74,24 @@ export class PooledExecutor implements Executor {
     this.#hostRoots = [...new Set([options.config.workspaceDir, options.config.skillsDir, options.config.catalogDir, process.cwd(), homedir()].map((p) => path.resolve(p)))]
       .filter((p) => p.length > 1)
       .sort((a, b) => b.length - a.length);
-    this.#js = new SandboxPool(
-      { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
-      sandbox.processes,
-      limits.maxQueuedCalls,
-      this.#log.child({ pool: 'js' }),
-    );
+    const shares = (slots: number) => (agent: string): AgentLimits => agentLimits(options.config, agent, slots);
+    const common = { maxQueued: limits.maxQueuedCalls, recycleTimeoutMs: options.pool?.recycleTimeoutMs, launch: options.pool?.launch, recycleSupport: { state: 'unknown' as const } };
+    this.#js = new SandboxPool({
+      ...common,
+      process: { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
+      count: sandbox.processes,
+      limits: shares(sandbox.processes * sandbox.threadsPerProcess),
+      log: this.#log.child({ pool: 'js' }),
+    });
     this.#python =
       sandbox.pythonProcesses > 0
-        ? new SandboxPool(
-            { kind: 'python', threads: 1, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
-            sandbox.pythonProcesses,
-            limits.maxQueuedCalls,
-            this.#log.child({ pool: 'python' }),
-          )
+        ? new SandboxPool({
+            ...common,
+            process: { kind: 'python', threads: 1, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
+            count: sandbox.pythonProcesses,
+            limits: shares(sandbox.pythonProcesses),
+            log: this.#log.child({ pool: 'python' }),
+          })
         : undefined;
   }
 
@@ -178,8 +187,17 @@ export class PooledExecutor implements Executor {
     };
   }
 
+  /** Live figures per language; 'down' when JavaScript cannot run (no ready process). */
+  health(): ExecutorHealth {
+    const javascript = this.#js.health();
+    const python = this.#python?.health();
+    const whole = (h: typeof javascript): boolean => h.ready === h.processes && h.failedStartsInARow === 0;
+    const status = !javascript.canRun ? 'down' : whole(javascript) && (!python || whole(python)) ? 'ok' : 'degraded';
+    return { status, javascript, ...(python ? { python } : {}) };
+  }
+
   /** Per-process detail for health and metrics endpoints. */
-  processes(): { kind: string; pid: number | undefined; state: string; busy: number }[] {
+  processes(): { kind: string; pid: number | undefined; state: string; busy: number; agent: string | undefined; pristine: boolean }[] {
     return [
       ...this.#js.processes().map((p) => ({ kind: 'js', ...p })),
       ...(this.#python?.processes().map((p) => ({ kind: 'python', ...p })) ?? []),
@@ -286,6 +304,17 @@ export class PooledExecutor implements Executor {
     r.output = kept;
     r.truncated = true;
   }
+}
+
+/**
+ * An agent's share of a pool of `slots`: its own override, else the configured default, where
+ * maxCallsInFlightPerAgent 0 means all slots but one (at least 1).
+ */
+function agentLimits(config: Config, agent: string, slots: number): AgentLimits {
+  const own = config.agents.find((a) => a.name === agent)?.limits;
+  const auto = Math.max(1, slots - 1);
+  const inFlight = own?.maxCallsInFlight ?? (config.limits.maxCallsInFlightPerAgent || auto);
+  return { maxInFlight: inFlight, maxQueued: own?.maxQueued ?? config.limits.maxQueuedPerAgent ?? 100 };
 }
 
 /** Replaces the known host folders, exactly (spaces and all), before any pattern is tried. */

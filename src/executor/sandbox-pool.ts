@@ -1,17 +1,46 @@
-// A set of sandbox processes of one kind (JavaScript or Python) behind one queue. Calls go to the
-// process with a free thread; a dead process is replaced at once (with back-off if it keeps dying
-// while starting); the wall-clock deadline and cancellation of each call are enforced here, so a
-// worker that never answers is still stopped.
+// A set of sandbox processes of one kind (JavaScript or Python) and the dispatch of calls to them,
+// keyed by agent. Isolation: dispatch-policy.ts says which process may run an agent's call (a
+// Python process is bound to one agent until it is recycled). Fairness: one queue per agent,
+// served round robin, with per-agent limits on calls in flight and waiting. Supervision: a process
+// that dies, never starts or never answers is replaced, with back-off while starts keep failing.
+// The wall-clock deadline and cancellation of each call are enforced here too.
+//
+// Fairness bound. With S slots (processes x threads) and each agent limited to L calls in flight,
+// a waiting call of an agent under its limit is served within its agent's turn of the round robin:
+// every slot that frees goes to the next waiting agent in turn, and every running call ends within
+// D (its timeout + HARD_DEADLINE_GRACE_MS + ABORT_ESCALATION_MS). So with k agents waiting, a call
+// at the head of its agent's queue starts within ceil(k / S) x D, and with L < S a single flooding
+// agent never holds every slot: another agent starts at once if no third agent holds the rest.
+// For Python, add one recycle (R: recycleTimeoutMs, or a respawn) per turn: ceil(k / S) x (D + R).
 
 import type { AbortReason, HostReply, Outcome, RunRequest, SandboxProcessOptions } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
+import { refusal } from './admission.js';
+import { policyFor } from './dispatch-policy.js';
+import type { DispatchPolicy } from './dispatch-policy.js';
+import { FairQueue } from './fair-queue.js';
 import { SandboxProcess } from './sandbox-process.js';
-import type { Finished } from './sandbox-process.js';
+import type { Finished, LaunchSandbox } from './sandbox-process.js';
+import type { PoolHealth } from './executor-types.js';
 
 /** After the worker's own deadline, how long before the process is told to terminate it, ms. */
 export const HARD_DEADLINE_GRACE_MS = 250;
 /** If an abort is not answered this long, the whole process is killed, ms. */
 export const ABORT_ESCALATION_MS = 3_000;
+/** How long a process may take to answer 'recycle' before it is killed and respawned instead, ms. */
+export const RECYCLE_TIMEOUT_MS = 30_000;
+/** A JavaScript process answers 'recycle' at once (nothing to replace) if its build knows the message, ms. */
+const RECYCLE_PROBE_MS = 5_000;
+
+/**
+ * Whether this build's sandbox processes answer 'recycle', shared by the pools (they run the same
+ * pool-host). The JavaScript pool finds out at start for free; until then a Python recycle waits
+ * up to recycleTimeoutMs, and when the answer is 'no' it respawns the process at once.
+ */
+export interface RecycleSupport {
+  state: 'unknown' | 'yes' | 'no';
+}
+const RESTART_BACKOFF_BASE_MS = 100;
 const RESTART_BACKOFF_MAX_MS = 10_000;
 
 export interface PoolCall {
@@ -28,42 +57,71 @@ export interface PoolCall {
 export interface PoolCounters {
   processRestarts: number;
   workerReplacements: number;
+  recycles: number;
+}
+
+/** One agent's share of a pool. */
+export interface AgentLimits {
+  /** Calls running or sent ahead at once. */
+  maxInFlight: number;
+  /** Calls waiting for a sandbox; past it the agent's new calls get OverloadedError. */
+  maxQueued: number;
+}
+
+export interface SandboxPoolOptions {
+  process: SandboxProcessOptions;
+  count: number;
+  /** Calls waiting in all; past it only agents holding at least an equal share are refused. */
+  maxQueued: number;
+  limits(agent: string): AgentLimits;
+  log: Logger;
+  /** Default RECYCLE_TIMEOUT_MS; tests shorten it. */
+  recycleTimeoutMs?: number;
+  /** Process launcher; tests pass one whose fork fails. */
+  launch?: LaunchSandbox;
+  /** Shared between the pools of one executor; a pool of its own by default. */
+  recycleSupport?: RecycleSupport;
 }
 
 interface Queued {
   call: PoolCall;
+  agent: string;
   resolve: (f: Finished) => void;
   cleanup: () => void;
 }
 
 export class SandboxPool {
-  readonly #options: SandboxProcessOptions;
-  readonly #count: number;
-  readonly #maxQueued: number;
+  readonly #o: SandboxPoolOptions;
+  readonly #policy: DispatchPolicy;
   readonly #log: Logger;
   readonly #procs: SandboxProcess[] = [];
-  readonly #queue: Queued[] = [];
+  readonly #queue = new FairQueue<Queued>();
   readonly #calls = new Map<number, { call: PoolCall; proc: SandboxProcess }>();
+  readonly #inFlight = new Map<string, number>();
   #nextId = 1;
   #closed = false;
   #failedStarts = 0;
-  readonly counters: PoolCounters = { processRestarts: 0, workerReplacements: 0 };
+  #restartsPending = 0;
+  readonly #recycleSupport: RecycleSupport;
+  /** Moving average of call durations, ms: the retry hint of OverloadedError. */
+  #avgCallMs = 1_000;
+  readonly counters: PoolCounters = { processRestarts: 0, workerReplacements: 0, recycles: 0 };
 
-  constructor(options: SandboxProcessOptions, count: number, maxQueued: number, log: Logger) {
-    this.#options = options;
-    this.#count = count;
-    this.#maxQueued = maxQueued;
-    this.#log = log;
+  constructor(options: SandboxPoolOptions) {
+    this.#o = options;
+    this.#policy = policyFor(options.process.kind);
+    this.#log = options.log;
+    this.#recycleSupport = options.recycleSupport ?? { state: 'unknown' };
   }
 
   /** Starts every process and resolves when all are warm. */
   async start(): Promise<void> {
-    for (let i = 0; i < this.#count; i++) this.#procs.push(this.#spawn());
+    for (let i = 0; i < this.#o.count; i++) this.#procs.push(this.#spawn());
     await Promise.all(this.#procs.map((p) => p.ready));
   }
 
   get threads(): number {
-    return this.#count * this.#options.threads;
+    return this.#o.count * this.#o.process.threads;
   }
 
   get busy(): number {
@@ -71,26 +129,41 @@ export class SandboxPool {
   }
 
   get queued(): number {
-    return this.#queue.length;
+    return this.#queue.size;
   }
 
-  processes(): { pid: number | undefined; state: string; busy: number; startupMs: number }[] {
-    return this.#procs.map((p) => ({ pid: p.pid, state: p.state, busy: p.busy, startupMs: p.startupMs }));
+  processes(): { pid: number | undefined; state: string; busy: number; startupMs: number; agent: string | undefined; pristine: boolean }[] {
+    return this.#procs.map((p) => ({ pid: p.pid, state: p.recycling ? 'recycling' : p.state, busy: p.busy, startupMs: p.startupMs, agent: p.lastAgent, pristine: p.pristine }));
+  }
+
+  health(): PoolHealth {
+    const ready = this.#procs.filter((p) => p.state === 'ready');
+    return {
+      processes: this.#o.count,
+      alive: this.#procs.filter((p) => p.state !== 'dead').length,
+      ready: ready.length,
+      starting: this.#procs.filter((p) => p.state === 'starting').length,
+      recycling: ready.filter((p) => p.recycling).length,
+      spares: ready.filter((p) => p.pristine && p.busy === 0 && !p.recycling).length,
+      busy: this.busy,
+      queued: this.queued,
+      queuedByAgent: this.#queue.counts(),
+      inFlightByAgent: Object.fromEntries(this.#inFlight),
+      restarts: this.counters.processRestarts,
+      recycles: this.counters.recycles,
+      failedStartsInARow: this.#failedStarts,
+      canRun: ready.length > 0,
+    };
   }
 
   run(call: PoolCall): Promise<Finished> {
     if (this.#closed) return Promise.resolve(failed('CancelledError', 'the sandbox pool is shut down'));
     if (call.signal?.aborted) return Promise.resolve(failed('CancelledError', 'the call was cancelled before it started'));
-    const proc = this.#pick();
-    if (proc) return this.#dispatch(proc, call);
-    if (this.#queue.length >= this.#maxQueued) {
-      return Promise.resolve(failed('OverloadedError', `the daemon is overloaded: ${this.#queue.length} calls are already waiting for a sandbox; retry later`));
-    }
+    const agent = call.request.agent;
     return new Promise<Finished>((resolve) => {
-      const entry: Queued = { call, resolve, cleanup: () => {} };
+      const entry: Queued = { call, agent, resolve, cleanup: () => {} };
       const leave = (f: Finished): void => {
-        const i = this.#queue.indexOf(entry);
-        if (i >= 0) this.#queue.splice(i, 1);
+        this.#queue.remove(agent, entry);
         entry.cleanup();
         resolve(f);
       };
@@ -104,14 +177,36 @@ export class SandboxPool {
         clearTimeout(timer);
         call.signal?.removeEventListener('abort', onAbort);
       };
-      this.#queue.push(entry);
+      this.#queue.push(agent, entry);
+      this.#drain();
+      // Still waiting: the agent may wait only within its share.
+      if (!call.requeued && this.#queue.remove(agent, entry)) {
+        const waiting = this.#queue.sizeOf(agent);
+        const refused = refusal({
+          agent,
+          limits: this.#o.limits(agent),
+          waiting,
+          running: this.#inFlight.get(agent) ?? 0,
+          totalWaiting: this.#queue.size,
+          agentsWaiting: this.#queue.agents().length + (waiting === 0 ? 1 : 0),
+          maxQueued: this.#o.maxQueued,
+          language: this.#o.process.kind === 'python' ? 'python' : 'javascript',
+          avgCallMs: this.#avgCallMs,
+        });
+        if (refused) {
+          entry.cleanup();
+          resolve(failed('OverloadedError', refused));
+        } else {
+          this.#queue.push(agent, entry);
+        }
+      }
     });
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const q of this.#queue.splice(0)) {
+    for (const q of this.#queue.clear()) {
       q.cleanup();
       q.resolve(failed('CancelledError', 'the daemon is shutting down'));
     }
@@ -136,20 +231,78 @@ export class SandboxPool {
     await Promise.all(exits);
   }
 
-  /** A process with a free thread; else one with room to queue a call ahead (the least loaded). */
-  #pick(): SandboxProcess | undefined {
-    let best: SandboxProcess | undefined;
-    for (const p of this.#procs) if (p.free > 0 && (!best || p.free > best.free)) best = p;
-    if (best) return best;
-    for (const p of this.#procs) if (p.prefetchRoom > 0 && (!best || p.prefetchRoom > best.prefetchRoom)) best = p;
-    return best;
+  #underLimit(agent: string): boolean {
+    return (this.#inFlight.get(agent) ?? 0) < this.#o.limits(agent).maxInFlight;
+  }
+
+  /**
+   * Matches waiting calls to processes: agents in round-robin order, free threads first, then
+   * sending ahead behind the same agent's calls. For bound processes, agents that still cannot
+   * run get pristine processes by recycling idle ones.
+   */
+  #drain(): void {
+    if (this.#closed) return;
+    for (const mode of ['free', 'ahead'] as const) {
+      let served = true;
+      while (served && this.#queue.size > 0) {
+        served = false;
+        for (const agent of this.#queue.agents()) {
+          if (!this.#underLimit(agent)) continue;
+          const proc = this.#policy.pick(agent, this.#procs, mode);
+          if (!proc) continue;
+          const entry = this.#queue.take(agent) as Queued;
+          entry.cleanup();
+          void this.#dispatch(proc, entry.call).then(entry.resolve);
+          served = true;
+          break;
+        }
+      }
+    }
+    if (this.#policy.kind === 'bound') this.#recycleForWaiting();
+  }
+
+  /** One pristine process per waiting agent that has none coming: recycle the least recently used idle one. */
+  #recycleForWaiting(): void {
+    const waiting = this.#queue.agents().filter((a) => this.#underLimit(a));
+    let coming = this.#restartsPending + this.#procs.filter((p) => p.state === 'starting' || p.recycling).length;
+    for (const agent of waiting) {
+      if (coming > 0) {
+        coming--;
+        continue;
+      }
+      const victim = this.#policy.victim(agent, this.#procs);
+      if (!victim) return;
+      this.#recycle(victim, agent);
+    }
+  }
+
+  #recycle(proc: SandboxProcess, forAgent: string): void {
+    this.counters.recycles++;
+    this.#log.debug({ code: 'SANDBOX_RECYCLE', pid: proc.pid, from: proc.lastAgent, for: forAgent }, 'recycling a sandbox process for another agent');
+    if (this.#recycleSupport.state === 'no') {
+      // These processes never answered 'recycle': a fresh process is the pristine one.
+      proc.kill();
+      return;
+    }
+    void proc.recycle(this.#o.recycleTimeoutMs ?? RECYCLE_TIMEOUT_MS).then((ok) => {
+      if (ok) this.#recycleSupport.state = 'yes';
+      else if (proc.state !== 'dead') {
+        if (this.#recycleSupport.state === 'unknown') this.#recycleSupport.state = 'no';
+        this.#log.warn({ code: 'SANDBOX_RECYCLE_UNANSWERED', pid: proc.pid }, 'sandbox process did not answer a recycle; replacing it');
+        proc.kill();
+      }
+      this.#drain();
+    });
   }
 
   #dispatch(proc: SandboxProcess, call: PoolCall): Promise<Finished> {
     const id = this.#nextId++;
-    const remaining = Math.max(1, Math.floor(call.deadline - performance.now()));
+    const agent = call.request.agent;
+    const startedAt = performance.now();
+    const remaining = Math.max(1, Math.floor(call.deadline - startedAt));
     const request: RunRequest = { ...call.request, timeoutMs: remaining };
     this.#calls.set(id, { call, proc });
+    this.#inFlight.set(agent, (this.#inFlight.get(agent) ?? 0) + 1);
     let escalation: NodeJS.Timeout | undefined;
     const abort = (reason: AbortReason): void => {
       proc.abort(id, reason);
@@ -167,47 +320,45 @@ export class SandboxPool {
       if (escalation) clearTimeout(escalation);
       call.signal?.removeEventListener('abort', onAbort);
       this.#calls.delete(id);
+      const left = (this.#inFlight.get(agent) ?? 1) - 1;
+      if (left > 0) this.#inFlight.set(agent, left);
+      else this.#inFlight.delete(agent);
+      this.#avgCallMs = 0.9 * this.#avgCallMs + 0.1 * (performance.now() - startedAt);
       if (finished.workerReplaced && !finished.processDied) this.counters.workerReplacements++;
       // A call that never started is sent again, once: another call killed its process.
       if (finished.requeue && !call.requeued && !this.#closed && performance.now() < call.deadline) {
         call.requeued = true;
-        const again = this.run(call);
-        this.#drain();
-        return again;
+        return this.run(call);
       }
       this.#drain();
       return finished;
     });
   }
 
-  #drain(): void {
-    while (this.#queue.length > 0) {
-      const proc = this.#pick();
-      if (!proc) return;
-      const entry = this.#queue.shift() as Queued;
-      entry.cleanup();
-      void this.#dispatch(proc, entry.call).then(entry.resolve);
-    }
-  }
-
   /** Host calls and output from a process, routed to the call they belong to. */
   #spawn(): SandboxProcess {
     const proc = new SandboxProcess(
-      this.#options,
+      this.#o.process,
       {
         onHostCall: (id, callId, method, args) => {
           const entry = this.#calls.get(id);
           entry?.call.onHostCall(callId, method, args, (reply) => entry.proc.reply(id, reply));
         },
         onOutput: (id, lines) => this.#calls.get(id)?.call.onOutput(lines),
-        onExit: (p, code, signal) => this.#onExit(p, code, signal),
+        onExit: (p, code, signal, spawnError) => this.#onExit(p, code, signal, spawnError),
         onWorkerReady: () => this.#drain(),
       },
       this.#log,
+      this.#o.launch,
     );
     proc.ready.then(
       () => {
         this.#failedStarts = 0;
+        if (this.#o.process.kind === 'js' && this.#recycleSupport.state === 'unknown') {
+          void proc.probeRecycle(RECYCLE_PROBE_MS).then((ok) => {
+            if (this.#recycleSupport.state === 'unknown' && proc.state !== 'dead') this.#recycleSupport.state = ok ? 'yes' : 'no';
+          });
+        }
         this.#drain();
       },
       (err: unknown) => this.#log.error({ code: 'SANDBOX_START_FAILED', err: (err as Error).message }, 'sandbox process failed to start'),
@@ -215,15 +366,21 @@ export class SandboxPool {
     return proc;
   }
 
-  #onExit(proc: SandboxProcess, code: number | null, signal: NodeJS.Signals | null): void {
+  /** Every death ends here (sandbox-process.ts #die): the slot is refilled, after a back-off while starts keep failing. */
+  #onExit(proc: SandboxProcess, code: number | null, signal: NodeJS.Signals | null, spawnError?: Error): void {
     const i = this.#procs.indexOf(proc);
     if (i < 0 || this.#closed) return;
     const duringStart = proc.startupMs === 0;
-    this.#log.warn({ code: 'SANDBOX_PROCESS_EXIT', pid: proc.pid, exitCode: code, signal }, 'sandbox process exited; starting a replacement');
+    this.#log.warn(
+      { code: 'SANDBOX_PROCESS_EXIT', pid: proc.pid, exitCode: code, signal, spawnError: spawnError?.message },
+      'sandbox process ended; starting a replacement',
+    );
     this.counters.processRestarts++;
     if (duringStart) this.#failedStarts++;
-    const delay = duringStart ? Math.min(RESTART_BACKOFF_MAX_MS, 100 * 2 ** this.#failedStarts) : 0;
+    const delay = duringStart ? Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_BASE_MS * 2 ** this.#failedStarts) : 0;
+    this.#restartsPending++;
     const replace = (): void => {
+      this.#restartsPending--;
       if (this.#closed) return;
       this.#procs[i] = this.#spawn();
     };

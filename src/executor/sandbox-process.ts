@@ -1,9 +1,12 @@
 // The coordinator's handle on one sandbox process (workers/pool-host.ts): starts it, sends it
 // calls, relays its host calls, and turns its death into a clear failure of exactly the calls it
-// was running. The pool above decides when to start a replacement.
+// was running. Every way a process can fail (exit, a fork that fails with 'error' and no 'exit',
+// a fork that throws, a kill nobody confirms) ends in one place, #die, so the pool above always
+// hears of it and starts a replacement. It also remembers whose code the process ran.
 
+import { EventEmitter } from 'node:events';
 import { fork } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import type { ForkOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { AbortReason, FromSandbox, HostReply, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
@@ -12,6 +15,21 @@ import type { Logger } from '../util/logger.js';
 export const STARTUP_TIMEOUT_MS = 30_000;
 /** Pyodide workers load in about 5 s idle and 10-20 s on a loaded 2-core machine, ms. */
 export const PYTHON_STARTUP_TIMEOUT_MS = 120_000;
+/** After SIGKILL, how long to wait for 'exit' before the process is counted dead anyway, ms. */
+export const KILL_CONFIRM_MS = 5_000;
+
+/** What the pool needs of a child process; node's ChildProcess fits, and tests pass doubles. */
+export interface SandboxChild extends EventEmitter {
+  readonly pid?: number | undefined;
+  readonly connected: boolean;
+  send(message: ToSandbox, callback: (error: Error | null) => void): boolean;
+  kill(signal?: NodeJS.Signals): boolean;
+}
+
+/** Starts a sandbox process: `fork` in production, a double in tests (a fork that fails, ...). */
+export type LaunchSandbox = (script: string, args: readonly string[], options: ForkOptions) => SandboxChild;
+
+export const launchWithFork: LaunchSandbox = (script, args, options) => fork(script, [...args], options);
 
 export interface Finished {
   outcome: Outcome;
@@ -25,12 +43,13 @@ export interface Finished {
 export interface SandboxProcessEvents {
   onHostCall(id: number, callId: number, method: string, args: unknown[]): void;
   onOutput(id: number, lines: string[]): void;
-  onExit(proc: SandboxProcess, code: number | null, signal: NodeJS.Signals | null): void;
+  /** The process is gone (exited, never started, or killed and unconfirmed); `spawnError` when the fork failed. */
+  onExit(proc: SandboxProcess, code: number | null, signal: NodeJS.Signals | null, spawnError?: Error): void;
   onWorkerReady(proc: SandboxProcess): void;
 }
 
 /** `started`: the call is running (not waiting in the process behind another). */
-type Inflight = { resolve: (f: Finished) => void; started: boolean };
+type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string };
 
 /** The compiled worker entry; tests run the TypeScript sources but the sandbox always runs dist/. */
 export function workerScript(name: string): string {
@@ -41,7 +60,7 @@ export function workerScript(name: string): string {
 }
 
 export class SandboxProcess {
-  readonly #child: ChildProcess;
+  readonly #child: SandboxChild;
   readonly #inflight = new Map<number, Inflight>();
   readonly #events: SandboxProcessEvents;
   readonly #log: Logger;
@@ -51,19 +70,38 @@ export class SandboxProcess {
   #state: 'starting' | 'ready' | 'dead' = 'starting';
   /** Threads being replaced after a terminated task: not free until the process says so. */
   #warming = 0;
+  #killTimer: NodeJS.Timeout | undefined;
+  #recycled: ((ok: boolean) => void) | undefined;
+  #probe: ((ok: boolean) => void) | undefined;
   startupMs = 0;
+  /** The agent whose code this process ran last (for Python: the agent it is bound to). */
+  lastAgent: string | undefined;
+  /** No agent's code has run here since the process started or its interpreter was recycled. */
+  pristine = true;
+  /** performance.now() of the last call sent here, for least-recently-used choices. */
+  lastUsedAt = 0;
 
-  constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger) {
+  constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, launch: LaunchSandbox = launchWithFork) {
     this.threads = options.threads;
     this.kind = options.kind;
     this.#events = events;
     this.#log = log;
-    this.#child = fork(workerScript('pool-host'), [JSON.stringify(options)], {
+    const forkOptions: ForkOptions = {
       execArgv: ['--enable-experimental-regexp-engine-on-excessive-backtracks'],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       env: { NODE_ENV: process.env.NODE_ENV ?? 'production' },
-    });
+    };
+    let child: SandboxChild;
+    try {
+      child = launch(workerScript('pool-host'), [JSON.stringify(options)], forkOptions);
+    } catch (err) {
+      // fork throws for some errors (ENOMEM) instead of emitting 'error': the same failure.
+      child = new EventEmitter() as unknown as SandboxChild;
+      Object.assign(child, { pid: undefined, connected: false, send: () => false, kill: () => false });
+      process.nextTick(() => child.emit('error', err));
+    }
+    this.#child = child;
     const startupTimeoutMs = options.kind === 'python' ? PYTHON_STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS;
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -84,16 +122,19 @@ export class SandboxProcess {
           this.#onMessage(msg);
         }
       });
-      this.#child.once('exit', (code, signal) => {
+      this.#rejectStart = (why: string) => {
         clearTimeout(timer);
-        reject(new Error(`sandbox process exited during start-up (code ${code}, signal ${signal})`));
-      });
+        reject(new Error(why));
+      };
     });
-    // Nobody may be left waiting on a rejected start-up promise.
-    this.ready.catch(() => {});
-    this.#child.on('exit', (code, signal) => this.#onExit(code, signal));
-    this.#child.on('error', (err) => this.#log.error({ code: 'SANDBOX_SPAWN_FAILED', err: err.message }, 'sandbox process error'));
+    // Nobody may be left waiting on a rejected start-up promise; a process that fails to start is
+    // killed, which ends in #die and a replacement.
+    this.ready.catch(() => this.kill());
+    this.#child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => this.#die(code, signal));
+    this.#child.on('error', (err: Error) => this.#onError(err));
   }
+
+  #rejectStart: (why: string) => void = () => {};
 
   get pid(): number | undefined {
     return this.#child.pid;
@@ -103,28 +144,65 @@ export class SandboxProcess {
     return this.#state;
   }
 
+  /** A recycle was asked for and not yet answered: no call may be sent here. */
+  get recycling(): boolean {
+    return this.#recycled !== undefined;
+  }
+
+  /** Whether every call in flight here is `agent`'s (true when none is). */
+  onlyRuns(agent: string): boolean {
+    for (const e of this.#inflight.values()) if (e.agent !== agent) return false;
+    return true;
+  }
+
   get busy(): number {
     return this.#inflight.size;
   }
 
   /** Threads with nothing running or sent ahead. */
   get free(): number {
-    return this.#state === 'ready' ? Math.max(0, this.threads - this.#inflight.size - this.#warming) : 0;
+    return this.#state === 'ready' && !this.#killTimer ? Math.max(0, this.threads - this.#inflight.size - this.#warming) : 0;
   }
 
   /** Room to send a call ahead: one waiting call per thread, so no thread idles for an IPC round trip. */
   get prefetchRoom(): number {
-    return this.#state === 'ready' && this.#warming === 0 ? Math.max(0, 2 * this.threads - this.#inflight.size) : 0;
+    return this.#state === 'ready' && this.#warming === 0 && !this.#killTimer ? Math.max(0, 2 * this.threads - this.#inflight.size) : 0;
   }
 
   run(id: number, request: RunRequest): Promise<Finished> {
+    this.lastAgent = request.agent;
+    this.pristine = false;
+    this.lastUsedAt = performance.now();
     return new Promise<Finished>((resolve) => {
       // With a thread free the process starts the call on receipt; otherwise it waits there until
       // a 'done' names it as started.
       let started = 0;
       for (const e of this.#inflight.values()) if (e.started) started++;
-      this.#inflight.set(id, { resolve, started: started < this.threads });
+      this.#inflight.set(id, { resolve, started: started < this.threads, agent: request.agent });
       this.#send({ type: 'run', id, request });
+    });
+  }
+
+  /**
+   * Asks the idle process to replace its interpreter with a pristine one. Resolves true once it
+   * says 'recycled' (the process is then pristine), false when it did not answer within
+   * `timeoutMs` or died: the caller must then kill it (a fresh process is pristine too).
+   */
+  recycle(timeoutMs: number): Promise<boolean> {
+    if (this.#state !== 'ready' || this.#inflight.size > 0 || this.#recycled) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => settle(false), timeoutMs);
+      const settle = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.#recycled = undefined;
+        if (ok) {
+          this.pristine = true;
+          this.lastAgent = undefined;
+        }
+        resolve(ok);
+      };
+      this.#recycled = settle;
+      this.#send({ type: 'recycle' });
     });
   }
 
@@ -141,8 +219,35 @@ export class SandboxProcess {
     this.#send({ type: 'shutdown' });
   }
 
+  /**
+   * Whether this build's sandbox answers 'recycle', asked of a JavaScript process (which has
+   * nothing to replace and answers at once, calls or not): resolves false after `timeoutMs`.
+   */
+  probeRecycle(timeoutMs: number): Promise<boolean> {
+    if (this.#state !== 'ready' || this.#recycled) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => settle(false), timeoutMs);
+      timer.unref();
+      const settle = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.#probe = undefined;
+        resolve(ok);
+      };
+      this.#probe = settle;
+      this.#send({ type: 'recycle' });
+    });
+  }
+
+  /** SIGKILL; if no 'exit' confirms it within KILL_CONFIRM_MS, the process is counted dead anyway. */
   kill(): void {
-    if (this.#state !== 'dead') this.#child.kill('SIGKILL');
+    if (this.#state === 'dead' || this.#killTimer) return;
+    try {
+      this.#child.kill('SIGKILL');
+    } catch (err) {
+      this.#log.warn({ code: 'SANDBOX_KILL_FAILED', pid: this.pid, err: (err as Error).message }, 'could not kill sandbox process');
+    }
+    this.#killTimer = setTimeout(() => this.#die(null, 'SIGKILL'), KILL_CONFIRM_MS);
+    this.#killTimer.unref();
   }
 
   #send(msg: ToSandbox): void {
@@ -150,6 +255,18 @@ export class SandboxProcess {
     this.#child.send(msg, (err) => {
       if (err) this.#log.warn({ code: 'SANDBOX_SEND_FAILED', pid: this.pid, err: err.message }, 'could not reach sandbox process');
     });
+  }
+
+  /**
+   * Node emits 'error' and no 'exit' when the fork itself fails (EMFILE, EAGAIN): without a pid
+   * there is no process, so it is dead now. With a pid (a failed kill or send) the process is
+   * killed, which ends in 'exit' or the kill confirmation timer.
+   */
+  #onError(err: Error): void {
+    const code = (err as { code?: unknown }).code;
+    this.#log.error({ code: 'SANDBOX_SPAWN_FAILED', errno: typeof code === 'string' ? code : undefined, pid: this.pid, err: err.message }, 'sandbox process error');
+    if (this.#child.pid === undefined) this.#die(null, null, err);
+    else this.kill();
   }
 
   #onMessage(msg: FromSandbox): void {
@@ -166,6 +283,10 @@ export class SandboxProcess {
         entry.resolve({ outcome: msg.outcome, workerReplaced: msg.workerReplaced });
         return;
       }
+      case 'recycled':
+        if (this.#probe) this.#probe(true);
+        else this.#recycled?.(true);
+        return;
       case 'worker-ready':
         this.#warming = Math.max(0, this.#warming - 1);
         this.#events.onWorkerReady(this);
@@ -181,8 +302,21 @@ export class SandboxProcess {
     }
   }
 
-  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+  /** The one way a process ends, whatever the cause; runs once. */
+  #die(code: number | null, signal: NodeJS.Signals | null, spawnError?: Error): void {
+    if (this.#state === 'dead') return;
+    const wasStarting = this.#state === 'starting';
     this.#state = 'dead';
+    if (this.#killTimer) clearTimeout(this.#killTimer);
+    this.#recycled?.(false);
+    this.#probe?.(false);
+    if (wasStarting) {
+      this.#rejectStart(
+        spawnError
+          ? `sandbox process could not be started: ${spawnError.message}`
+          : `sandbox process exited during start-up (code ${code}, signal ${signal})`,
+      );
+    }
     // V8's fatal out-of-memory aborts the process (SIGABRT, or exit 134): the call it was running
     // allocated past what any limit could stop in time.
     const oom = signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGILL' || code === 134;
@@ -205,6 +339,6 @@ export class SandboxProcess {
         processDied: true,
       });
     }
-    this.#events.onExit(this, code, signal);
+    this.#events.onExit(this, code, signal, spawnError);
   }
 }

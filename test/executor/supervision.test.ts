@@ -12,6 +12,7 @@ import { FULL_PERMISSIONS, testConfig } from '../fixtures/config.js';
 const config = testConfig();
 const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
 const agent: CallIdentity = { agent: 'a', sessionId: 's', workspaceNamespace: '', permissions: FULL_PERMISSIONS };
+const other: CallIdentity = { ...agent, agent: 'b', sessionId: 's2' };
 let executor: PooledExecutor;
 
 beforeAll(async () => {
@@ -32,8 +33,9 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 it('fails only the calls of a killed sandbox process, replaces it, and keeps serving', async () => {
   const before = executor.processes().map((p) => p.pid);
-  // One long call on each process; then kill the process running the first.
-  const calls = [0, 1].map(() => executor.execute({ code: 'await sleep(1500); return "done"', language: 'javascript', timeoutSeconds: 20, memoryMb: 256 }, agent));
+  // One long call on each process (two agents: one agent alone may hold all slots but one); then
+  // kill the process running the first.
+  const calls = [agent, other].map((who) => executor.execute({ code: 'await sleep(1500); return "done"', language: 'javascript', timeoutSeconds: 20, memoryMb: 256 }, who));
   await until(() => executor.processes().every((p) => p.busy === 1), 'both processes to be busy');
   const victim = executor.processes()[0]?.pid as number;
   process.kill(victim, 'SIGKILL');
@@ -63,7 +65,9 @@ it('queues calls beyond free threads and serves them in order of arrival', async
 });
 
 it('a call sent ahead to a process that dies before starting it runs elsewhere instead of failing', async () => {
-  const config1 = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 0 } });
+  const base = testConfig();
+  // Two calls in flight for one agent on one process: the second is sent ahead.
+  const config1 = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 0 }, limits: { ...base.limits, maxCallsInFlightPerAgent: 2 } });
   const ws = new Workspace({ root: config1.workspaceDir, maxFileBytes: config1.limits.maxFileBytes });
   const single = await createExecutor({ config: config1, hostApi: createHostApi({ config: config1, workspace: ws, logger: silentLogger() }), logger: silentLogger(), workspace: ws });
   try {

@@ -1,0 +1,34 @@
+// Whether an agent's call may wait for a sandbox: within its own share, and within the pool's
+// bound only while it holds less than an equal share of it. A refusal names the agent, the limit
+// and when to retry, and tells the agent others are not affected.
+
+import type { AgentLimits } from './sandbox-pool.js';
+
+export interface QueueState {
+  agent: string;
+  limits: AgentLimits;
+  /** The agent's calls already waiting (not counting the one being admitted). */
+  waiting: number;
+  running: number;
+  /** Calls waiting in the pool, and how many agents they belong to (the newcomer included). */
+  totalWaiting: number;
+  agentsWaiting: number;
+  /** limits.maxQueuedCalls. */
+  maxQueued: number;
+  language: 'javascript' | 'python';
+  /** Recent average call duration, ms: the retry hint. */
+  avgCallMs: number;
+}
+
+/** The OverloadedError message for a call that may not wait, or undefined when it may. */
+export function refusal(s: QueueState): string | undefined {
+  const retrySeconds = Math.max(1, Math.ceil(((s.waiting + s.running) * s.avgCallMs) / Math.max(1, s.limits.maxInFlight) / 1000));
+  const retry = `retry in about ${retrySeconds} s, or send fewer calls at once`;
+  if (s.waiting >= s.limits.maxQueued) {
+    return `agent "${s.agent}" already has ${s.waiting} calls waiting for a ${s.language} sandbox and ${s.running} running (limits.maxQueuedPerAgent is ${s.limits.maxQueued}); other agents are not affected: ${retry}`;
+  }
+  if (s.totalWaiting >= s.maxQueued && s.waiting >= Math.floor(s.maxQueued / Math.max(1, s.agentsWaiting))) {
+    return `the daemon is overloaded: ${s.totalWaiting} calls wait for a ${s.language} sandbox (limits.maxQueuedCalls is ${s.maxQueued}) and agent "${s.agent}" holds ${s.waiting} of them, at least an equal share: ${retry}`;
+  }
+  return undefined;
+}
