@@ -121,7 +121,8 @@ export interface Config {
     /**
      * Calls of one agent running (or sent ahead) at once, in each language's pool: a flood or busy
      * loops of one agent leave the other slots to others. 0 = that pool's slots (processes x
-     * threads) minus one, at least 1. Default 0.
+     * threads) minus one, at least 1, when agents are configured; every slot with no agents (one
+     * local agent). Default 0.
      */
     maxCallsInFlightPerAgent: number;
     /** Calls of one agent waiting for a sandbox, per language; past it that agent alone gets OverloadedError. Default 100. */

@@ -308,11 +308,13 @@ export class PooledExecutor implements Executor {
 
 /**
  * An agent's share of a pool of `slots`: its own override, else the configured default, where
- * maxCallsInFlightPerAgent 0 means all slots but one (at least 1).
+ * maxCallsInFlightPerAgent 0 means all slots but one (at least 1) when agents are configured, so
+ * one agent's busy loops never hold every slot; with no agents there is one agent (every caller is
+ * the local one), which gets every slot.
  */
 function agentLimits(config: Config, agent: string, slots: number): AgentLimits {
   const own = config.agents.find((a) => a.name === agent)?.limits;
-  const auto = Math.max(1, slots - 1);
+  const auto = config.agents.length === 0 ? slots : Math.max(1, slots - 1);
   const inFlight = own?.maxCallsInFlight ?? (config.limits.maxCallsInFlightPerAgent || auto);
   return { maxInFlight: inFlight, maxQueued: own?.maxQueued ?? config.limits.maxQueuedPerAgent ?? 100 };
 }

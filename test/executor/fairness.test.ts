@@ -15,8 +15,11 @@ const alice = who('alice');
 const bob = who('bob');
 let executor: PooledExecutor;
 
+/** A daemon with agents configured: only then is one agent's default share all slots but one. */
+const AGENTS = ['alice', 'bob', 'carol'].map((name) => ({ name, token: `token-${name}-0123456789abcdef`, permissions: FULL_PERMISSIONS }));
+
 async function start(overrides: Parameters<typeof testConfig>[0]): Promise<PooledExecutor> {
-  const config = testConfig(overrides);
+  const config = testConfig({ agents: AGENTS, ...overrides });
   const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
   return createExecutor({ config, hostApi: createHostApi({ config, workspace, logger: silentLogger() }), logger: silentLogger(), workspace });
 }
