@@ -1,6 +1,9 @@
 // A sandbox process: hosts one piscina pool of SES worker threads for the coordinator. It is a
 // separate process because some allocations make V8 abort the whole process (fatal OOM); when
 // that happens only this process and its calls die, and the coordinator starts another.
+// A Python process serves one agent at a time with one interpreter (one thread); on 'recycle',
+// and whenever its interpreter crashed, was damaged or grew past the next call's memory_mb, the
+// interpreter is replaced by a pristine warm standby (workers/thread-pool.ts).
 // Started by src/executor/sandbox-process.ts with `--enable-experimental-regexp-engine-on-excessive-backtracks`
 // on the command line (Node refuses that flag in worker execArgv), so catastrophic regular
 // expressions in guest code fall back to a linear engine.
