@@ -116,6 +116,21 @@ describe('recycling a Python interpreter for another agent', () => {
     expect(proc.files.get('bob')?.has('trap-ran.txt') ?? false).toBe(false);
   }, PYTHON_START_MS);
 
+  it('undoes for the next agent what only introspection reached', async () => {
+    await proc.recycle();
+    const plant = [
+      'import string, textwrap',
+      "string.Template.delimiter = '#'",
+      "textwrap.dedent.__globals__['planted'] = True",
+      "textwrap.TextWrapper.fill = lambda self, text: 'planted'",
+      "result = 'planted'",
+    ].join('\n');
+    expect(valueOf(await proc.run(plant, { agent: 'alice' }))).toBe('planted');
+    await proc.recycle();
+    const seen = await proc.run("import string, textwrap\nresult = [string.Template.delimiter, hasattr(textwrap, 'planted'), textwrap.fill('a b', width=10)]", { agent: 'bob' });
+    expect(valueOf(seen)).toEqual(['$', false, 'a b']);
+  }, PYTHON_START_MS);
+
   it('recycles back to back and while a replacement is under way, answering each request', async () => {
     await Promise.all([proc.recycle(), proc.recycle(), proc.recycle()]);
     expect(valueOf(await proc.run('result = 6 * 7', { agent: 'carol' }))).toBe(42);
