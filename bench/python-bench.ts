@@ -13,6 +13,7 @@ import { silentLogger } from '../src/util/logger.js';
 import { Workspace } from '../src/workspace/index.js';
 import type { BenchRow, BenchSection } from './bench-types.js';
 import { benchConfig } from './executor-bench.js';
+import { pythonIsolationRows } from './python-isolation-bench.js';
 import { load, percentile, round, rssMb, summary } from './stats.js';
 
 /** Pyodide loads in seconds; the first call of a fresh pool may wait this long for it. */
@@ -89,11 +90,11 @@ export const pythonBench: BenchSection = {
       const many = await load(1_000, 8, () => call(executor, 'result = 1'));
       rows.push({ group: 'python', name: 'trivial Python call, 8 in flight (2 workers)', value: round(many.perSecond, 0), unit: 'calls/s', extra: summary(many.latencies) });
 
-      progress("python: calls alternating between two agents (full state sweep before each)");
+      progress('python: calls alternating between two agents (each bound to its own interpreter)');
       const alternating = await load(200, 1, (i) => call(executor, 'result = 1', {}, i % 2 === 0 ? 'agent-a' : 'agent-b'));
       rows.push({
         group: 'python',
-        name: 'trivial Python call, agents alternating (full sweep), 1 in flight',
+        name: 'trivial Python call, two agents alternating, 1 in flight',
         value: round(alternating.perSecond, 0),
         unit: 'calls/s',
         extra: summary(alternating.latencies),
@@ -124,6 +125,7 @@ export const pythonBench: BenchSection = {
     } finally {
       await executor.close();
     }
+    rows.push(...(await pythonIsolationRows(progress)));
     return rows;
   },
 };

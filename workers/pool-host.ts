@@ -1,6 +1,9 @@
 // A sandbox process: hosts one piscina pool of SES worker threads for the coordinator. It is a
 // separate process because some allocations make V8 abort the whole process (fatal OOM); when
 // that happens only this process and its calls die, and the coordinator starts another.
+// A Python process serves one agent at a time with one interpreter (one thread); on 'recycle',
+// and whenever its interpreter crashed, was damaged or grew past the next call's memory_mb, the
+// interpreter is replaced by a pristine warm standby (workers/thread-pool.ts).
 // Started by src/executor/sandbox-process.ts with `--enable-experimental-regexp-engine-on-excessive-backtracks`
 // on the command line (Node refuses that flag in worker execArgv), so catastrophic regular
 // expressions in guest code fall back to a linear engine.
@@ -9,28 +12,18 @@ import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
-import { Piscina } from 'piscina';
 import { preprocess } from './preprocess.js';
 import type { Preprocessed } from './preprocess.js';
+import { runWarmTask, STATE_GROWN_PAGES, STATE_RETIRE, ThreadPool, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
 import type { AbortReason, ErrorInfo, FromSandbox, HostReply, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, WorkerMessage, WorkerTask } from './protocol.js';
 
 const MB = 1024 * 1024;
 const started = performance.now();
 const options = JSON.parse(process.argv[2] ?? '{}') as SandboxProcessOptions;
 
-const workerFile = options.kind === 'python' ? 'python-worker.js' : 'sandbox-worker.js';
-const pool = new Piscina({
-  filename: new URL(`./${workerFile}`, import.meta.url).href,
-  minThreads: options.threads,
-  maxThreads: options.threads,
-  idleTimeout: 2 ** 31 - 1,
-  concurrentTasksPerWorker: 1,
-  // 'sync' parks idle workers in Atomics.wait (fast pick-up). Guest work cannot outlive its
-  // task anyway: each task ends with a macrotask turn after its scope is closed.
-  atomics: 'sync',
-  // CPython's recursion needs a deep native stack; 4 MB lets a deeply nested repr kill Pyodide.
-  resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, stackSizeMb: options.kind === 'python' ? 64 : 4 },
-  recordTiming: false,
+const threads = new ThreadPool(options, (err: unknown) => {
+  send({ type: 'fatal', message: `sandbox pool error: ${(err as Error)?.message ?? String(err)}` });
+  process.exit(1);
 });
 
 /** Python: how long an interrupted call may take to unwind before its worker is terminated, ms. */
@@ -96,6 +89,59 @@ function pump(): void {
   for (const next of takeStartable()) launch(next.id, next.req, next.pre);
 }
 
+/** Python: a 'recycle' that arrived while a call ran, answered once the interpreter is replaced. */
+let recycleRequested = false;
+/** Python: crashed calls whose 'worker-ready' is sent when the replacement is in place. */
+let readyOwed = 0;
+
+/**
+ * Python: whether the idle interpreter must be replaced before the next call: another agent
+ * comes (recycle), it was damaged or died (retire), or its WebAssembly memory, which never
+ * shrinks, already holds more than the next call's memory_mb would let it grow to.
+ */
+function wantsFresh(req: RunRequest | undefined): boolean {
+  if (options.kind !== 'python') return false;
+  const state = threads.current.state;
+  if (recycleRequested || readyOwed > 0 || Atomics.load(state, STATE_RETIRE) === 1) return true;
+  return req !== undefined && Atomics.load(state, STATE_GROWN_PAGES) * WASM_PAGE_BYTES > req.memoryMb * MB * WASM_SHARE_OF_LIMIT;
+}
+
+/** Starts replacing the interpreter when it is idle and must be; true while one is replaced. */
+function maybeReplace(req: RunRequest | undefined): boolean {
+  if (threads.replacing) return true;
+  if (busyThreads > 0 || !wantsFresh(req)) return false;
+  const answer = recycleRequested;
+  const owed = readyOwed;
+  recycleRequested = false;
+  readyOwed = 0;
+  threads.replace().then(
+    (ms) => {
+      if (answer) send({ type: 'recycled', ms });
+      for (let i = 0; i < owed; i++) send({ type: 'worker-ready' });
+      pump();
+    },
+    (err: unknown) => {
+      send({ type: 'fatal', message: `a fresh Python interpreter failed to start: ${(err as Error)?.message ?? String(err)}` });
+      process.exit(1);
+    },
+  );
+  return true;
+}
+
+/** 'recycle': the coordinator hands this (idle) process to another agent once this answers. */
+function recycle(): void {
+  if (options.kind !== 'python') {
+    // A JavaScript call runs in a fresh Compartment every time: nothing to replace.
+    send({ type: 'recycled', ms: 0 });
+  } else if (threads.replacing) {
+    // The replacement under way was started after the last call ended: it is pristine too.
+    void threads.replace().then((ms) => send({ type: 'recycled', ms }), () => {});
+  } else {
+    recycleRequested = true;
+    maybeReplace(undefined);
+  }
+}
+
 /**
  * Waiting calls that can start now (threads are reserved for them). Calls whose code does not
  * compile are answered here and take no thread.
@@ -103,6 +149,7 @@ function pump(): void {
 function takeStartable(): { id: number; req: RunRequest; pre: Extract<Preprocessed, { ok: true }> }[] {
   const out: { id: number; req: RunRequest; pre: Extract<Preprocessed, { ok: true }> }[] = [];
   while (busyThreads < options.threads && waiting.length > 0) {
+    if (maybeReplace(waiting[0]?.req)) break;
     const next = waiting.shift() as { id: number; req: RunRequest };
     const pre = prepare(next.req);
     if (!pre.ok) {
@@ -142,18 +189,21 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
     port1.close();
     running.delete(id);
     busyThreads--;
+    maybeReplace(undefined);
     const next = takeStartable();
     send({ type: 'done', id, outcome, workerReplaced, ...(next.length > 0 ? { started: next.map((n) => n.id) } : {}) });
     for (const n of next) launch(n.id, n.req, n.pre);
   };
   const { code: _code, ...rest } = req;
   const task: WorkerTask = { ...rest, source: pre.source, port: port2, wake, interrupt };
-  pool.run(task, { signal: controller.signal, transferList: [port2] as never }).then(
+  threads.current.pool.run(task, { signal: controller.signal, transferList: [port2] as never }).then(
     // An interrupted Python call ends normally with KeyboardInterrupt: report why it was stopped.
     (outcome: Outcome) => finish(entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome, false),
     (err: unknown) => {
+      // Python: the standby interpreter takes over at once (a cold Pyodide start takes seconds).
+      if (options.kind === 'python') readyOwed++;
       finish({ ok: false, error: failureOf(err, entry, req), output: [] }, true);
-      rewarm();
+      if (options.kind !== 'python') rewarm();
     },
   );
 }
@@ -181,15 +231,10 @@ function failureOf(err: unknown, entry: Running, req: RunRequest, replaced = tru
 
 /** After piscina replaces a terminated worker, wait until the new one is warm, then say so. */
 function rewarm(): void {
-  const { port2 } = new MessageChannel();
-  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
-  pool
-    .run(task, { transferList: [port2] as never })
-    .then(
-      () => send({ type: 'worker-ready' }),
-      () => send({ type: 'worker-ready' }),
-    )
-    .finally(() => port2.close());
+  runWarmTask(threads.current.pool).then(
+    () => send({ type: 'worker-ready' }),
+    () => send({ type: 'worker-ready' }),
+  );
 }
 
 function abort(id: number, reason: AbortReason): void {
@@ -279,12 +324,15 @@ process.on('message', (msg: ToSandbox) => {
       Atomics.notify(entry.wake, 0);
       break;
     }
+    case 'recycle':
+      recycle();
+      break;
     case 'shutdown':
       for (const w of waiting.splice(0)) {
         send({ type: 'done', id: w.id, outcome: { ok: false, error: { type: 'CancelledError', message: 'the daemon is shutting down' }, output: [] }, workerReplaced: false });
       }
       for (const id of running.keys()) abort(id, 'shutdown');
-      void pool.close({ force: true }).finally(() => process.exit(0));
+      void threads.close().finally(() => process.exit(0));
       break;
   }
 });
@@ -292,20 +340,10 @@ process.on('message', (msg: ToSandbox) => {
 // The coordinator is gone: nobody can use this process any more.
 process.on('disconnect', () => process.exit(0));
 
-pool.on('error', (err: unknown) => {
-  send({ type: 'fatal', message: `sandbox pool error: ${(err as Error)?.message ?? String(err)}` });
-  process.exit(1);
-});
-
 setInterval(checkMemory, options.memoryPollMs).unref();
 
 // Warm every thread (import ses, lockdown) before saying ready, so no call pays a cold start.
-const warm = Array.from({ length: options.threads }, () => {
-  const { port2 } = new MessageChannel();
-  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
-  return pool.run(task, { transferList: [port2] as never }).finally(() => port2.close());
-});
-Promise.all(warm).then(
+threads.start().then(
   () => send({ type: 'ready', threads: options.threads, startupMs: Math.round(performance.now() - started) }),
   (err: unknown) => {
     send({ type: 'fatal', message: `sandbox workers failed to start: ${(err as Error)?.message ?? String(err)}` });

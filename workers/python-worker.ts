@@ -1,20 +1,27 @@
 // A piscina worker thread that runs guest Python in Pyodide (WebAssembly). Pyodide loads once
-// per thread (seconds), then each task runs in a fresh namespace; after each task the shared
-// interpreter state is put back as it was (workers/python/prelude-state.ts). The pool host stops
-// a runaway call through the task's interrupt buffer, so the warm interpreter usually survives.
+// per thread (seconds), then each task of the one agent this interpreter serves runs in a fresh
+// namespace, with cheap hygiene after it (workers/python/prelude-state.ts). Another agent never
+// gets this interpreter: the pool host replaces it (workers/thread-pool.ts). After each call a
+// self-check runs; a damaged or dead interpreter asks to be retired through the state buffer
+// (workerData) and the pool host replaces it before the next call. The pool host stops a runaway
+// call through the task's interrupt buffer, so the warm interpreter usually survives.
 // How Python is kept away from the host: workers/python/engine.ts.
 
 import 'ses';
+import { workerData } from 'node:worker_threads';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import type { ErrorInfo, Json, Outcome, WorkerTask } from './protocol.js';
 import { CallScope } from './sandbox/call-scope.js';
 import { beginCallTimers, endCallTimers, hostTimers } from './python/call-timers.js';
 import { startPython } from './python/engine.js';
 import type { Bridge, PythonEngine } from './python/engine.js';
+import { STATE_GROWN_PAGES, STATE_RETIRE, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
 
 const MB = 1024 * 1024;
-/** Share of memory_mb the WebAssembly heap may grow by; the rest is the JavaScript side's. */
-const WASM_SHARE_OF_LIMIT = 0.85;
+/** Where this worker tells its pool host how much its memory grew and whether it must go. */
+const state = (workerData as { state?: Int32Array } | undefined)?.state;
+/** The WebAssembly memory's size once warm: memory_mb counts growth from here, whatever earlier calls grew. */
+let baselineWasmBytes = 0;
 /** How often an async call checks its interrupt buffer and deadline, ms. */
 const INTERRUPT_POLL_MS = 20;
 /** Compiled code objects kept per worker: agents re-run the same code often. */
@@ -25,8 +32,6 @@ const SYNC_METHODS = new Set(['read_file', 'write_file', 'list_files', 'delete_f
 const ASYNC_METHODS = new Set(['call_tool', 'fetch']);
 
 let current: CallScope | undefined;
-/** The workspace (agent) of the previous call: another one gets a full sweep first. */
-let lastWorkspace: string | undefined;
 let currentTask: WorkerTask | undefined;
 /** Stays 0: the interrupt buffer between calls, so nothing can interrupt the clean-up. */
 const idleInterrupt = new Int32Array(new SharedArrayBuffer(4));
@@ -193,17 +198,28 @@ function cleanUp(py: PythonEngine): boolean {
   if (!settle(py, py.sweepQuick)) return false;
   py.resetSettings();
   py.freeze();
-  return true;
+  return py.intact() === true;
+}
+
+/** Tells the pool host how far the memory grew, and retires this interpreter when it must go. */
+function report(py: PythonEngine, retire: boolean): void {
+  if (!state) {
+    // Not under a pool host that reads the buffer: ending the thread is the only way to be replaced.
+    if (retire) process.exit(1);
+    return;
+  }
+  Atomics.store(state, STATE_GROWN_PAGES, Math.ceil((py.wasmBytes() - baselineWasmBytes) / WASM_PAGE_BYTES));
+  if (retire) Atomics.store(state, STATE_RETIRE, 1);
 }
 
 export default async function run(task: WorkerTask): Promise<Outcome> {
   const py = await engine;
-  if (task.source === '') return { ok: true, value: null, output: [] }; // warm-up: Pyodide is loaded
-  if (py.dead) process.exit(1);
-  if (lastWorkspace !== undefined && lastWorkspace !== task.workspaceName) {
-    if (!settle(py, py.sweepFull)) process.exit(1);
+  if (task.source === '') {
+    // Warm-up: Pyodide is loaded and sealed; its memory now is the pristine baseline.
+    if (baselineWasmBytes === 0) baselineWasmBytes = py.wasmBytes();
+    return { ok: true, value: null, output: [] };
   }
-  lastWorkspace = task.workspaceName;
+  if (py.dead || (state !== undefined && Atomics.load(state, STATE_RETIRE) === 1)) process.exit(1);
   const deadline = performance.now() + task.timeoutMs;
   const scope = new CallScope(task.port, task.wake, deadline, task.streamOutput);
   current = scope;
@@ -211,7 +227,9 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
   Atomics.store(task.interrupt, 0, 0);
   py.pyodide.setInterruptBuffer(task.interrupt);
   beginCallTimers();
-  py.limitMemory(task.memoryMb * MB * WASM_SHARE_OF_LIMIT);
+  // Growth counts from the pristine baseline: memory an earlier call grew is this call's too (the
+  // pool host replaced the interpreter first if that alone was past this call's limit).
+  py.limitMemory(Math.max(0, baselineWasmBytes + task.memoryMb * MB * WASM_SHARE_OF_LIMIT - py.wasmBytes()));
   let outcome: Outcome;
   let sealed = false;
   try {
@@ -243,8 +261,8 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
     current = undefined;
     currentTask = undefined;
   }
-  // An interpreter that could not be put back, or that Pyodide gave up on, is not reused: ending
-  // the thread fails this call and the pool host starts a fresh worker.
-  if (!sealed || py.dead) process.exit(1);
+  // An interpreter that could not be put back, that was damaged, or that Pyodide gave up on, is
+  // not reused: the call keeps its outcome and the pool host replaces the interpreter.
+  report(py, !sealed || py.dead);
   return outcome;
 }

@@ -100,7 +100,9 @@ export function defaultConfig(root: string = packageRoot(), env: Readonly<Record
     sandbox: {
       processes: Math.max(2, availableParallelism()),
       threadsPerProcess: 1,
-      pythonProcesses: 1,
+      // Two Python interpreters' processes (each ~180 MB serving + ~150 MB warm standby): a second
+      // agent gets its own interpreter at once instead of waiting for a recycle.
+      pythonProcesses: 2,
     },
     pii: {
       auto: false,

@@ -69,7 +69,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 
   { key: 'sandbox.processes', env: 'CODE_EXEC_SANDBOX_PROCESSES', flag: 'sandbox-processes', kind: 'int', min: 1, max: 64, arg: 'N', doc: 'Sandbox processes, each hosting a worker pool (a fatal OOM kills only one)', defaultText: 'max(2, CPU cores)' },
   { key: 'sandbox.threadsPerProcess', env: 'CODE_EXEC_THREADS_PER_PROCESS', flag: 'threads-per-process', kind: 'int', min: 1, max: 64, arg: 'N', doc: 'Worker threads per sandbox process', defaultText: '1' },
-  { key: 'sandbox.pythonProcesses', env: 'CODE_EXEC_PYTHON_PROCESSES', flag: 'python-processes', kind: 'int', min: 0, max: 16, arg: 'N', doc: 'Pyodide processes for Python; 0 disables Python', defaultText: '1' },
+  { key: 'sandbox.pythonProcesses', env: 'CODE_EXEC_PYTHON_PROCESSES', flag: 'python-processes', kind: 'int', min: 0, max: 16, arg: 'N', doc: 'Pyodide processes for Python (one interpreter each, bound to one agent at a time, plus a warm standby); 0 disables Python', defaultText: '2' },
 
   { key: 'pii.auto', env: 'CODE_EXEC_PII_AUTO', flag: 'pii-auto', kind: 'bool', arg: 'BOOL', doc: 'Tokenize PII in what execute_code and read_workspace_file return; restore tokens sent to upstream tools', defaultText: 'false' },
   { key: 'pii.maxTokensPerSession', env: 'CODE_EXEC_PII_MAX_TOKENS_PER_SESSION', flag: 'pii-max-tokens-per-session', kind: 'int', min: 1, max: 10_000_000, arg: 'N', doc: 'PII tokens kept per session before the oldest are dropped', defaultText: '100000' },

@@ -166,8 +166,12 @@ describe('native code and interpreter internals', () => {
       const r = await h.run(code);
       expect(r.success, code).toBe(false);
     }
-    const hook = await h.run("import sys\nsys.addaudithook(lambda event, args: None)\nresult = 'not added'");
-    expect(hook.result).toBe('not added');
+    // User code's sys has no addaudithook; the real one (reachable through a stdlib module)
+    // is refused by the audit hook: a hook that would fail every later exec is never installed.
+    const hidden = await h.run("import sys\nsys.addaudithook(lambda event, args: None)");
+    expect(hidden.error_type).toBe('AttributeError');
+    await h.run("import collections\ncollections._sys.addaudithook(lambda event, args: 1 / 0 if event == 'exec' else None)");
+    expect((await h.run('result = exec("x = 1") or 1')).result).toBe(1);
   });
 });
 

@@ -1,6 +1,7 @@
 // What one Python call leaves behind never reaches the next: variables, module attributes,
 // imports, builtins, class attributes, interpreter settings, random state, decimal contexts,
-// pending tasks and callbacks, finalizers; and another agent's call sees pristine shared state.
+// pending tasks and callbacks, finalizers: the same agent's hygiene. Another agent gets a pristine
+// interpreter instead (recycle.test.ts).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PYTHON_START_MS, startPython } from './helpers.js';
@@ -92,24 +93,5 @@ describe("the sandbox's own API", () => {
   it('is intact in the next call even when a call rewired it through introspection', async () => {
     await value("b = read_file.__globals__['Bridge']\nb.sync = lambda method, args: 'shijacked'\nread_file.__globals__['host_sync'] = None");
     expect(await value("write_file('api.txt', 'intact')\nread_file('api.txt')")).toBe('intact');
-  });
-});
-
-describe('another agent', () => {
-  it('sees pristine shared state even where only introspection reached', async () => {
-    await value(
-      [
-        'import string, textwrap',
-        "string.Template.delimiter = '#'",
-        "textwrap.dedent.__globals__['planted'] = True",
-        "textwrap.TextWrapper.fill = lambda self, text: 'planted'",
-      ].join('\n'),
-      'agent-a',
-    );
-    expect(await value("import string, textwrap\n[string.Template.delimiter, hasattr(textwrap, 'planted'), textwrap.fill('a b', width=10)]", 'agent-b')).toEqual([
-      '$',
-      false,
-      'a b',
-    ]);
   });
 });

@@ -21,6 +21,7 @@ import { API_PY } from './prelude-api.js';
 import { BOOT_PY } from './prelude-boot.js';
 import { BRIDGE_PY } from './prelude-bridge.js';
 import { GUARD_PY } from './prelude-guard.js';
+import { INTEGRITY_PY } from './prelude-integrity.js';
 import { RUNNER_PY } from './prelude-runner.js';
 import { STATE_PY } from './prelude-state.js';
 
@@ -44,11 +45,13 @@ export interface PythonEngine {
   endCall: PyCallable;
   /** After every call: sys.modules, modules the call touched, the preloaded modules' classes. */
   sweepQuick: PyCallable;
-  /** Before a call of another agent: all recorded shared state (15-25 ms). */
-  sweepFull: PyCallable;
   resetSettings: PyCallable;
   collect: PyCallable;
   freeze: PyCallable;
+  /** The self-check after every call: false when the prelude was damaged (the worker must go). */
+  intact: PyCallable;
+  /** The WebAssembly memory's size now, bytes (it only ever grows). */
+  wasmBytes(): number;
   /** Limits WebAssembly memory growth to `bytes` more than now; undefined lifts the limit. */
   limitMemory(bytes: number | undefined): void;
   /** Set once Pyodide hit a fatal error: the interpreter cannot run anything any more. */
@@ -101,7 +104,7 @@ export async function startPython(bridge: Bridge, fallbackOutput: (line: string)
   const namespace = pyodide.runPython(
     "import builtins\n{'__name__': '_sandbox', '__builtins__': dict(builtins.__dict__)}",
   ) as PyProxy & { get(key: string): unknown };
-  pyodide.runPython([GUARD_PY, BRIDGE_PY, API_PY, STATE_PY, RUNNER_PY, BOOT_PY].join('\n'), { globals: namespace, filename: '<sandbox>' });
+  pyodide.runPython([GUARD_PY, BRIDGE_PY, API_PY, STATE_PY, RUNNER_PY, INTEGRITY_PY, BOOT_PY].join('\n'), { globals: namespace, filename: '<sandbox>' });
   const get = (name: string): PyCallable => namespace.get(name) as PyCallable;
   (get('install') as unknown as (...fns: unknown[]) => void)(bridge.sync, bridge.async, bridge.emit, bridge.done);
   const booted = get('boot')() as PyProxy & { get(i: number): unknown };
@@ -112,10 +115,11 @@ export async function startPython(bridge: Bridge, fallbackOutput: (line: string)
     cancel: get('cancel'),
     endCall: get('end_call'),
     sweepQuick: booted.get(0) as PyCallable,
-    sweepFull: booted.get(1) as PyCallable,
-    resetSettings: booted.get(2) as PyCallable,
-    collect: booted.get(3) as PyCallable,
-    freeze: booted.get(4) as PyCallable,
+    resetSettings: booted.get(1) as PyCallable,
+    collect: booted.get(2) as PyCallable,
+    freeze: booted.get(3) as PyCallable,
+    intact: booted.get(4) as PyCallable,
+    wasmBytes: () => internals._module.memory.buffer.byteLength,
     limitMemory: memoryLimiter(internals._module.memory),
     get dead() {
       return dead;

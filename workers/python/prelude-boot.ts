@@ -1,4 +1,4 @@
-// Python source, part 6 of the sandbox prelude: start-up. Preloads the modules agents use most
+// Python source, part 7 of the sandbox prelude: start-up. Preloads the modules agents use most
 // (so their imports cost nothing per call and they are part of the recorded state), removes the
 // JavaScript bridge modules and host-flavoured leftovers, records the shared state, installs the
 // audit hook, and freezes the start-up objects out of the garbage collector's way.
@@ -19,7 +19,8 @@ PRELOADED = (
 
 
 def boot():
-    """Seals the interpreter; returns what JavaScript keeps: quick and full sweeps, reset, collect, freeze."""
+    """Seals the interpreter; returns what JavaScript keeps: the quick sweep, reset, collect,
+    freeze and the self-check."""
     import importlib, os, posix
     for name in PRELOADED:
         try:
@@ -37,10 +38,12 @@ def boot():
                 delattr(module, name)
     _gc.collect()
     protected_modules = frozenset(name for name in sys.modules if name != '__main__')
-    quick, full, protected_ids = take_snapshot((globals(),))
+    quick, protected_ids = take_snapshot((globals(),))
     reset = make_reset()
-    sys.addaudithook(make_audit_hook(protected_modules, protected_ids))
+    hook = make_audit_hook(protected_modules, protected_ids | {id(SYS_VIEW)})
+    intact = make_integrity_check(globals(), (hook, quick, reset), (SYS_VIEW,))
+    sys.addaudithook(hook)
     _gc.collect()
     _gc.freeze()
-    return quick, full, reset, _gc.collect, _gc.freeze
+    return quick, reset, _gc.collect, _gc.freeze, intact
 `;

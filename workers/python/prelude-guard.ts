@@ -98,9 +98,10 @@ def make_audit_hook(protected_modules, protected_ids):
             name = args[0]
             if _type(name) is _str and (name in _never or _partition(name, '.')[0] in _never):
                 raise _ImportError(f"module '{name}' is not available in the sandbox")
-        elif event == 'object.__setattr__':
+        elif event == 'object.__setattr__' or event == 'object.__delattr__':
             # Python audits assignments to __code__, __defaults__, __kwdefaults__ and a type's
-            # special names: refuse them for anything that belongs to a shared module.
+            # special names (deletions too, as object.__delattr__): refuse them for anything that
+            # belongs to a shared module.
             target = args[0]
             if _id(target) in _ids:
                 raise _PermissionError(f"changing {args[1]} of a shared object is not allowed in the sandbox")
@@ -112,11 +113,58 @@ def make_audit_hook(protected_modules, protected_ids):
     return audit_hook
 
 
+# What user code's sys lacks: frames, tracing, the import machinery and the module table
+# (sys.modules is a filtered copy), i.e. the direct routes into the prelude and the runtime.
+SYS_HIDDEN = frozenset({
+    '_getframe', '_getframemodulename', 'settrace', 'setprofile', 'gettrace', 'getprofile',
+    '_settraceallthreads', '_setprofileallthreads', 'addaudithook', '_current_frames',
+    '_current_exceptions', 'meta_path', 'path_hooks', 'path_importer_cache', 'monitoring',
+    'remote_exec', '_clear_type_cache', '_clear_internal_caches', 'activate_stack_trampoline',
+    'deactivate_stack_trampoline', 'setdlopenflags', '_enablelegacywindowsfsencoding',
+    'breakpointhook', '__breakpointhook__', 'last_exc', 'last_traceback', 'last_value', 'last_type',
+})
+
+
+def _sys_refused(name):
+    return AttributeError(f"sys.{name} is not available in the sandbox")
+
+
+class SysView(_types.ModuleType):
+    """The sys module as user code imports it: reads and writes go to the real one, except the
+    names in SYS_HIDDEN; sys.modules is a fresh copy without the modules user code may not import."""
+
+    def __getattr__(self, name, _sys=sys, _hidden=SYS_HIDDEN, _getattr=getattr, _refused=_sys_refused):
+        if name in _hidden:
+            raise _refused(name)
+        return _getattr(_sys, name)
+
+    def __setattr__(self, name, value, _sys=sys, _hidden=SYS_HIDDEN, _setattr=setattr, _refused=_sys_refused):
+        if name in _hidden or name == 'modules' or name[:2] == '__':
+            raise _refused(name)
+        _setattr(_sys, name, value)
+
+    def __delattr__(self, name, _refused=_sys_refused):
+        raise _refused(name)
+
+    def __dir__(self, _sys=sys, _hidden=SYS_HIDDEN):
+        return sorted(n for n in dir(_sys) if n not in _hidden)
+
+    def _modules(self, _sys=sys, _denied=USER_DENIED_MODULES, _partition=str.partition):
+        return {k: v for k, v in tuple(_sys.modules.items()) if _partition(k, '.')[0] not in _denied}
+
+    modules = property(_modules)
+
+
+SYS_VIEW = SysView('sys', sys.__doc__)
+
+
 def guarded_import(name, globals=None, locals=None, fromlist=(), level=0,
                    _real=_builtins_module.__import__, _denied=USER_DENIED_MODULES,
                    _denied_sub=USER_DENIED_SUBMODULES, _str=str, _type=type,
-                   _partition=str.partition, _ImportError=ImportError):
+                   _partition=str.partition, _ImportError=ImportError, _sys_view=SYS_VIEW):
     if level == 0 and _type(name) is _str:
+        if name == 'sys':
+            return _sys_view
         if _partition(name, '.')[0] in _denied or name in _denied_sub:
             raise _ImportError(f"import of '{name}' is not allowed in the sandbox")
         if fromlist:

@@ -1,15 +1,15 @@
-// Python source, part 4 of the sandbox prelude: what keeps one call's changes out of the next.
+// Python source, part 4 of the sandbox prelude: the same agent's hygiene between its own calls.
+// Another agent never gets this interpreter (the pool host replaces it with a pristine one), so
+// this is not a boundary, only what keeps an agent's calls from surprising each other cheaply.
 // At start-up, after the usual modules are imported, the state calls share is recorded:
 // sys.modules, every module's namespace, the attributes of every mutable class they define, of
-// module-level objects and of closures' cells, and the lists, dicts and sets found there.
-// Comparing all of it takes WebAssembly CPython 15-25 ms, so there are two sweeps:
-//   - after every call (quick): sys.modules (imports of the call are dropped, so the next import
-//     runs afresh), every module the call assigned to or took the __dict__ of (modules are given
-//     a class that notices), and the classes and objects of the preloaded modules;
-//   - before a call from another workspace (agent) than the previous one (full): everything.
+// module-level objects and of closures' cells, and the lists, dicts and sets found there. After
+// every call the quick sweep puts back sys.modules (imports of the call are dropped, so the next
+// import runs afresh), every module the call assigned to or took the __dict__ of (modules are
+// given a class that notices), and the classes and objects of the preloaded modules.
 // Comparisons are by identity, so no user code runs while they are made. What only introspection
-// reaches (function __globals__, frames) can persist into the same agent's next call on this
-// worker, never into another agent's; deeper in-place changes are not covered.
+// reaches (function __globals__, frames) and deeper in-place changes can persist into the same
+// agent's next call on this worker.
 //
 // The sweeps are built once with their whole world bound as defaults: a call may rebind any
 // global of this namespace, but not the defaults of a function from here (the audit hook refuses).
@@ -53,7 +53,7 @@ def _is_hot(module_name):
 
 
 def take_snapshot(extra_namespaces=()):
-    """Records the shared state; returns (quick sweep, full sweep, protected object ids)."""
+    """Records the shared state; returns (the quick sweep, protected object ids)."""
     modules = dict(sys.modules)
     records = {'dict': [], 'class': [], 'list': [], 'set': [], 'cell': []}
     hot = {'dict': [], 'class': [], 'list': [], 'set': [], 'cell': []}
@@ -138,9 +138,8 @@ def take_snapshot(extra_namespaces=()):
             m.__class__ = TrackedModule
 
     module_state = (tuple(modules), tuple(modules.values()))
-    full = make_sweep(module_state, records, None, {})
     quick = make_sweep(module_state, hot, DIRTY_MODULES, by_module)
-    return quick, full, frozenset(protected)
+    return quick, frozenset(protected)
 
 
 def make_sweep(module_state, records, dirty, by_module):

@@ -1,0 +1,145 @@
+// The piscina pool of a sandbox process, and for Python its warm standby. A Python interpreter
+// holds more state than any sweep can list, so it is never cleaned for another agent: it is
+// replaced. Replacing means promoting a standby pool whose interpreter is pristine (warmed, never
+// ran a call) and starting the next standby in the background; only when no standby is ready
+// does a replacement wait for a cold start (seconds).
+
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { SandboxProcessOptions, WorkerTask } from './protocol.js';
+
+/**
+ * Slots of a Python worker's state buffer (Int32Array over a SharedArrayBuffer, one per pool of
+ * one thread), written by the worker after each call, read by the pool host before the next.
+ */
+export const STATE_GROWN_PAGES = 0;
+/** Set to 1 by the worker when its interpreter must not run another call (damaged, dead). */
+export const STATE_RETIRE = 1;
+const STATE_SLOTS = 2;
+export const WASM_PAGE_BYTES = 65_536;
+/** Share of memory_mb the WebAssembly heap may grow by; the rest is the JavaScript side's. */
+export const WASM_SHARE_OF_LIMIT = 0.85;
+
+/** One piscina pool and the state buffer its (single) Python thread reports through. */
+export interface Generation {
+  readonly pool: Piscina;
+  readonly state: Int32Array;
+}
+
+/** A task that only makes a thread load (SES lockdown, Pyodide boot) and answer. */
+function warmTask(): { task: WorkerTask; done(): void } {
+  const { port2 } = new MessageChannel();
+  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
+  return { task, done: () => port2.close() };
+}
+
+export function runWarmTask(pool: Piscina): Promise<unknown> {
+  const { task, done } = warmTask();
+  return pool.run(task, { transferList: [task.port] as never }).finally(done);
+}
+
+function createGeneration(options: SandboxProcessOptions, onError: (err: unknown) => void): Generation {
+  const state = new Int32Array(new SharedArrayBuffer(4 * STATE_SLOTS));
+  const workerFile = options.kind === 'python' ? 'python-worker.js' : 'sandbox-worker.js';
+  const pool = new Piscina({
+    filename: new URL(`./${workerFile}`, import.meta.url).href,
+    minThreads: options.threads,
+    maxThreads: options.threads,
+    idleTimeout: 2 ** 31 - 1,
+    concurrentTasksPerWorker: 1,
+    // 'sync' parks idle workers in Atomics.wait (fast pick-up). Guest work cannot outlive its
+    // task anyway: each task ends with a macrotask turn after its scope is closed.
+    atomics: 'sync',
+    // CPython's recursion needs a deep native stack; 4 MB lets a deeply nested repr kill Pyodide.
+    resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, stackSizeMb: options.kind === 'python' ? 64 : 4 },
+    recordTiming: false,
+    workerData: { state },
+  });
+  pool.on('error', onError);
+  return { pool, state };
+}
+
+/** Warms every thread of a new generation; rejects when a thread fails to start. */
+async function warmGeneration(options: SandboxProcessOptions, onError: (err: unknown) => void): Promise<Generation> {
+  const generation = createGeneration(options, onError);
+  try {
+    await Promise.all(Array.from({ length: options.threads }, () => runWarmTask(generation.pool)));
+  } catch (err) {
+    void generation.pool.close({ force: true }).catch(() => {});
+    throw err;
+  }
+  return generation;
+}
+
+export class ThreadPool {
+  readonly #options: SandboxProcessOptions;
+  readonly #onError: (err: unknown) => void;
+  #current: Generation;
+  /** Python only: a pristine generation warming or warm, promoted by the next replace(). */
+  #standby: Promise<Generation> | undefined;
+  #replacing: Promise<number> | undefined;
+  #closed = false;
+
+  constructor(options: SandboxProcessOptions, onError: (err: unknown) => void) {
+    this.#options = options;
+    this.#onError = onError;
+    this.#current = createGeneration(options, onError);
+  }
+
+  get current(): Generation {
+    return this.#current;
+  }
+
+  /** True while a replacement is under way: no call may start until it is over. */
+  get replacing(): boolean {
+    return this.#replacing !== undefined;
+  }
+
+  /** Warms the first generation; for Python, then starts warming the standby. */
+  async start(): Promise<void> {
+    await Promise.all(Array.from({ length: this.#options.threads }, () => runWarmTask(this.#current.pool)));
+    if (this.#options.kind === 'python') this.#standby = this.#spare();
+  }
+
+  /**
+   * Puts a pristine generation in place of the current one, which must be idle: its threads are
+   * terminated. Resolves with how long the swap took, ms (about 1 ms with a warm standby).
+   */
+  replace(): Promise<number> {
+    if (this.#replacing) return this.#replacing;
+    const startedAt = performance.now();
+    const old = this.#current;
+    this.#replacing = (async () => {
+      const standby = this.#standby;
+      this.#standby = undefined;
+      let next: Generation | undefined;
+      if (standby) next = await standby.catch(() => undefined);
+      next ??= await warmGeneration(this.#options, this.#onError);
+      this.#current = next;
+      void old.pool.close({ force: true }).catch(() => {});
+      if (this.#closed) void next.pool.close({ force: true }).catch(() => {});
+      else this.#standby = this.#spare();
+      return Math.round((performance.now() - startedAt) * 100) / 100;
+    })().finally(() => {
+      this.#replacing = undefined;
+    });
+    return this.#replacing;
+  }
+
+  #spare(): Promise<Generation> {
+    const spare = warmGeneration(this.#options, this.#onError);
+    // A standby that failed to start is noticed by the replace() that needs it.
+    spare.catch(() => {});
+    return spare;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const standby = this.#standby;
+    this.#standby = undefined;
+    await Promise.allSettled([
+      this.#current.pool.close({ force: true }),
+      standby?.then((g) => g.pool.close({ force: true })),
+    ]);
+  }
+}
