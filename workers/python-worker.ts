@@ -11,6 +11,7 @@ import 'ses';
 import { workerData } from 'node:worker_threads';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import type { ErrorInfo, Json, Outcome, WorkerTask } from './protocol.js';
+import { ASYNC_HOST_METHODS, HOST_METHODS } from './sandbox/api-contract.js';
 import { CallScope } from './sandbox/call-scope.js';
 import { beginCallTimers, endCallTimers, hostTimers } from './python/call-timers.js';
 import { startPython } from './python/engine.js';
@@ -28,8 +29,9 @@ const INTERRUPT_POLL_MS = 20;
 const MAX_CACHED_CODE = 128;
 const MAX_CACHED_SOURCE_CHARS = 64 * 1024;
 /** Host methods Python code may call, and which of them may be awaited. */
-const SYNC_METHODS = new Set(['read_file', 'write_file', 'list_files', 'delete_file', 'save_skill', 'load_skill', 'list_skills', 'skill_module', 'tokenize_pii', 'detokenize_pii', 'search_tools', 'call_tool', 'fetch']);
-const ASYNC_METHODS = new Set(['call_tool', 'fetch']);
+// From the one sandbox API table: Python may block on every host method, and await the async ones.
+const SYNC_METHODS: ReadonlySet<string> = new Set(HOST_METHODS);
+const ASYNC_METHODS: ReadonlySet<string> = new Set(ASYNC_HOST_METHODS);
 
 let current: CallScope | undefined;
 let currentTask: WorkerTask | undefined;
@@ -55,7 +57,7 @@ function replyError(err: unknown): string {
   return `e${JSON.stringify({ name: typeof e?.name === 'string' ? e.name : 'Error', message: typeof e?.message === 'string' ? e.message : String(err) })}`;
 }
 
-function parseArgs(method: unknown, argsJson: unknown, allowed: Set<string>): { scope: CallScope; method: string; args: unknown[] } {
+function parseArgs(method: unknown, argsJson: unknown, allowed: ReadonlySet<string>): { scope: CallScope; method: string; args: unknown[] } {
   const scope = current;
   if (!scope || !scope.active) throw Object.assign(new Error('the sandbox API was used after its call ended'), { name: 'RuntimeError' });
   if (typeof method !== 'string' || !allowed.has(method) || typeof argsJson !== 'string') throw Object.assign(new Error('unknown host call'), { name: 'RuntimeError' });
