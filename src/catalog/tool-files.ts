@@ -2,6 +2,7 @@
 // read-only `servers/SERVER/TOOL.ts` per tool and an `index.ts` per server, so an agent can
 // explore tools with list_files/read_file as if they were modules.
 import type { ToolEntry } from './catalog-types.js';
+import { descriptionOnlySignature } from './seed-format.js';
 import { jsonSchemaToType, memberAccess, renderDocComment, signatureParts, toIdentifier } from './schema-to-typescript.js';
 
 /** Root folder of the tree, as the sandbox shows it. */
@@ -54,6 +55,9 @@ export function renderToolFile(entry: ToolEntry): string {
       `${entry.description ? renderDocComment(entry.description, '') : ''}` +
       `export async function ${fn}(): Promise<Record<string, unknown>> {\n  return import_skill(${JSON.stringify(entry.name)});\n}\n`
     );
+  }
+  if (entry.description_only) {
+    return `${header}${descriptionOnlySignature(entry)}\n${entry.description ? `\n${renderDocComment(entry.description, '')}` : ''}export {};\n`;
   }
   const type = pascalCase(entry.name);
   const input = jsonSchemaToType(entry.input_schema);

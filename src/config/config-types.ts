@@ -105,6 +105,8 @@ export interface Config {
     maxFileBytes: number;
     /** Largest fetch response body, bytes. Default 10 MiB. */
     maxFetchBytes: number;
+    /** Language of execute_code when none is given and detection cannot tell. Default 'javascript'. */
+    defaultLanguage: 'javascript' | 'typescript' | 'python';
     /** Calls waiting for a sandbox before new ones are refused. Default 1,000. */
     maxQueuedCalls: number;
   };

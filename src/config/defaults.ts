@@ -80,6 +80,7 @@ export function defaultConfig(root: string = packageRoot()): Config {
       maxFileBytes: 50 * 1024 * 1024,
       maxFetchBytes: 10 * 1024 * 1024,
       maxQueuedCalls: 1000,
+      defaultLanguage: 'javascript',
     },
     sandbox: {
       processes: Math.max(2, availableParallelism()),

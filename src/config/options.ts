@@ -29,7 +29,7 @@ export interface OptionSpec {
   commands?: readonly CommandName[];
 }
 
-export type CommandName = 'serve' | 'stdio' | 'exec';
+export type CommandName = 'serve' | 'stdio' | 'exec' | 'import-catalog';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -56,6 +56,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'limits.maxCodeBytes', env: 'CODE_EXEC_MAX_CODE_BYTES', flag: 'max-code-bytes', kind: 'int', min: 1, max: 64 * MIB, arg: 'BYTES', doc: 'Largest code string accepted by execute_code, bytes', defaultText: String(MIB) },
   { key: 'limits.maxFileBytes', env: 'CODE_EXEC_MAX_FILE_BYTES', flag: 'max-file-bytes', kind: 'int', min: 1, max: 4096 * MIB, arg: 'BYTES', doc: 'Largest workspace file read or written, bytes', defaultText: String(50 * MIB) },
   { key: 'limits.maxFetchBytes', env: 'CODE_EXEC_MAX_FETCH_BYTES', flag: 'max-fetch-bytes', kind: 'int', min: 1, max: 1024 * MIB, arg: 'BYTES', doc: 'Largest body the sandbox fetch returns, bytes', defaultText: String(10 * MIB) },
+  { key: 'limits.defaultLanguage', env: 'CODE_EXEC_DEFAULT_LANGUAGE', flag: 'default-language', kind: 'enum', values: ['javascript', 'typescript', 'python'], arg: 'LANG', doc: 'Language of execute_code when the caller gives none and the code does not tell (it is detected first)', defaultText: 'javascript' },
   { key: 'limits.maxQueuedCalls', env: 'CODE_EXEC_MAX_QUEUED_CALLS', flag: 'max-queued-calls', kind: 'int', min: 1, max: 1_000_000, arg: 'N', doc: 'Calls waiting for a sandbox before new ones fail with OverloadedError', defaultText: '1000' },
 
   { key: 'sandbox.processes', env: 'CODE_EXEC_SANDBOX_PROCESSES', flag: 'sandbox-processes', kind: 'int', min: 1, max: 64, arg: 'N', doc: 'Sandbox processes, each hosting a worker pool (a fatal OOM kills only one)', defaultText: 'max(2, CPU cores)' },
