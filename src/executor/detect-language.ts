@@ -3,7 +3,9 @@
 // own TypeScript path, CPython's ast.parse in the Python pool. Line heuristics, linear in the code,
 // only pick which parser to trust when both could accept the text.
 
+import { Parser } from 'acorn';
 import { preprocess } from '../../workers/preprocess.js';
+import { WRAP_PREFIX } from '../../workers/protocol.js';
 import type { Language } from './executor-types.js';
 
 /** Why a language was chosen: shown in logs and tests, never needed by callers. */
@@ -42,7 +44,7 @@ const PYTHON_LINE = [
 const PYTHON_FRAGMENT = [
   /\[[^\]\n]*\bfor\s+\w+(?:\s*,\s*\w+)*\s+in\b[^\]\n]*\]/, // list comprehension
   /\bjson\.(?:loads|dumps)\(/,
-  /\bexec\(\s*load_skill\(/,
+  /(?:^|[^.\w])exec\(/, // the seed's exec(load_skill(name)); the sandbox has no exec in JavaScript
   /(?:^|[=(,\s])(?:True|False|None)\b/,
   /\b(?:elif|lambda\s*\w*\s*:|not\s+in|is\s+not|isinstance\(|len\(|range\()/,
   /\b[fr]"[^"\n]*"|\b[fr]'[^'\n]*'/,
@@ -85,7 +87,14 @@ export function languageSignals(code: string): { python: number; javascript: num
 
 /** Whether the code parses as the body of an async JavaScript (or TypeScript) function. */
 export function parsesAs(code: string, language: 'javascript' | 'typescript'): boolean {
-  return preprocess(code, language).ok;
+  if (language === 'typescript') return preprocess(code, language).ok;
+  // The sandbox's own wrapping, without the token and comment bookkeeping preprocess needs.
+  try {
+    Parser.parse(`${WRAP_PREFIX}${code}\n})`, { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: false });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
