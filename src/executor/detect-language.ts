@@ -98,15 +98,17 @@ export function parsesAs(code: string, language: 'javascript' | 'typescript'): b
 }
 
 /**
- * The language to run `code` in. JavaScript that parses and holds nothing only Python writes is
- * JavaScript; code that looks like Python is Python once CPython agrees (or, without the check,
- * on the heuristics alone); TypeScript is tried when JavaScript does not parse.
+ * The language to run `code` in. JavaScript that parses and looks no more like Python than like
+ * JavaScript is JavaScript; code that looks like Python is Python once CPython agrees (without
+ * the check: when it holds nothing only JavaScript writes); TypeScript is tried when JavaScript
+ * does not parse.
  */
 export async function detectLanguage(code: string, options: DetectOptions): Promise<Detection> {
   const signals = languageSignals(code);
   const looksPython = signals.python > 0 && signals.python >= signals.javascript;
   const jsParses = parsesAs(code, 'javascript');
-  if (jsParses && !(looksPython && signals.javascript === 0)) return { language: 'javascript', reason: 'javascript-parses' };
+  // Code both parsers accept is JavaScript unless it looks at least as much like Python.
+  if (jsParses && !looksPython) return { language: 'javascript', reason: 'javascript-parses' };
 
   if (options.python && looksPython) {
     const verdict = await options.checkPython?.(code);
