@@ -93,6 +93,10 @@ export function renderServerIndex(category: string, entries: readonly ToolEntry[
     const summary = entry.description.split('\n')[0]?.trim() ?? '';
     const short = summary.length > 110 ? `${summary.slice(0, 107)}...` : summary;
     if (short) lines.push(`/** ${short.replaceAll('*/', '*\\/')} */`);
+    if (entry.description_only) {
+      lines.push(`// ${entry.name}: description only (no input_schema), nothing to import; see ./${safeFileName(entry.name)}.ts`);
+      continue;
+    }
     lines.push(`export { ${toIdentifier(entry.name)} } from './${safeFileName(entry.name)}.js';`);
   }
   return `${lines.join('\n')}\n`;
