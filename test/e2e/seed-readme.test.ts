@@ -137,6 +137,28 @@ return {'sanitized': sanitized, 'tokens': tokens, 'restored': restored, 'vault':
     expect(out).toMatchObject({ restored: 'mail john@example.com', vault: 'mail john@example.com', message: "Skill 'double_it' saved successfully" });
   });
 
+  it('accepts `return X` at the top level of Python code, as the tool description says', async () => {
+    const code = [
+      'def first_even(xs):',
+      '    for x in xs:',
+      '        if x % 2 == 0:',
+      '            return x',
+      'steps = []',
+      'try:',
+      '    for i in range(10):',
+      '        if i == 3:',
+      "            return {'found': first_even([1, 3, 8]), 'at': i, 'steps': steps}",
+      '        steps.append(i)',
+      'finally:',
+      "    print('cleanup ran')",
+      "result = 'not reached'",
+    ].join('\n');
+    const r = await call('execute_code', { code });
+    expect(r).toMatchObject({ success: true, language: 'python', result: { found: 8, at: 3, steps: [0, 1, 2] }, output: ['cleanup ran'] });
+    // 'x = 5' alone is valid JavaScript too: ambiguous code needs the language.
+    expect(await call('execute_code', { code: 'x = 5\nreturn', language: 'python' })).toMatchObject({ success: true, result: null, language: 'python' });
+  });
+
   it('says which language to pass when the code parses only in another one', async () => {
     const r = await client.callTool({ name: 'execute_code', arguments: { code: 'rows = [r for r in range(3)]\nresult = len(rows)', language: 'javascript' } });
     expect(r.isError).toBe(true);
