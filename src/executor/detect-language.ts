@@ -28,6 +28,21 @@ export interface DetectOptions {
   checkPython?: PythonSyntaxCheck;
 }
 
+/** Characters the line heuristics read: a sample says enough, and keeps them cheap on the coordinator. */
+export const SIGNAL_SAMPLE_CHARS = 64 * 1024;
+/**
+ * Largest code the TypeScript parser is tried on here, characters: stripping types costs about
+ * 0.5 s per MiB on the coordinator's event loop (plus loading the compiler once, about 1 s).
+ * Bigger code goes to the configured default; the sandbox then reports its own syntax error.
+ */
+export const MAX_TYPESCRIPT_DETECT_CHARS = 32 * 1024;
+/**
+ * Largest code acorn is run on here, characters: its scope bookkeeping is quadratic in the names
+ * one scope declares (50,000 consts in 1 MiB take about 6 s). Past it, the heuristics and the
+ * Python pool decide, and the sandbox's own parse reports JavaScript errors off the coordinator.
+ */
+export const MAX_PARSE_DETECT_CHARS = 32 * 1024;
+
 /** Lines that only Python writes: blocks opened by a colon, Python imports, comprehensions, literals. */
 const PYTHON_LINE = [
   /^\s*(?:async\s+)?def\s+\w+\s*\(.*\)\s*(?:->.*)?:\s*(?:#.*)?$/,
@@ -66,7 +81,7 @@ export function languageSignals(code: string): { python: number; javascript: num
   let python = 0;
   let javascript = 0;
   let inTripleQuote = false;
-  for (const line of code.split('\n')) {
+  for (const line of code.slice(0, SIGNAL_SAMPLE_CHARS).split('\n')) {
     // A long docstring of prose must not vote either way.
     const triple = (line.match(/"""|'''/g) ?? []).length;
     if (inTripleQuote) {
@@ -87,7 +102,8 @@ export function languageSignals(code: string): { python: number; javascript: num
 
 /** Whether the code parses as the body of an async JavaScript (or TypeScript) function. */
 export function parsesAs(code: string, language: 'javascript' | 'typescript'): boolean {
-  if (language === 'typescript') return preprocess(code, language).ok;
+  if (language === 'typescript') return code.length <= MAX_TYPESCRIPT_DETECT_CHARS && preprocess(code, language).ok;
+  if (code.length > MAX_PARSE_DETECT_CHARS) return false;
   // The sandbox's own wrapping, without the token and comment bookkeeping preprocess needs.
   try {
     Parser.parse(`${WRAP_PREFIX}${code}\n})`, { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: false });
@@ -106,7 +122,8 @@ export function parsesAs(code: string, language: 'javascript' | 'typescript'): b
 export async function detectLanguage(code: string, options: DetectOptions): Promise<Detection> {
   const signals = languageSignals(code);
   const looksPython = signals.python > 0 && signals.python >= signals.javascript;
-  const jsParses = parsesAs(code, 'javascript');
+  // Too big to parse here: unless it looks like Python, it goes where the default says.
+  const jsParses = code.length > MAX_PARSE_DETECT_CHARS ? !looksPython : parsesAs(code, 'javascript');
   // Code both parsers accept is JavaScript unless it looks at least as much like Python.
   if (jsParses && !looksPython) return { language: 'javascript', reason: 'javascript-parses' };
 

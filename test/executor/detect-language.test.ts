@@ -62,6 +62,11 @@ describe('detectLanguage', () => {
     const big = 'const a = [1, 2, 3];\n'.repeat(50_000);
     const started = performance.now();
     expect((await detectLanguage(big, options)).language).toBe('javascript');
+    // 50,000 declarations in one scope: acorn's bookkeeping is quadratic, so big code is not parsed here.
+    const declarations = Array.from({ length: 50_000 }, (_, i) => `const a${i} = [1, 2];`).join('\n');
+    expect((await detectLanguage(declarations, options)).language).toBe('javascript');
+    const python = Array.from({ length: 50_000 }, (_, i) => `a${i} = [x for x in range(3)]`).join('\n');
+    expect((await detectLanguage(python, options)).language).toBe('python');
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
