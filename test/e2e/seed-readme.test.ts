@@ -10,6 +10,7 @@ import type { Coordinator } from '../../src/daemon.js';
 import { startCoordinator } from '../../src/daemon.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { testConfig } from '../fixtures/config.js';
+import { runCli, scratch } from '../fixtures/mcp/cli.js';
 import { connectInMemory } from '../fixtures/mcp/harness.js';
 import { PYTHON_START_MS } from '../python/helpers.js';
 
@@ -167,4 +168,19 @@ return {'sanitized': sanitized, 'tokens': tokens, 'restored': restored, 'vault':
     const js = await call('execute_code', { code: 'const xs = [1, 2, 3];\nreturn xs.map((x) => x * 2);' });
     expect(js).toMatchObject({ success: true, result: [2, 4, 6], language: 'javascript' });
   });
+});
+
+describe('exec without --language', () => {
+  it('detects Python from stdin, runs it and names the language', async () => {
+    const s = scratch();
+    try {
+      const r = await runCli(['exec', '-'], s.env, 'rows = [r * 2 for r in range(3)]\nreturn rows\n');
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ success: true, result: [0, 2, 4], language: 'python' });
+      const js = await runCli(['exec', '-'], s.env, 'return [1, 2].map((x) => x + 1)');
+      expect(JSON.parse(js.stdout)).toMatchObject({ success: true, result: [2, 3], language: 'javascript' });
+    } finally {
+      s.remove();
+    }
+  }, PYTHON_START_MS);
 });
