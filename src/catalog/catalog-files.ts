@@ -68,6 +68,8 @@ export class CatalogFiles {
   readonly #loader: CatalogLoader;
   readonly #files = new Map<string, FileState>();
   readonly #categoryFiles = new Map<string, { description: string | null; setup: Readonly<Record<string, unknown>> | null; error: string | null }>();
+  /** Category descriptions given by seed-format files at the top of the folder, by file. */
+  readonly #bundleDescriptions = new Map<string, ReadonlyMap<string, string>>();
   #watcher: CatalogWatcher | null = null;
   /** Loads and batches run one at a time, in order. */
   #work: Promise<void> = Promise.resolve();
@@ -92,7 +94,13 @@ export class CatalogFiles {
 
   /** The description from `CATEGORY/_category.json` (its last valid version), if any. */
   categoryDescription(category: string): string | null {
-    return this.#categoryFiles.get(category)?.description ?? null;
+    const own = this.#categoryFiles.get(category)?.description;
+    if (own != null) return own;
+    for (const descriptions of this.#bundleDescriptions.values()) {
+      const given = descriptions.get(category);
+      if (given) return given;
+    }
+    return null;
   }
 
   /** The `mcpServers` entry from `CATEGORY/_category.json` that adds the category's server, if any. */
@@ -241,6 +249,10 @@ export class CatalogFiles {
    * description changed are added to `described`.
    */
   #apply(rel: string, load: FileLoad | null, described: Set<string>): void {
+    if (load?.kind === 'bundle' || (!load && !rel.includes('/'))) {
+      this.#applyBundle(rel, load?.kind === 'bundle' ? load : null, described);
+      return;
+    }
     const category = rel.split('/')[0] ?? '';
     const subject = `file:${rel}`;
     if (load?.kind === 'category' || (!load && rel.endsWith(`/${CATEGORY_FILE}`))) {
@@ -275,6 +287,31 @@ export class CatalogFiles {
       this.#files.set(rel, { category, entry: previous?.entry ?? null, error: load.result.reason });
       this.#warnInvalid(rel, load.result.reason, previous?.entry != null);
     }
+  }
+
+  /**
+   * A seed-format file at the top of the folder: each of its tools becomes a state keyed
+   * `FILE#CATEGORY/TOOL`, replaced together on every change; when the file breaks, its last good
+   * tools stay and the file is reported.
+   */
+  #applyBundle(rel: string, load: Extract<FileLoad, { kind: 'bundle' }> | null, described: Set<string>): void {
+    const prefix = `${rel}#`;
+    if (load && !load.result.ok) {
+      const kept = [...this.#files.keys()].some((k) => k.startsWith(prefix));
+      this.#files.set(rel, { category: '', entry: null, error: load.result.reason });
+      this.#warnInvalid(rel, load.result.reason, kept);
+      return;
+    }
+    for (const key of [...this.#files.keys()]) if (key === rel || key.startsWith(prefix)) this.#files.delete(key);
+    for (const category of this.#bundleDescriptions.get(rel)?.keys() ?? []) described.add(category);
+    this.#bundleDescriptions.delete(rel);
+    this.#options.warnings.forget(`file:${rel}`);
+    if (!load?.result.ok) return;
+    const bundle = load.result.value;
+    for (const entry of bundle.entries) this.#files.set(entry.file ?? `${prefix}${entry.category}/${entry.name}`, { category: entry.category, entry, error: null });
+    for (const skip of bundle.skipped) this.#files.set(`${prefix}${skip.what}`, { category: '', entry: null, error: skip.reason });
+    this.#bundleDescriptions.set(rel, bundle.descriptions);
+    for (const category of bundle.descriptions.keys()) described.add(category);
   }
 
   #warnInvalid(rel: string, reason: string, keptPrevious: boolean): void {

@@ -8,6 +8,8 @@ import { LRUCache } from 'lru-cache';
 import type { CacheStats, ToolEntry } from './catalog-types.js';
 import { MAX_ENTRY_FILE_BYTES, parseCategoryFile, parseEntryFile } from './entry-validation.js';
 import type { CategoryFileData, Parsed } from './entry-validation.js';
+import { MAX_SEED_CATALOG_BYTES, parseSeedBundle } from './seed-format.js';
+import type { SeedBundle } from './seed-format.js';
 
 /** The file that describes a category instead of a tool. */
 export const CATEGORY_FILE = '_category.json';
@@ -22,11 +24,13 @@ const READ_CONCURRENCY = 64;
 
 export type CatalogPath =
   | { kind: 'tool'; category: string; rel: string }
-  | { kind: 'category'; category: string; rel: string };
+  | { kind: 'category'; category: string; rel: string }
+  | { kind: 'bundle'; category: ''; rel: string };
 
 export type FileLoad =
   | { kind: 'tool'; category: string; rel: string; result: Parsed<ToolEntry> }
-  | { kind: 'category'; category: string; rel: string; result: Parsed<CategoryFileData> };
+  | { kind: 'category'; category: string; rel: string; result: Parsed<CategoryFileData> }
+  | { kind: 'bundle'; category: ''; rel: string; result: Parsed<SeedBundle> };
 
 /**
  * What a path under the catalog folder is: `CATEGORY/TOOL.json` (a tool), `CATEGORY/_category.json`
@@ -34,6 +38,8 @@ export type FileLoad =
  */
 export function classifyPath(rel: string): CatalogPath | null {
   const parts = rel.split(/[\\/]/);
+  // A file at the top holds many tools in the seed's format (full_catalog.json).
+  if (parts.length === 1 && rel.endsWith('.json') && !rel.startsWith('.') && !rel.startsWith('_')) return { kind: 'bundle', category: '', rel };
   if (parts.length !== 2) return null;
   const [category, file] = parts as [string, string];
   if (!category || category.startsWith('.') || category.startsWith('_') || !file.endsWith('.json')) return null;
@@ -81,7 +87,12 @@ export class CatalogLoader {
     const found: CatalogPath[] = [];
     let categories: string[];
     try {
-      categories = (await readdir(this.#dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+      const top = await readdir(this.#dir, { withFileTypes: true });
+      categories = top.filter((d) => d.isDirectory()).map((d) => d.name);
+      for (const d of top) {
+        const bundle = d.isFile() ? classifyPath(d.name) : null;
+        if (bundle) found.push(bundle);
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
@@ -122,7 +133,7 @@ export class CatalogLoader {
       return fail(`cannot read: ${(error as Error).message}`);
     }
     if (!info.isFile()) return null;
-    if (info.size > MAX_ENTRY_FILE_BYTES) return fail(`file too large (${info.size} bytes; the limit is ${MAX_ENTRY_FILE_BYTES})`);
+    if (info.size > (target.kind === 'bundle' ? MAX_SEED_CATALOG_BYTES : MAX_ENTRY_FILE_BYTES)) return fail(`file too large (${info.size} bytes; the limit is ${MAX_ENTRY_FILE_BYTES})`);
     const key = `${target.rel}\u0000${info.size}\u0000${info.mtimeMs}\u0000${info.ctimeMs}\u0000${info.ino}`;
     const cached = this.#cache.get(key);
     if (cached) {
@@ -140,7 +151,9 @@ export class CatalogLoader {
     const loaded: FileLoad =
       target.kind === 'tool'
         ? { ...target, result: parseEntryFile(text, target.category, target.rel) }
-        : { ...target, result: parseCategoryFile(text) };
+        : target.kind === 'bundle'
+          ? { ...target, result: parseSeedBundle(text, target.rel) }
+          : { ...target, result: parseCategoryFile(text) };
     this.#cache.set(key, loaded);
     return loaded;
   }

@@ -27,6 +27,8 @@ export interface ToolEntry {
   readonly use_cases: readonly string[];
   readonly input_schema: JsonSchema;
   readonly output_schema?: JsonSchema;
+  /** A catalog entry without input_schema (the seed's format): described, not typed; no signature is made up for it. */
+  readonly description_only?: boolean;
   readonly source: ToolSource;
   /** Catalog file, relative to the catalog folder ('github/create_issue.json'); catalog entries only. */
   readonly file?: string;
@@ -85,6 +87,8 @@ export interface ToolNameView {
 export interface ToolSummaryView extends ToolNameView {
   readonly description: string;
   readonly mcp_server: string;
+  /** Present (true) when the entry has no input_schema: it can be read about, not called as typed. */
+  readonly description_only?: boolean;
 }
 
 export type ToolView = ToolNameView | ToolSummaryView | ToolDefinition;

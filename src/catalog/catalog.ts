@@ -26,6 +26,7 @@ import { buildView, categoryComparator, compareEntries, EMPTY_VIEW } from './cat
 import type { CatalogView, DynamicCategory } from './catalog-view.js';
 import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
+import { descriptionOnlySignature } from './seed-format.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
 import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, sameScore } from './search-options.js';
 import { closestNames } from './suggestions.js';
@@ -208,7 +209,7 @@ export class Catalog {
   definition(entry: ToolEntry): ToolDefinition {
     let definition = this.#definitions.get(entry);
     if (!definition) {
-      definition = Object.freeze({ ...entry, typescript: schemaToTypeScript(entry) });
+      definition = Object.freeze({ ...entry, typescript: entry.description_only ? descriptionOnlySignature(entry) : schemaToTypeScript(entry) });
       this.#definitions.set(entry, definition);
     }
     return definition;
@@ -312,7 +313,9 @@ export class Catalog {
   #toView({ entry, callability }: Ranked, detail: DetailLevel): ToolView {
     const marks = callabilityFields(callability);
     if (detail === 'name') return { name: entry.name, category: entry.category, ...marks };
-    if (detail === 'summary') return { name: entry.name, category: entry.category, description: entry.description, mcp_server: entry.mcp_server, ...marks };
+    if (detail === 'summary') {
+      return { name: entry.name, category: entry.category, description: entry.description, mcp_server: entry.mcp_server, ...(entry.description_only ? { description_only: true } : {}), ...marks };
+    }
     return callability ? Object.freeze({ ...this.definition(entry), ...marks }) : this.definition(entry);
   }
 

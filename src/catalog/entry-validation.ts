@@ -8,10 +8,14 @@ import { memberAccess } from './schema-to-typescript.js';
 /** Largest catalog file read, bytes; a bigger one is reported instead of parsed. */
 export const MAX_ENTRY_FILE_BYTES = 1024 * 1024;
 
-/** The entry format of SPEC.md: `catalog/CATEGORY/TOOL.json`. Extra keys are allowed and ignored. */
+/**
+ * The entry format of SPEC.md: `catalog/CATEGORY/TOOL.json`. Extra keys are allowed and ignored.
+ * Without `input_schema` an entry is description-only (the seed's catalogs have none); without
+ * `name` it is named after its file (the seed keyed tools by name).
+ */
 export const ENTRY_FILE_SCHEMA = {
   type: 'object',
-  required: ['name', 'description', 'input_schema'],
+  required: ['description'],
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$' },
     description: { type: 'string', maxLength: 20_000 },
@@ -80,6 +84,12 @@ function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
+/** What a description-only entry shows as its input schema: any object, and why. */
+export const DESCRIPTION_ONLY_SCHEMA: JsonSchema = Object.freeze({
+  type: 'object',
+  description: 'Not published: this catalog entry has a description only (no input_schema), so its arguments are unknown.',
+});
+
 /** Parse and validate the text of `catalog/CATEGORY/FILE.json`. */
 export function parseEntryFile(text: string, category: string, file: string): Parsed<ToolEntry> {
   let data: unknown;
@@ -87,6 +97,14 @@ export function parseEntryFile(text: string, category: string, file: string): Pa
     data = JSON.parse(text);
   } catch (error) {
     return { ok: false, reason: `invalid JSON: ${(error as Error).message}` };
+  }
+  return entryFromData(data, category, file);
+}
+
+/** Validate one parsed entry object (a file's content, or one tool of a seed-format catalog). */
+export function entryFromData(data: unknown, category: string, file: string): Parsed<ToolEntry> {
+  if (typeof data === 'object' && data !== null && !Array.isArray(data) && !('name' in data)) {
+    data = { ...data, name: (file.split('/').pop() ?? '').replace(/\.json$/, '') };
   }
   if (!validateEntryShape(data)) return { ok: false, reason: describeAjvError(validateEntryShape.errors?.[0], 'entry') };
   const raw = data;
@@ -104,8 +122,9 @@ export function parseEntryFile(text: string, category: string, file: string): Pa
     mcp_server: server,
     functions: stringList(raw['functions']),
     use_cases: stringList(raw['use_cases']),
-    input_schema: raw['input_schema'] as JsonSchema,
+    input_schema: raw['input_schema'] === undefined ? DESCRIPTION_ONLY_SCHEMA : (raw['input_schema'] as JsonSchema),
     ...(raw['output_schema'] !== undefined ? { output_schema: raw['output_schema'] as JsonSchema } : {}),
+    ...(raw['input_schema'] === undefined ? { description_only: true } : {}),
     source: 'catalog',
     file,
   };

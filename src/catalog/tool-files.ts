@@ -2,6 +2,7 @@
 // read-only `servers/SERVER/TOOL.ts` per tool and an `index.ts` per server, so an agent can
 // explore tools with list_files/read_file as if they were modules.
 import type { ToolEntry } from './catalog-types.js';
+import { descriptionOnlySignature } from './seed-format.js';
 import { jsonSchemaToType, memberAccess, renderDocComment, signatureParts, toIdentifier } from './schema-to-typescript.js';
 
 /** Root folder of the tree, as the sandbox shows it. */
@@ -55,6 +56,9 @@ export function renderToolFile(entry: ToolEntry): string {
       `export async function ${fn}(): Promise<Record<string, unknown>> {\n  return import_skill(${JSON.stringify(entry.name)});\n}\n`
     );
   }
+  if (entry.description_only) {
+    return `${header}${descriptionOnlySignature(entry)}\n${entry.description ? `\n${renderDocComment(entry.description, '')}` : ''}export {};\n`;
+  }
   const type = pascalCase(entry.name);
   const input = jsonSchemaToType(entry.input_schema);
   const output = entry.output_schema ? jsonSchemaToType(entry.output_schema) : 'unknown';
@@ -89,6 +93,10 @@ export function renderServerIndex(category: string, entries: readonly ToolEntry[
     const summary = entry.description.split('\n')[0]?.trim() ?? '';
     const short = summary.length > 110 ? `${summary.slice(0, 107)}...` : summary;
     if (short) lines.push(`/** ${short.replaceAll('*/', '*\\/')} */`);
+    if (entry.description_only) {
+      lines.push(`// ${entry.name}: description only (no input_schema), nothing to import; see ./${safeFileName(entry.name)}.ts`);
+      continue;
+    }
     lines.push(`export { ${toIdentifier(entry.name)} } from './${safeFileName(entry.name)}.js';`);
   }
   return `${lines.join('\n')}\n`;

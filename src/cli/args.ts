@@ -25,6 +25,7 @@ export const COMMAND_FLAGS: Record<CommandName, OptionDefs> = {
   serve: { 'port-file': { type: 'string' } },
   stdio: { connect: { type: 'string' } },
   exec: { language: { type: 'string', short: 'l' }, timeout: { type: 'string', short: 't' }, memory: { type: 'string', short: 'm' } },
+  'import-catalog': {},
 };
 
 export interface ParsedCommand {

@@ -9,7 +9,8 @@ import type { Config } from '../config/config-types.js';
 import { startCoordinator } from '../daemon.js';
 import type { Language } from '../executor/executor-types.js';
 import { localAgent } from '../mcp/agents.js';
-import { MIN_MEMORY_MB } from '../mcp/tools/execute-code.js';
+import { detectLanguage } from '../executor/detect-language.js';
+import { MIN_MEMORY_MB, detectOptions, withLanguage } from '../mcp/tools/execute-code.js';
 import { createLogger } from '../util/logger.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
@@ -28,16 +29,19 @@ const LANGUAGE_ALIASES: Record<string, Language> = {
 export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<number> {
   if (parsed.positionals.length > 1) throw new UsageError(`exec takes one FILE (or - for stdin); got ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'exec');
   const file = parsed.positionals[0] ?? '-';
-  const language = pickLanguage(parsed.own['language'], file);
+  const chosen = pickLanguage(parsed.own['language'], file);
   // exec is a one-shot: a single sandbox process, Python only when needed, quiet logs.
   const loaded = commandConfig(parsed, io, (c) => (c.logLevel = 'warn'));
+  const code = await readCode(file, io);
+  // No --language and no telling extension: detect it as execute_code does. The parse check needs
+  // the Python pool, which exec starts only for Python, so the parsers and heuristics decide here.
+  const language = chosen ?? (await detectLanguage(code, { python: true, defaultLanguage: loaded.limits.defaultLanguage })).language;
   const config: Readonly<Config> = Object.freeze({
     ...loaded,
     sandbox: Object.freeze({ ...loaded.sandbox, processes: 1, pythonProcesses: language === 'python' ? Math.max(1, loaded.sandbox.pythonProcesses) : 0 }),
   });
   const timeoutSeconds = pickNumber(parsed.own['timeout'], '--timeout', config.limits.defaultTimeoutSeconds, { min: 0, exclusiveMin: true, max: config.limits.maxTimeoutSeconds, unit: 'seconds', limit: 'limits.maxTimeoutSeconds' });
   const memoryMb = pickNumber(parsed.own['memory'], '--memory', config.limits.defaultMemoryMb, { min: MIN_MEMORY_MB, max: config.limits.maxMemoryMb, integer: true, unit: 'MiB', limit: 'limits.maxMemoryMb' });
-  const code = await readCode(file, io);
 
   const logger = createLogger(config.logLevel, { command: 'exec' });
   const coordinator = await startCoordinator(config, logger, { watch: false });
@@ -48,11 +52,12 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
   try {
     const agent = localAgent(config);
     const sessionId = `exec-${randomUUID()}`;
-    const raw = await coordinator.executor.execute(
+    const executed = await coordinator.executor.execute(
       { code, language, timeoutSeconds, memoryMb },
       { agent: agent.name, sessionId, workspaceNamespace: agent.workspaceNamespace, permissions: agent.permissions },
       { signal: abort.signal },
     );
+    const raw = await withLanguage(executed, code, language, detectOptions(config.limits.defaultLanguage, config.sandbox.pythonProcesses > 0, coordinator.executor));
     const session = { sessionId, agent, transport: 'stdio' as const, signal: abort.signal };
     const { boundary } = coordinator.services;
     const result = boundary.active
@@ -67,7 +72,7 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
   }
 }
 
-function pickLanguage(flag: string | undefined, file: string): Language {
+function pickLanguage(flag: string | undefined, file: string): Language | undefined {
   if (flag !== undefined) {
     const language = LANGUAGE_ALIASES[flag.toLowerCase()];
     if (!language) throw new UsageError(`--language must be javascript (js), typescript (ts) or python (py); got "${flag}"`, 'exec');
@@ -76,7 +81,8 @@ function pickLanguage(flag: string | undefined, file: string): Language {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.ts' || ext === '.mts' || ext === '.cts') return 'typescript';
   if (ext === '.py') return 'python';
-  return 'javascript';
+  if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return 'javascript';
+  return undefined;
 }
 
 interface NumberRule {

@@ -12,6 +12,7 @@ Usage:
   ${BIN} serve [--host 127.0.0.1] [--port 7337] [--config FILE]   the daemon: MCP Streamable HTTP at /mcp
   ${BIN} stdio [--connect URL] [--config FILE]                      MCP over stdio (embedded, or bridged to a daemon)
   ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB]   run code once, print the result JSON
+  ${BIN} import-catalog FILE [--catalog-dir DIR]                    import the seed's full_catalog.json as catalog files
   ${BIN} --help | --version
 
 Run "${BIN} COMMAND --help" for the options of a command.
@@ -47,13 +48,25 @@ Command options:
 
 Runs code once in the sandbox and prints the execute_code result JSON on stdout.
 The code is read from FILE, or from stdin when FILE is "-" or absent. The language defaults from
-the file extension (.ts → typescript, .py → python), else javascript.
+the file extension (.js → javascript, .ts → typescript, .py → python), else it is detected from
+the code as execute_code does (falling back to limits.defaultLanguage).
 Exit status: 0 when the code succeeded, 1 when it failed, 2 on bad usage or configuration.
 
 Command options:
   -l, --language L   javascript (js), typescript (ts) or python (py)
   -t, --timeout S    wall-clock limit, seconds (default limits.defaultTimeoutSeconds, at most limits.maxTimeoutSeconds)
   -m, --memory MB    memory limit, MiB (default limits.defaultMemoryMb, at most limits.maxMemoryMb)
+  -h, --help         this help
+`,
+  'import-catalog': `Usage: ${BIN} import-catalog FILE [--catalog-dir DIR] [options]
+
+Imports a catalog in the seed server's format (full_catalog.json: categories -> tools with
+description, mcp_server, functions, use_cases) into DIR/CATEGORY/TOOL.json files plus
+DIR/CATEGORY/_category.json, each written atomically; a running daemon picks them up live.
+Tools without input_schema become description-only entries. Existing files of the same names
+are replaced. Prints a JSON summary (categories, tools, description_only, skipped).
+
+Command options:
   -h, --help         this help
 `,
 };

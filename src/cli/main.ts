@@ -15,6 +15,7 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   serve: async () => (await import('./serve-command.js')).serveCommand,
   stdio: async () => (await import('./stdio-command.js')).stdioCommand,
   exec: async () => (await import('./exec-command.js')).execCommand,
+  'import-catalog': async () => (await import('./import-catalog-command.js')).importCatalogCommand,
 };
 
 export async function main(io: CliIo): Promise<number> {
@@ -28,7 +29,7 @@ export async function main(io: CliIo): Promise<number> {
     return first === undefined ? EXIT_USAGE : EXIT_OK;
   }
   if (!Object.hasOwn(COMMANDS, first)) {
-    await write(io.stderr, `${BIN}: unknown command "${first}"; the commands are serve, stdio and exec (see ${BIN} --help)\n`);
+    await write(io.stderr, `${BIN}: unknown command "${first}"; the commands are serve, stdio, exec and import-catalog (see ${BIN} --help)\n`);
     return EXIT_USAGE;
   }
   const command = first as CommandName;

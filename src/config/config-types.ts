@@ -127,6 +127,8 @@ export interface Config {
     maxCallsInFlightPerAgent: number;
     /** Calls of one agent waiting for a sandbox, per language; past it that agent alone gets OverloadedError. Default 100. */
     maxQueuedPerAgent: number;
+    /** Language of execute_code when none is given and detection cannot tell. Default 'javascript'. */
+    defaultLanguage: 'javascript' | 'typescript' | 'python';
     /** Calls waiting for a sandbox before new ones are refused. Default 1,000. */
     maxQueuedCalls: number;
     /** Bytes one workspace namespace may hold; a write past it is refused with a message. Default 1 GiB. */

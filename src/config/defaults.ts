@@ -96,6 +96,7 @@ export function defaultConfig(root: string = packageRoot(), env: Readonly<Record
       workspaceQuotaFiles: 10_000,
       outputFilesKept: 100,
       outputFileMaxAgeHours: 24,
+      defaultLanguage: 'javascript',
     },
     sandbox: {
       processes: Math.max(2, availableParallelism()),

@@ -29,7 +29,7 @@ export interface OptionSpec {
   commands?: readonly CommandName[];
 }
 
-export type CommandName = 'serve' | 'stdio' | 'exec';
+export type CommandName = 'serve' | 'stdio' | 'exec' | 'import-catalog';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -61,6 +61,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'limits.maxFetchBytes', env: 'CODE_EXEC_MAX_FETCH_BYTES', flag: 'max-fetch-bytes', kind: 'int', min: 1, max: 1024 * MIB, arg: 'BYTES', doc: 'Largest body the sandbox fetch returns, bytes', defaultText: String(10 * MIB) },
   { key: 'limits.maxCallsInFlightPerAgent', env: 'CODE_EXEC_MAX_CALLS_IN_FLIGHT_PER_AGENT', flag: 'max-calls-in-flight-per-agent', kind: 'int', min: 0, max: 4096, arg: 'N', doc: "Calls of one agent running at once in each language's pool; 0 = the pool's slots minus one (at least 1) with agents configured, so one agent never holds them all; every slot with no agents", defaultText: '0' },
   { key: 'limits.maxQueuedPerAgent', env: 'CODE_EXEC_MAX_QUEUED_PER_AGENT', flag: 'max-queued-per-agent', kind: 'int', min: 0, max: 1_000_000, arg: 'N', doc: 'Calls of one agent waiting for a sandbox (per language); past it that agent alone gets OverloadedError', defaultText: '100' },
+  { key: 'limits.defaultLanguage', env: 'CODE_EXEC_DEFAULT_LANGUAGE', flag: 'default-language', kind: 'enum', values: ['javascript', 'typescript', 'python'], arg: 'LANG', doc: 'Language of execute_code when the caller gives none and the code does not tell (it is detected first)', defaultText: 'javascript' },
   { key: 'limits.maxQueuedCalls', env: 'CODE_EXEC_MAX_QUEUED_CALLS', flag: 'max-queued-calls', kind: 'int', min: 1, max: 1_000_000, arg: 'N', doc: 'Calls waiting for a sandbox before new ones fail with OverloadedError', defaultText: '1000' },
   { key: 'limits.workspaceQuotaBytes', env: 'CODE_EXEC_WORKSPACE_QUOTA_BYTES', flag: 'workspace-quota-bytes', kind: 'int', min: 1, max: Number.MAX_SAFE_INTEGER, arg: 'BYTES', doc: 'Bytes one workspace namespace may hold; writes past it are refused', defaultText: String(1024 * MIB) },
   { key: 'limits.workspaceQuotaFiles', env: 'CODE_EXEC_WORKSPACE_QUOTA_FILES', flag: 'workspace-quota-files', kind: 'int', min: 1, max: 10_000_000, arg: 'N', doc: 'Files one workspace namespace may hold; new files past it are refused', defaultText: '10000' },

@@ -49,6 +49,8 @@ export interface ExecutionResult {
   truncated?: boolean;
   output_file?: string;
   context_savings?: ContextSavings;
+  /** The language the code ran as (execute_code sets it: it may have been detected). */
+  language?: Language;
 }
 
 /** Token accounting of one call (issue 4). */

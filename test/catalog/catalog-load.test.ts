@@ -69,13 +69,14 @@ describe('validation', () => {
     const { logger, records } = captureLogger();
     const catalog = await started(dir, logger);
 
-    expect(catalog.list().map((e) => e.name)).toEqual(['good']);
+    // Without input_schema an entry is description-only (the seed's format), not invalid.
+    expect(catalog.list().map((e) => e.name)).toEqual(['good', 'noschema']);
+    expect(catalog.get('noschema')).toMatchObject({ description_only: true });
     const reasons = Object.fromEntries(catalog.stats().invalid_files.map((f) => [f.file, f.reason]));
     expect(Object.keys(reasons).sort()).toEqual(
-      ['tools/_category.json', 'tools/badname.json', 'tools/badtype.json', 'tools/noschema.json', 'tools/notobject.json', 'tools/notype.json', 'tools/syntax.json'],
+      ['tools/_category.json', 'tools/badname.json', 'tools/badtype.json', 'tools/notobject.json', 'tools/notype.json', 'tools/syntax.json'],
     );
     expect(reasons['tools/syntax.json']).toMatch(/^invalid JSON/);
-    expect(reasons['tools/noschema.json']).toMatch(/input_schema/);
     expect(reasons['tools/badname.json']).toMatch(/entry\.name must match pattern/);
     expect(reasons['tools/badtype.json']).toMatch(/input_schema is not a valid JSON Schema/);
     expect(reasons['tools/notobject.json']).toMatch(/input_schema\.type must be equal to constant \("object"\)/);

@@ -30,7 +30,8 @@ describe('tools/list', () => {
     }
     const execute = tools.find((t) => t.name === 'execute_code');
     const props = execute?.inputSchema.properties as Record<string, { default?: unknown; maximum?: number }>;
-    expect(props['language']?.default).toBe('javascript');
+    // No default: omitted, the language is detected from the code (the seed's prompts never pass it).
+    expect(props['language']?.default).toBeUndefined();
     expect(props['timeout_seconds']?.default).toBe(30);
     expect(props['timeout_seconds']?.maximum).toBe(300);
     expect(props['memory_mb']?.default).toBe(500);

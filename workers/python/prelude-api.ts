@@ -1,9 +1,11 @@
 // Python source, part 3 of the sandbox prelude: the sandbox API under the SPEC's names (files,
 // skills, PII, tool search, sleep, fetch, tools.SERVER.TOOL) and the seed's data helpers, with the
-// seed's semantics. tokenize_pii returns the sanitized text (the seed returned a tuple).
+// seed's semantics and signatures: tokenize_pii returns (text, tokens), save_skill the seed's
+// confirmation string.
 
 export const API_PY = String.raw`
 # ---- the sandbox API ----------------------------------------------------------------------
+import re as _re_api
 
 def read_file(path):
     """The text of a workspace file."""
@@ -26,8 +28,9 @@ def delete_file(path):
 
 
 def save_skill(name, code, description='', language='python'):
-    """Saves reusable code as a skill (Python unless language says otherwise)."""
-    return host_sync('save_skill', name, code, description or '', language)
+    """Saves reusable code as a skill (Python unless language says otherwise); returns the seed's message."""
+    host_sync('save_skill', name, code, description or '', language)
+    return f"Skill '{name}' saved successfully"
 
 
 def load_skill(name):
@@ -39,13 +42,28 @@ def list_skills():
     return host_sync('list_skills')
 
 
+_PII_TOKEN = _re_api.compile(r'\[(?:EMAIL|PHONE|SSN|CREDIT_CARD|IP_ADDRESS|IBAN|API_KEY)_[0-9a-f]{8}\]')
+
+
 def tokenize_pii(text):
-    """The text with PII replaced by tokens. (The seed returned a tuple; this returns the text.)"""
-    return host_sync('tokenize_pii', text)
+    """(sanitized_text, tokens), as in the seed: tokens maps each new token to the value it hides."""
+    sanitized = host_sync('tokenize_pii', text)
+    before = set(_PII_TOKEN.findall(text)) if isinstance(text, str) else set()
+    new = [t for t in dict.fromkeys(_PII_TOKEN.findall(sanitized)) if t not in before]
+    if not new:
+        return sanitized, {}
+    # One host call for all of them: detected values never hold a NUL.
+    values = host_sync('detokenize_pii', '\x00'.join(new)).split('\x00')
+    return sanitized, dict(zip(new, values)) if len(values) == len(new) else {t: host_sync('detokenize_pii', t) for t in new}
 
 
-def detokenize_pii(text):
-    return host_sync('detokenize_pii', text)
+def detokenize_pii(text, tokens=None):
+    """The text with tokens restored: from the tokens dict given, else from this session's vault."""
+    if tokens is None:
+        return host_sync('detokenize_pii', text)
+    for token, original in dict(tokens).items():
+        text = text.replace(token, original)
+    return text
 
 
 def search_tools(query='', options=None, **kwargs):

@@ -1,5 +1,6 @@
 // Python source, part 5 of the sandbox prelude: running one call. The code is compiled with
-// top-level await allowed; a final expression is kept as a candidate result. Each call gets a
+// top-level await allowed; a final expression is kept as a candidate result, and a top-level
+// `return X` (the code is a function body, as in JavaScript) ends the call with X. Each call gets a
 // fresh globals dict (its own builtins, the preloaded modules, the sandbox API, context_vars) and
 // a fresh contextvars.Context (so decimal contexts and the like die with it). Code without await
 // runs synchronously; code with await runs as a task on a loop of its own, closed at the end.
@@ -126,11 +127,38 @@ def failure(e, source_lines):
         return _dump({'ok': False, 'error': {'type': type(e).__name__, 'message': f'(the error could not be described: {type(inner).__name__})'}})
 
 
-def success(call, returned=None):
+class TopLevelReturn(BaseException):
+    """What a top-level return raises: it unwinds the code (finally blocks run) to the runner."""
+
+    def __init__(self, value=None):
+        self.value = value
+
+
+class _ReturnRewriter(_ast.NodeTransformer):
+    """return X outside any function -> raise __code_return__(X); function bodies are left alone."""
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+    def visit_Return(self, node):
+        value = node.value if node.value is not None else _ast.Constant(None)
+        call = _ast.Call(func=_Name('__code_return__', _ast.Load()), args=[value], keywords=[])
+        return _copy_location(_ast.Raise(exc=call, cause=None), node)
+
+
+NOT_RETURNED = object()
+
+
+def success(call, returned=NOT_RETURNED):
     g = call.globals
-    value = g.get('result')
-    if value is None:
-        value = g.get(LAST_NAME)
+    if returned is not NOT_RETURNED:
+        value = returned
+    else:
+        value = g.get('result')
+        if value is None:
+            value = g.get(LAST_NAME)
     try:
         return _dump({'ok': True, 'value': to_json_data(value, [MAX_RESULT_CHARS])})
     except BaseException as e:
@@ -141,6 +169,7 @@ def compile_user(source):
     """The code object for source, or a failure envelope (text) for a syntax error."""
     try:
         tree = _parse(source, USER_FILENAME, 'exec')
+        tree = _fix_missing_locations(_ReturnRewriter().visit(tree))
         if tree.body and isinstance(tree.body[-1], _Expr):
             last = tree.body[-1]
             assign = _Assign(targets=[_Name(LAST_NAME, _Store())], value=last.value)
@@ -199,6 +228,9 @@ def make_import_skill(call):
 async def _drive(call, coro):
     try:
         await coro
+    except TopLevelReturn as r:
+        Bridge.done(success(call, r.value))
+        return
     except BaseException as e:
         Bridge.done(failure(e, call.source_lines))
         return
@@ -208,6 +240,8 @@ async def _drive(call, coro):
 def _run_sync(call, code):
     try:
         exec(code, call.globals)
+    except TopLevelReturn as r:
+        return success(call, r.value)
     except BaseException as e:
         return failure(e, call.source_lines)
     return success(call)
@@ -226,6 +260,7 @@ def begin(code, source, context_json, workspace, tool_names_json, fetch_allowed)
         call.workspace, call.tool_names, call.fetch_allowed = workspace, tuple(_loads(tool_names_json)), bool(fetch_allowed)
         g = api_globals(call, workspace, call.tool_names, call.fetch_allowed)
         g['__name__'] = '__main__'
+        g['__code_return__'] = TopLevelReturn
         g['result'] = None
         if context_json:
             g.update(_loads(context_json))

@@ -5,7 +5,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { serverSettings } from '../../config/defaults.js';
-import type { ExecutionResult, Language } from '../../executor/executor-types.js';
+import { detectLanguage, otherLanguageHint, PYTHON_PARSE_PROGRAM } from '../../executor/detect-language.js';
+import type { DetectOptions } from '../../executor/detect-language.js';
+import type { CallIdentity, ExecutionResult, Executor, Language } from '../../executor/executor-types.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext, ToolExtra, ToolResponse } from '../define-tool.js';
 import type { CallOutcome } from '../mcp-types.js';
@@ -37,6 +39,7 @@ export const executionResultSchema = z.looseObject({
   truncated: z.boolean().optional(),
   output_file: z.string().optional(),
   context_savings: z.looseObject({ tokens_in: z.number(), tokens_out: z.number(), tokens_saved: z.number() }).optional(),
+  language: z.enum(LANGUAGES).optional(),
 });
 
 export function registerExecuteCode(server: McpServer, ctx: ToolContext): void {
@@ -54,6 +57,7 @@ export function registerExecuteCode(server: McpServer, ctx: ToolContext): void {
       title: 'Execute code',
       description: [
         `Run ${python ? 'JavaScript, TypeScript or Python' : 'JavaScript or TypeScript'} in a sandbox and get a small JSON result back.`,
+        'Omit `language` and it is detected from the code (Python as the seed wrote it runs unchanged); the result names the language used.',
         'The code is the body of an async function: use top-level await, and `return X` (or assign a global `result`) to make the result.',
         'console.log / print output is returned in `output`. `context_vars` become globals.',
         'Inside: read_file(path), write_file(path, content), list_files(subpath?), delete_file(path), workspace; save_skill, load_skill, list_skills, import_skill(name);',
@@ -63,7 +67,7 @@ export function registerExecuteCode(server: McpServer, ctx: ToolContext): void {
       ].join(' '),
       input: args('execute_code', {
         code: text('code', 'the source to run, as the body of an async function', { allowEmpty: true }),
-        language: oneOf('language', languages as unknown as readonly [string, ...string[]], 'language of the code').default('javascript'),
+        language: oneOf('language', languages as unknown as readonly [string, ...string[]], 'language of the code; omitted: detected from the code (the result says which)').optional(),
         context_vars: z
           .record(z.string(), z.unknown(), { error: 'context_vars must be an object of global names to JSON values, e.g. {"rows": [1, 2]}' })
           .optional()
@@ -87,7 +91,7 @@ export function registerExecuteCode(server: McpServer, ctx: ToolContext): void {
 
 interface ExecuteInput {
   code: string;
-  language: string;
+  language?: string | undefined;
   context_vars?: Record<string, unknown> | undefined;
   timeout_seconds: number;
   memory_mb: number;
@@ -118,13 +122,15 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
           now: services.now,
           transformLine: (line) => services.boundary.outgoingText(line, session),
         });
+  const detect = detectOptions(services.config.limits.defaultLanguage, services.config.sandbox.pythonProcesses > 0, services.executor);
+  const language = (input.language as Language | undefined) ?? (await detectLanguage(input.code, detect)).language;
   reporter?.start();
   let result: ExecutionResult;
   try {
     result = await services.executor.execute(
       {
         code: input.code,
-        language: input.language as Language,
+        language,
         ...(input.context_vars ? { contextVars: input.context_vars } : {}),
         timeoutSeconds: input.timeout_seconds,
         memoryMb: input.memory_mb,
@@ -141,6 +147,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
     reporter?.stop();
   }
 
+  result = await withLanguage(result, input.code, language, detect);
   const outgoing = services.boundary.active ? protect(result, ctx) : result;
   const outcome: CallOutcome = result.success ? 'ok' : (OUTCOME_BY_ERROR_TYPE[result.error_type ?? ''] ?? 'error');
   return {
@@ -149,6 +156,33 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
     outcome,
     ...(result.error_type ? { errorCode: result.error_type } : {}),
   };
+}
+
+/** The daemon's own parse checks: no workspace, skills, tools or network. */
+const CHECKER_IDENTITY: CallIdentity = {
+  agent: 'daemon',
+  sessionId: 'daemon-language-checks',
+  workspaceNamespace: '',
+  permissions: { workspace: 'none', skills: 'none', tools: [], net: [] },
+};
+
+/** How execute_code (and the exec command) detect a language: CPython's ast.parse in the Python pool confirms Python. */
+export function detectOptions(defaultLanguage: Language, python: boolean, executor: Executor): DetectOptions {
+  return {
+    python,
+    defaultLanguage,
+    checkPython: async (code) => {
+      const r = await executor.execute({ code: PYTHON_PARSE_PROGRAM, language: 'python', contextVars: { src: code }, timeoutSeconds: 30, memoryMb: 256 }, CHECKER_IDENTITY);
+      return r.success ? ((r.result as { line: number; message: string } | null) ?? null) : undefined;
+    },
+  };
+}
+
+/** The result names its language; a syntax error that another language accepts says which, and how to ask for it. */
+export async function withLanguage(result: ExecutionResult, code: string, language: Language, detect: DetectOptions): Promise<ExecutionResult> {
+  if (result.success || result.error_type !== 'SyntaxError' || result.error === undefined) return { ...result, language };
+  const hint = await otherLanguageHint(code, language, detect);
+  return hint ? { ...result, error: `${result.error} — ${hint}`, language } : { ...result, language };
 }
 
 /** pii.auto: tokenize every string that goes back to the model. */

@@ -30,7 +30,7 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
     async ({ filename, content }) => {
       requireAccess(session.agent, 'workspace', 'read-write', 'write_workspace_file');
       const { bytes } = await view().writeFile(filename, content);
-      return { result: { success: true, message: `wrote ${bytes} bytes to ${filename}`, filename, bytes } };
+      return { result: { success: true, message: `Written ${bytes} bytes to ${filename}`, filename, bytes } };
     },
   );
 
