@@ -86,11 +86,14 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
     closers.push(() => catalog.close());
     // Python skills are checked by CPython itself, in the Python pool, once the executor exists.
     const late: { executor?: Executor } = {};
-    const validatePython = async (code: string): Promise<{ line: number; message: string } | null> => {
+    // The check runs as the saving agent (with no powers), in an interpreter already bound to it:
+    // a check under an identity of its own would take a Python process from the agents and force
+    // recycles. It parses only (ast.parse); nothing of the skill runs.
+    const validatePython = async (code: string, agent?: string): Promise<{ line: number; message: string } | null> => {
       if (!late.executor || config.sandbox.pythonProcesses === 0) return null;
       const r = await late.executor.execute(
         { code: PYTHON_SYNTAX_CHECK, language: 'python', contextVars: { src: code }, timeoutSeconds: 60, memoryMb: 256 },
-        CHECKER_IDENTITY,
+        agent === undefined ? CHECKER_IDENTITY : { ...CHECKER_IDENTITY, agent, sessionId: `daemon-checks-${agent}` },
       );
       if (!r.success) {
         logger.warn({ code: 'PYTHON_SKILL_CHECK_FAILED', error_type: r.error_type }, 'could not check a Python skill; accepted unchecked');

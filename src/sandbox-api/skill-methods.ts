@@ -51,6 +51,8 @@ export function skillMethods(skills: SkillStore, agentsConfigured: boolean): Rec
             // The store refuses a language it does not know, naming the allowed ones.
             language: language === null || language === undefined || language === '' ? undefined : (language as SkillLanguage),
             shared,
+            // Python code parses a Python skill in its own interpreter before it calls here.
+            syntaxChecked: ctx.language === 'python',
           },
           callerOf(ctx.identity),
         ),

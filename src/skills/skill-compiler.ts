@@ -23,6 +23,10 @@ export interface SkillSource {
   language: SkillLanguage;
   code: string;
   hash: string;
+  /** Python already parsed by the saving call's own interpreter: no pool interpreter is asked. */
+  syntaxChecked?: boolean;
+  /** Whose save it is: a Python check runs as that agent, in an interpreter bound to it. */
+  agent?: string;
 }
 
 type CompiledModule = Omit<CompiledSkill, 'name'>;
@@ -51,7 +55,7 @@ export class SkillCompiler {
     if (cached) return cached;
     let analysis: SkillAnalysis;
     if (source.language === 'python') {
-      await checkPython(source.code, this.#validatePython, label);
+      if (!source.syntaxChecked) await checkPython(source.code, this.#validatePython, label, source.agent);
       const exports = pythonExports(source.code);
       analysis = { exports, imports: [], docs: describePythonExports(source.code, exports) };
     } else {

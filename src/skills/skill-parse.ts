@@ -120,8 +120,8 @@ export function pythonExports(code: string): string[] {
   return names;
 }
 
-export async function checkPython(code: string, validator: PythonValidator | undefined, label: string): Promise<void> {
+export async function checkPython(code: string, validator: PythonValidator | undefined, label: string, agent?: string): Promise<void> {
   if (!validator) return;
-  const problem = await validator(code);
+  const problem = await validator(code, agent);
   if (problem) throw syntaxError(label, problem.message, problem.line);
 }

@@ -145,7 +145,7 @@ export class SkillStore {
       if (owner && !callerOwns(caller, owner.author)) throw notOwnerError(name, 'saved', owner.author, callerSees(caller, owner.author, owner.visibility));
       const codeFile = CODE_FILES[language];
       const hash = hashCode(code);
-      const analysis = await analyzeForSave(this.#compiler, { name, language, code, hash }, codeFile);
+      const analysis = await analyzeForSave(this.#compiler, { name, language, code, hash, syntaxChecked: input.syntaxChecked === true, agent: caller?.agent }, codeFile);
       const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
       if (clash !== undefined) {
         throw new SkillError(

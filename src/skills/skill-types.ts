@@ -20,7 +20,8 @@ export interface CodePosition {
 }
 
 /** Checks Python source; returns the first syntax error, or null when the code compiles. */
-export type PythonValidator = (code: string) => Promise<{ line: number; message: string } | null>;
+/** Parses Python without running it; `agent` is whose save it is (the check runs as that agent). */
+export type PythonValidator = (code: string, agent?: string) => Promise<{ line: number; message: string } | null>;
 
 export interface SkillStoreOptions {
   /** The skills folder; each skill is a sub-folder `NAME/`. Created on first save if missing. */
@@ -70,6 +71,11 @@ export interface SaveSkillInput {
    * configured; with one user (no agents), every save is shared.
    */
   shared?: boolean;
+  /**
+   * The code was parsed by the saving call's own CPython (a save from Python code, whose
+   * save_skill parses first), so the store does not ask a Python pool interpreter again.
+   */
+  syntaxChecked?: boolean;
 }
 
 export interface SaveSkillResult extends SkillMetadata {

@@ -39,3 +39,14 @@ it("saves the seed's filter_high_risk in Python and runs it with exec(load_skill
   );
   expect(r).toMatchObject({ success: true, result: [{ risk_score: 9 }] });
 }, PYTHON_START_MS);
+
+it('Python code saves a Python skill with one Python process: its own interpreter parses it, nothing waits for another', async () => {
+  const run = (code: string) => coordinator.executor.execute({ code, language: 'python', timeoutSeconds: 30, memoryMb: 256 }, identity());
+  const saved = await run('result = save_skill("triple", "def triple(x):\\n    return 3 * x\\n", "triples")');
+  expect(saved).toMatchObject({ success: true, result: "Skill 'triple' saved successfully" });
+  const used = await run('exec(load_skill("triple"))\nresult = triple(14)');
+  expect(used).toMatchObject({ success: true, result: 42 });
+  const broken = await run('save_skill("bad_py", "def f(:\\n    pass\\n")');
+  expect(broken).toMatchObject({ success: false, error_type: 'SyntaxError', error: expect.stringMatching(/bad_py.*not saved.*line 1/) });
+  await expect(coordinator.skills.load('bad_py')).rejects.toMatchObject({ code: 'SKILL_NOT_FOUND' });
+}, PYTHON_START_MS);

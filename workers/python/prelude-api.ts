@@ -27,9 +27,20 @@ def delete_file(path):
     return host_sync('delete_file', path)
 
 
-def save_skill(name, code, description='', language='python'):
-    """Saves reusable code as a skill (Python unless language says otherwise); returns the seed's message."""
-    host_sync('save_skill', name, code, description or '', language)
+def save_skill(name, code, description='', language='python', shared=False):
+    """Saves reusable code as a skill (Python unless language says otherwise); returns the seed's message.
+
+    Python code is parsed here first, by this interpreter (0x400 is ast.PyCF_ONLY_AST: nothing
+    runs): the daemon trusts that check for saves made from Python, so it needs no other
+    interpreter (which a lone Python process, busy with this very call, could not lend it).
+    shared=True publishes the skill to every agent (needs the skills permission "publish").
+    """
+    if language in (None, 'python') and isinstance(code, str):
+        try:
+            compile(code, f'skills/{name}/index.py', 'exec', 0x400, True)
+        except SyntaxError as e:
+            raise SyntaxError(f"Skill {name!r} was not saved: {e.msg} (line {e.lineno}). Fix the code and save again.") from None
+    host_sync('save_skill', name, code, description or '', language, {'shared': bool(shared)})
     return f"Skill '{name}' saved successfully"
 
 
