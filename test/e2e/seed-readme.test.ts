@@ -69,7 +69,9 @@ result = {
     expect(found).toMatchObject({ query: 'vulnerability', category: 'security', detail_level: 'summary' });
     const tools = found['tools'] as Record<string, unknown>[];
     expect(tools.map((t) => t['name'])).toContain('web_vuln_scanner');
-    for (const tool of tools) expect(Object.keys(tool).sort()).toEqual(['category', 'description', 'description_only', 'mcp_server', 'name']);
+    // The seed's summary fields, plus whether the tool can be called here (its server is not configured).
+    for (const tool of tools) expect(Object.keys(tool).sort()).toEqual(['callable', 'category', 'description', 'description_only', 'mcp_server', 'name', 'why']);
+    for (const tool of tools) expect(tool).toMatchObject({ callable: false, why: expect.stringMatching(/not configured/) });
     const definition = await call('get_tool_definition', { tool_name: 'web_vuln_scanner', category: 'security' });
     expect(definition).toMatchObject({
       name: 'web_vuln_scanner',

@@ -4,7 +4,7 @@
 // gets when the code parses in another language.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectLanguage, otherLanguageHint, PYTHON_PARSE_PROGRAM } from '../../src/executor/detect-language.js';
+import { detectLanguage, parsesAs, otherLanguageHint, PYTHON_PARSE_PROGRAM } from '../../src/executor/detect-language.js';
 import type { DetectOptions } from '../../src/executor/detect-language.js';
 import type { Language } from '../../src/executor/executor-types.js';
 import { PYTHON_START_MS, startPython } from '../python/helpers.js';
@@ -67,7 +67,12 @@ describe('detectLanguage', () => {
     expect((await detectLanguage(declarations, options)).language).toBe('javascript');
     const python = Array.from({ length: 50_000 }, (_, i) => `a${i} = [x for x in range(3)]`).join('\n');
     expect((await detectLanguage(python, options)).language).toBe('python');
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // What keeps it linear, checked by behaviour rather than by the clock: code this big is never
+    // handed to acorn or the TypeScript compiler (both are superlinear on it) on the coordinator.
+    expect(parsesAs(declarations, 'javascript')).toBe(false);
+    expect(parsesAs(declarations, 'typescript')).toBe(false);
+    // A generous bound that proves there is no stall (a quadratic parse of this takes minutes).
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 });
 
