@@ -61,7 +61,10 @@ function parseArgs(method: unknown, argsJson: unknown, allowed: ReadonlySet<stri
   const scope = current;
   if (!scope || !scope.active) throw Object.assign(new Error('the sandbox API was used after its call ended'), { name: 'RuntimeError' });
   if (typeof method !== 'string' || !allowed.has(method) || typeof argsJson !== 'string') throw Object.assign(new Error('unknown host call'), { name: 'RuntimeError' });
-  if (method === 'fetch' && !currentTask?.fetchAllowed) throw Object.assign(new Error('fetch is not allowed for this agent'), { name: 'PermissionError' });
+  if (method === 'fetch' && !currentTask?.fetchAllowed) {
+    const message = "permission denied: fetch needs the net permission, and this agent's net permission lists no hosts; an operator can add hosts to permissions.net";
+    throw Object.assign(new Error(message), { name: 'PermissionError' });
+  }
   const args = JSON.parse(argsJson) as unknown;
   if (!Array.isArray(args)) throw Object.assign(new Error('bad host call arguments'), { name: 'RuntimeError' });
   return { scope, method, args };

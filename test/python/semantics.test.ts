@@ -214,10 +214,12 @@ describe('async code and upstream tools', () => {
     expect(r.result).toEqual({ q: 'x' });
   });
 
-  it('explains unknown tools and asyncio.run', async () => {
+  it('explains unknown tools (the host says why) and asyncio.run', async () => {
     const unknown = await h.run('tools.demo.nope()');
-    expect(unknown.error_type).toBe('AttributeError');
-    expect(unknown.error).toContain("has no tool 'nope'");
+    expect(unknown.error_type).toBe('ValueError');
+    expect(unknown.error).toContain('unknown tool demo.nope');
+    const server = await h.run('tools.nowhere.thing()');
+    expect(server.error).toContain('unknown tool nowhere.thing');
     const run = await h.run('import asyncio\nasync def main():\n    return 1\nresult = asyncio.run(main())');
     expect(run.error_type).toBe('RuntimeError');
     expect(run.error).toContain('top-level await');

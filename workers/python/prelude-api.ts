@@ -178,8 +178,8 @@ class ToolServer:
         return self[tool]
 
     def __getitem__(self, tool):
-        if tool not in self._names:
-            raise AttributeError(f"server '{self._server}' has no tool '{tool}'; it has: {', '.join(sorted(self._names)) or 'none'}")
+        # A tool this agent cannot call still reaches the host, which says why (not permitted,
+        # server not configured or failed, no such tool) and how to fix it, as in JavaScript.
         server = self._server
 
         def call(args=None, **kwargs):
@@ -215,9 +215,7 @@ class Tools:
 
     def __getitem__(self, server):
         found = self._servers.get(server)
-        if found is None:
-            raise AttributeError(f"no upstream server '{server}'; available: {', '.join(sorted(self._servers)) or 'none'}")
-        return found
+        return found if found is not None else ToolServer(server, ())
 
     def __dir__(self):
         return sorted(self._servers)

@@ -191,9 +191,9 @@ def api_globals(call, workspace, tool_names, fetch_allowed):
         'filter_by_field': filter_by_field, 'summarize_list': summarize_list,
         'aggregate_stats': aggregate_stats, 'format_output': format_output,
         'search_tools': search_tools, 'sleep': sleep, 'tools': Tools(tool_names),
+        # Always there, as in JavaScript: without a net permission it raises PermissionError naming it.
+        'fetch': fetch,
     }
-    if fetch_allowed:
-        g['fetch'] = fetch
     return g
 
 
