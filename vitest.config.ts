@@ -4,7 +4,14 @@
 import { defineConfig } from 'vitest/config';
 
 /** Suites that start many daemons, flood them or install the packed tarball: `npm run test:slow`. */
-export const SLOW_SUITES = ['test/isolation/**/*.test.ts', 'test/resilience/**/*.test.ts', 'test/e2e/package-install.test.ts'];
+export const SLOW_SUITES = [
+  'test/isolation/**/*.test.ts',
+  'test/resilience/**/*.test.ts',
+  'test/e2e/package-install.test.ts',
+  // Denial-of-service shapes and Python's limits: bombs and floods that take a minute each.
+  'test/executor/dos.test.ts',
+  'test/python/limits.test.ts',
+];
 
 export default defineConfig({
   test: {
