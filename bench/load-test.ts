@@ -2,7 +2,8 @@
 // attacker sends the inputs that used to stall or corrupt it (token-counting bombs, slow-body
 // floods, runaway and process-killing code, session churn, a quota filler). Reports calls,
 // failures by kind, p50/p99 and /healthz p99 per phase, coordinator RSS over time and lost writes
-// (acknowledged versions not found afterwards: must be 0), as a table and bench/results/load-test.json.
+// (acknowledged versions not found afterwards: must be 0), as a table, bench/results/load-test.json
+// and a chart, bench/results/load-test.svg.
 //
 //   npm run build && node dist/bench/load-test.js [--duration 60] [--agents 16]
 //   npm run build && node dist/bench/load-test.js --stall-probe [--duration 20]
@@ -21,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { percentile, round } from './stats.js';
+import { loadTestChart } from './load-test-chart.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '..', '..');
@@ -331,6 +333,8 @@ async function main(): Promise<void> {
   out.write(`\nlost writes: ${lost} (must be 0); agents: ${agentCount}; duration: ${durationS} s\n`);
   const resultsDir = path.join(REPO, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(path.join(resultsDir, 'load-test.svg'), loadTestChart(rss, rows, lost));
+  out.write('wrote bench/results/load-test.json and bench/results/load-test.svg\n');
   writeFileSync(path.join(resultsDir, 'load-test.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, agents: agentCount, duration_s: durationS, lost_writes: lost, phases: rows, rss }, null, 2)}\n`);
   process.exitCode = lost === 0 ? 0 : 1;
 }
