@@ -116,6 +116,24 @@ describe('guards', () => {
     expect(other.status).toBe(403);
   });
 
+  it('answers CORS for allowed origins: a preflight, and the session id exposed to the page', async () => {
+    h = await startHttpHarness({ configure: (c) => (c.allowedOrigins = ['https://app.example.com']) });
+    const origin = 'https://app.example.com';
+    const preflight = await fetch(h.url, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, mcp-session-id' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Mcp-Session-Id/);
+    const init = await fetch(h.url, { method: 'POST', headers: { ...MCP_POST_HEADERS, Origin: origin }, body: JSON.stringify(INITIALIZE) });
+    expect(init.status).toBe(200);
+    expect(init.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(init.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id/);
+    expect(init.headers.get('mcp-session-id')).toBeTruthy();
+    const foreign = await fetch(h.url, { method: 'OPTIONS', headers: { Origin: 'https://evil.example.com' } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('refuses a foreign Origin, accepts loopback and configured origins', async () => {
     h = await startHttpHarness({ configure: (c) => (c.allowedOrigins = ['https://app.example.com']) });
     const evil = await fetch(`${h.base}/healthz`, { headers: { Origin: 'https://evil.example.com' } });

@@ -151,6 +151,15 @@ export class HttpDaemon {
     if (hostProblem) return this.#refuse(res, 'host', 403, { error: hostProblem });
     const originProblem = this.#hosts.checkOrigin(req.headers.origin);
     if (originProblem) return this.#refuse(res, 'origin', 403, { error: originProblem });
+    // An origin that passed the check (loopback or allowedOrigins) may read what it gets: CORS.
+    if (typeof req.headers.origin === 'string') {
+      for (const [name, value] of Object.entries(corsHeaders(req.headers.origin))) res.setHeader(name, value);
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, CORS_PREFLIGHT_HEADERS);
+        res.end();
+        return;
+      }
+    }
 
     if (path === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return this.#refuse(res, 'method', 405, { error: 'use GET /healthz' }, { Allow: 'GET, HEAD' });
@@ -311,4 +320,20 @@ export class HttpDaemon {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What a browser page of an allowed origin may send to the daemon (preflight answer). */
+const CORS_PREFLIGHT_HEADERS = {
+  'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Max-Age': '600',
+} as const;
+
+/** Headers every answer to an allowed origin carries, so its page can read the session id. */
+function corsHeaders(origin: string): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
+    Vary: 'Origin',
+  };
 }
