@@ -24,7 +24,7 @@ type OptionDefs = NonNullable<ParseArgsConfig['options']>;
 export const COMMAND_FLAGS: Record<CommandName, OptionDefs> = {
   serve: { 'port-file': { type: 'string' } },
   stdio: { connect: { type: 'string' } },
-  exec: { language: { type: 'string', short: 'l' }, timeout: { type: 'string', short: 't' }, memory: { type: 'string', short: 'm' } },
+  exec: { language: { type: 'string', short: 'l' }, timeout: { type: 'string', short: 't' }, memory: { type: 'string', short: 'm' }, progress: { type: 'boolean', short: 'p' } },
   'import-catalog': {},
 };
 
@@ -65,6 +65,7 @@ export function parseCommand(command: CommandName, argv: readonly string[]): Par
   for (const name of Object.keys(COMMAND_FLAGS[command])) {
     const value = values[name];
     if (typeof value === 'string') own[name] = value;
+    else if (value === true) own[name] = 'true'; // a boolean command flag (exec --progress)
   }
   const configFile = values['config'];
   return {

@@ -55,7 +55,8 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
     const executed = await coordinator.executor.execute(
       { code, language, timeoutSeconds, memoryMb },
       { agent: agent.name, sessionId, workspaceNamespace: agent.workspaceNamespace, permissions: agent.permissions },
-      { signal: abort.signal },
+      // --progress: output lines reach stderr as the code prints them; stdout keeps only the JSON.
+      { signal: abort.signal, ...(parsed.own['progress'] === 'true' ? { onOutput: (line: string) => void write(io.stderr, `${line}\n`) } : {}) },
     );
     const raw = await withLanguage(executed, code, language, detectOptions(config.limits.defaultLanguage, config.sandbox.pythonProcesses > 0, coordinator.executor));
     const session = { sessionId, agent, transport: 'stdio' as const, signal: abort.signal };

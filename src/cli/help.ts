@@ -11,7 +11,7 @@ export function mainHelp(version: string): string {
 Usage:
   ${BIN} serve [--host 127.0.0.1] [--port 7337] [--config FILE]   the daemon: MCP Streamable HTTP at /mcp
   ${BIN} stdio [--connect URL] [--config FILE]                      MCP over stdio (embedded, or bridged to a daemon)
-  ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB]   run code once, print the result JSON
+  ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB] [--progress]   run code once, print the result JSON
   ${BIN} import-catalog FILE [--catalog-dir DIR]                    import the seed's full_catalog.json as catalog files
   ${BIN} --help | --version
 
@@ -44,7 +44,7 @@ Command options:
   --connect URL      bridge to the daemon's Streamable HTTP endpoint instead of embedding one
   -h, --help         this help
 `,
-  exec: `Usage: ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB] [options]
+  exec: `Usage: ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB] [--progress] [options]
 
 Runs code once in the sandbox and prints the execute_code result JSON on stdout.
 The code is read from FILE, or from stdin when FILE is "-" or absent. The language defaults from
@@ -56,6 +56,7 @@ Command options:
   -l, --language L   javascript (js), typescript (ts) or python (py)
   -t, --timeout S    wall-clock limit, seconds (default limits.defaultTimeoutSeconds, at most limits.maxTimeoutSeconds)
   -m, --memory MB    memory limit, MiB (default limits.defaultMemoryMb, at most limits.maxMemoryMb)
+  -p, --progress     write each output line to stderr as the code prints it (the JSON still comes at the end)
   -h, --help         this help
 `,
   'import-catalog': `Usage: ${BIN} import-catalog FILE [--catalog-dir DIR] [options]

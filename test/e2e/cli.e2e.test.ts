@@ -42,6 +42,13 @@ describe('exec', () => {
     expect(JSON.parse(stdout)).toMatchObject({ success: true, result: { sum: 3 }, output: ['hello'] });
   });
 
+  it('--progress writes each output line to stderr as it is printed; stdout keeps only the JSON', async () => {
+    const { code, stdout, stderr } = await runCli(['exec', '--progress', '-'], home.env, 'console.log("step 1"); await sleep(50); console.log("step 2"); return 7');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ success: true, result: 7, output: ['step 1', 'step 2'] });
+    expect(stderr).toContain('step 1\nstep 2\n');
+  });
+
   it('exits 1 when the code fails, with the error in the JSON', async () => {
     const { code, stdout } = await runCli(['exec'], home.env, 'throw new RangeError("out of range")');
     expect(code).toBe(1);
