@@ -6,7 +6,6 @@ import type { Logger } from '../util/logger.js';
 import { CatalogFiles, WarnOnce } from './catalog-files.js';
 import { CatalogError } from './catalog-types.js';
 import type {
-  Callability,
   CatalogChange,
   CatalogChangeListener,
   CatalogChangeReason,
@@ -22,13 +21,15 @@ import type {
   ToolEntry,
   ToolView,
 } from './catalog-types.js';
-import { buildView, categoryComparator, compareEntries, EMPTY_VIEW } from './catalog-view.js';
+import { rankAll, rankFor } from './catalog-ranking.js';
+import type { Ranked } from './catalog-ranking.js';
+import { buildView, categoryComparator, EMPTY_VIEW } from './catalog-view.js';
 import type { CatalogView, DynamicCategory } from './catalog-view.js';
 import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
 import { descriptionOnlySignature } from './seed-format.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
-import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, sameScore } from './search-options.js';
+import { callabilityFields, checkInteger, checkSearchOptions, checkToolName } from './search-options.js';
 import { closestNames } from './suggestions.js';
 
 export interface CatalogOptions {
@@ -48,12 +49,6 @@ export interface CatalogOptions {
 }
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './search-options.js';
-
-/** A ranked entry and, when a viewer asked, whether that viewer can call it. */
-interface Ranked {
-  entry: ToolEntry;
-  callability?: Callability;
-}
 
 
 export class Catalog {
@@ -249,7 +244,7 @@ export class Catalog {
       return cached;
     }
     this.#resultMisses++;
-    const ranked = viewer ? this.#rankFor(viewer, query, category, limit, callableOnly) : this.#rank(query, category, limit).map((entry) => ({ entry }));
+    const ranked = viewer ? rankFor(this.#view, this.#index, viewer, query, category, limit, callableOnly) : rankAll(this.#view, this.#index, query, category, limit);
     const result: SearchResult = Object.freeze({
       query,
       category,
@@ -259,55 +254,6 @@ export class Catalog {
     });
     this.#results.set(key, result);
     return result;
-  }
-
-  /** The best `limit` entries for a query, best first; an empty query lists alphabetically. */
-  #rank(query: string, category: string | null, limit: number): ToolEntry[] {
-    if (query.trim() === '') return (category === null ? this.#view.sorted : (this.#view.byCategory.get(category) ?? [])).slice(0, limit);
-    // Hits come sorted by score: take the first `limit` and whatever ties with the last of them,
-    // then order that short list by score and name. A broad query may match thousands of tools;
-    // none past the cut is looked at.
-    const picked: { entry: ToolEntry; score: number }[] = [];
-    for (const hit of this.#index.search(query, category ?? undefined)) {
-      const last = picked[picked.length - 1];
-      if (picked.length >= limit && last && !sameScore(hit.score, last.score)) break;
-      const entry = this.#view.byId.get(String(hit.id));
-      if (entry) picked.push({ entry, score: hit.score });
-    }
-    return picked
-      .sort((a, b) => (sameScore(a.score, b.score) ? compareEntries(a.entry, b.entry) : b.score - a.score))
-      .slice(0, limit)
-      .map((s) => s.entry);
-  }
-
-  /**
-   * The best `limit` entries the viewer sees: the ones it can call first, each group by score.
-   * A hit list is walked only until `limit` callable entries (and their ties) are found.
-   */
-  #rankFor(viewer: CatalogViewer, query: string, category: string | null, limit: number, callableOnly: boolean): Ranked[] {
-    const callable: (Ranked & { score: number })[] = [];
-    const other: (Ranked & { score: number })[] = [];
-    const consider = (entry: ToolEntry, score: number): boolean => {
-      if (!viewer.visible(entry)) return true;
-      const callability = viewer.callability(entry);
-      const group = callability.callable ? callable : other;
-      if (!callability.callable && (callableOnly || other.length >= limit)) return true;
-      const last = group[group.length - 1];
-      if (group === callable && group.length >= limit && last && !sameScore(score, last.score)) return false;
-      group.push({ entry, callability, score });
-      return true;
-    };
-    if (query.trim() === '') {
-      const listed = category === null ? this.#view.sorted : (this.#view.byCategory.get(category) ?? []);
-      for (const entry of listed) if (!consider(entry, 0)) break;
-    } else {
-      for (const hit of this.#index.search(query, category ?? undefined)) {
-        const entry = this.#view.byId.get(String(hit.id));
-        if (entry && !consider(entry, hit.score)) break;
-      }
-    }
-    const order = (a: Ranked & { score: number }, b: Ranked & { score: number }): number => (sameScore(a.score, b.score) ? compareEntries(a.entry, b.entry) : b.score - a.score);
-    return [...callable.sort(order), ...other.sort(order)].slice(0, limit).map(({ entry, callability }) => ({ entry, callability }));
   }
 
   #toView({ entry, callability }: Ranked, detail: DetailLevel): ToolView {
@@ -358,7 +304,7 @@ export class Catalog {
     const visible = (e: ToolEntry): boolean => !viewer || viewer.visible(e);
     const elsewhere = (this.#view.byName.get(bare) ?? []).filter(visible).map((e) => `${e.category}.${e.name}`);
     const query = name.replace(/[._-]+/g, ' ');
-    const related = viewer ? this.#rankFor(viewer, query, null, 3, false).map((r) => r.entry) : this.#rank(query, null, 3);
+    const related = (viewer ? rankFor(this.#view, this.#index, viewer, query, null, 3, false) : rankAll(this.#view, this.#index, query, null, 3)).map((r) => r.entry);
     const searched = related.map((e) => `${e.category}.${e.name}`);
     const candidates = this.#view.sorted.filter(visible).map((e) => ({ label: `${e.category}.${e.name}`, keys: [e.name, `${e.category}.${e.name}`] }));
     const suggestions = [...elsewhere, ...closestNames(name, candidates, searched)].filter((s, i, all) => all.indexOf(s) === i).slice(0, 3);
