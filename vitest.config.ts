@@ -23,5 +23,7 @@ export default defineConfig({
     // Two cores: sandbox processes compete with test files for CPU, so keep file-level
     // parallelism modest rather than timing-sensitive.
     maxWorkers: 2,
+    // Names each file as it starts and, every 20 s, the files still running (CI logs never go silent).
+    reporters: ['default', './test/reporters/progress-reporter.ts'],
   },
 });

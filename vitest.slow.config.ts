@@ -11,5 +11,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: 1,
+    // Names each file as it starts and, every 20 s, the files still running (CI logs never go silent).
+    reporters: ['default', './test/reporters/progress-reporter.ts'],
   },
 });
