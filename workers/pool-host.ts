@@ -28,6 +28,17 @@ const threads = new ThreadPool(options, (err: unknown) => {
 
 /** Python: how long an interrupted call may take to unwind before its worker is terminated, ms. */
 const INTERRUPT_GRACE_MS = 1_000;
+/**
+ * How long a terminated JavaScript worker thread may take to exit, ms. A thread inside a C++
+ * builtin (`new Array(1e9).fill(0)`) does not see V8's termination request until the builtin
+ * returns, and would go on allocating until a fatal OOM takes the process down with whatever
+ * call ran there next. Past this grace the process stops taking calls and is killed.
+ */
+const STOP_GRACE_MS = 1_500;
+/** If the coordinator does not kill a process that asked to be (it is gone or stuck), it kills itself. */
+const SELF_KILL_MS = 5_000;
+/** Set once a worker thread would not stop: nothing more starts in this process. */
+let unstoppable = false;
 
 interface Running {
   controller: AbortController;
@@ -39,6 +50,8 @@ interface Running {
   memoryMb: number;
   /** When a memory probe was sent and not yet answered (performance.now()). */
   probeSentAt?: number;
+  /** JavaScript, once aborted: settles when the aborted worker thread has really exited. */
+  exited?: Promise<void>;
 }
 
 /** How long a probed worker may take to say what its call holds before RSS alone decides, ms. */
@@ -148,7 +161,7 @@ function recycle(): void {
  */
 function takeStartable(): { id: number; req: RunRequest; pre: Extract<Preprocessed, { ok: true }> }[] {
   const out: { id: number; req: RunRequest; pre: Extract<Preprocessed, { ok: true }> }[] = [];
-  while (busyThreads < options.threads && waiting.length > 0) {
+  while (!unstoppable && busyThreads < options.threads && waiting.length > 0) {
     if (maybeReplace(waiting[0]?.req)) break;
     const next = waiting.shift() as { id: number; req: RunRequest };
     const pre = prepare(next.req);
@@ -166,7 +179,9 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
   const { port1, port2 } = new MessageChannel();
   const wake = new Int32Array(new SharedArrayBuffer(4));
   const controller = new AbortController();
-  const interrupt = new Int32Array(new SharedArrayBuffer(4));
+  // [0]: Pyodide's interrupt buffer; [1]: the JavaScript worker's threadId, so an abort can
+  // watch that thread exit.
+  const interrupt = new Int32Array(new SharedArrayBuffer(8));
   const entry: Running = { controller, interrupt, port: port1, wake, rssAtStart: lastRss, memoryMb: req.memoryMb };
   running.set(id, entry);
   const relay = (m: WorkerMessage): void => {
@@ -203,7 +218,9 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
       // Python: the standby interpreter takes over at once (a cold Pyodide start takes seconds).
       if (options.kind === 'python') readyOwed++;
       finish({ ok: false, error: failureOf(err, entry, req), output: [] }, true);
-      if (options.kind !== 'python') rewarm();
+      // The slot is free only once the old thread is gone: a thread stuck in native code never
+      // exits, and the process is killed instead (see watchExit).
+      if (options.kind !== 'python') void (entry.exited ?? Promise.resolve()).then(rewarm);
     },
   );
 }
@@ -249,7 +266,32 @@ function abort(id: number, reason: AbortReason): void {
     }, INTERRUPT_GRACE_MS).unref();
     return;
   }
+  if (options.kind === 'js') entry.exited = watchExit(entry);
   entry.controller.abort();
+}
+
+/**
+ * Settles when the thread running `entry` exits after its abort. One that has not exited
+ * STOP_GRACE_MS later is stuck in native code: this process takes no more calls and asks the
+ * coordinator to kill it, which bounds how long a memory bomb or a runaway builtin can live.
+ */
+function watchExit(entry: Running): Promise<void> {
+  const threadId = Atomics.load(entry.interrupt, 1);
+  const worker = threadId === 0 ? undefined : threads.current.pool.threads.find((w) => w.threadId === threadId);
+  if (!worker) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      if (unstoppable) return;
+      unstoppable = true;
+      send({ type: 'unstoppable', message: `a terminated worker thread (${entry.reason ?? 'aborted'} call) did not exit within ${STOP_GRACE_MS} ms` });
+      setTimeout(() => process.kill(process.pid, 'SIGKILL'), SELF_KILL_MS).unref();
+    }, STOP_GRACE_MS);
+    timer.unref();
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /**
@@ -337,8 +379,12 @@ process.on('message', (msg: ToSandbox) => {
   }
 });
 
-// The coordinator is gone: nobody can use this process any more.
-process.on('disconnect', () => process.exit(0));
+// The coordinator is gone: nobody can use this process any more. process.exit() waits for every
+// worker thread, which a thread stuck in native code never lets happen: kill as a backstop.
+process.on('disconnect', () => {
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), SELF_KILL_MS).unref();
+  process.exit(0);
+});
 
 setInterval(checkMemory, options.memoryPollMs).unref();
 

@@ -42,8 +42,9 @@ export interface WorkerTask extends Omit<RunRequest, 'code'> {
   /** Int32Array[1] over a SharedArrayBuffer: set to 1 and notified when a host reply is posted. */
   wake: Int32Array;
   /**
-   * Int32Array[1] over a SharedArrayBuffer: the pool host stores 2 (SIGINT) to stop a runaway
-   * call without killing the worker (Pyodide's interrupt buffer); JavaScript workers ignore it.
+   * Int32Array[2] over a SharedArrayBuffer. [0]: the pool host stores 2 (SIGINT) to stop a
+   * runaway call without killing the worker (Pyodide's interrupt buffer). [1]: a JavaScript
+   * worker stores its threadId, so the pool host can watch that thread exit after an abort.
    */
   interrupt: Int32Array;
 }
@@ -94,7 +95,9 @@ export type FromSandbox =
   | { type: 'output'; id: number; lines: string[] }
   /** Answer to 'recycle': the interpreter is pristine again (`ms`: how long that took). */
   | { type: 'recycled'; ms: number }
-  | { type: 'fatal'; message: string };
+  | { type: 'fatal'; message: string }
+  /** A terminated worker thread did not exit (stuck in native code): kill this process. */
+  | { type: 'unstoppable'; message: string };
 
 export type AbortReason = 'timeout' | 'cancelled' | 'memory' | 'shutdown';
 

@@ -3,6 +3,7 @@
 // Everything is imported before lockdown (piscina's own loader included), as SES requires.
 
 import 'ses';
+import { threadId } from 'node:worker_threads';
 import type { Outcome, WorkerTask } from './protocol.js';
 import { CallScope, makeError } from './sandbox/call-scope.js';
 import { errorInfo } from './sandbox/errors.js';
@@ -39,6 +40,7 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
     setBaseline();
     return { ok: true, value: null, output: [] };
   }
+  Atomics.store(task.interrupt, 1, threadId);
   const scope = new CallScope(task.port, task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars);
   current = scope;
   let compartment: Compartment | undefined;

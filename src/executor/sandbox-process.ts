@@ -287,6 +287,11 @@ export class SandboxProcess {
         if (this.#probe) this.#probe(true);
         else this.#recycled?.(true);
         return;
+      case 'unstoppable':
+        // Its memory or time limit already answered the call; what is left must not outlive it.
+        this.#log.warn({ code: 'SANDBOX_UNSTOPPABLE', pid: this.pid }, msg.message);
+        this.kill();
+        return;
       case 'worker-ready':
         this.#warming = Math.max(0, this.#warming - 1);
         this.#events.onWorkerReady(this);

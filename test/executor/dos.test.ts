@@ -111,6 +111,23 @@ describe('runaway memory ends as MemoryLimitError', () => {
   it('new Array(1e9).fill(0)', SLOW, async () => {
     await expectContained('new Array(1e9).fill(0)', ['MemoryLimitError'], BOMB);
   });
+  it('a bomb inside a C++ builtin does not outlive its answer: its process is killed within seconds', SLOW, async () => {
+    // Array.prototype.fill on a dictionary array never checks V8's termination request, so the
+    // thread goes on allocating after the call was answered, towards a fatal OOM that would take
+    // the next call in that process with it. The pool host kills such a process instead.
+    const before = sb.executor.processes().map((p) => p.pid);
+    const r = await sb.run('new Array(1e9).fill(0)', BOMB);
+    expect(r.error_type).toBe('MemoryLimitError');
+    const answeredAt = Date.now();
+    let gone: number[] = [];
+    // Left alone, the thread reaches V8's 2 GB heap limit ~45 s later on an idle machine.
+    while (gone.length === 0 && Date.now() - answeredAt < 12_000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      gone = before.filter((pid) => pid !== undefined && !alive(pid)) as number[];
+    }
+    expect(gone, 'the process that ran the bomb was still alive 12 s after the answer').toHaveLength(1);
+    await expectHealthy();
+  });
   it('Array.from({length: 1e8})', SLOW, async () => {
     await expectContained('Array.from({ length: 1e8 })', ['MemoryLimitError'], BOMB);
   });
@@ -278,3 +295,12 @@ describe('host-call floods', () => {
     expect(bigArgChars).toBeLessThanOrEqual(sb.config.limits.maxFileBytes + 1024 * 1024);
   });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
