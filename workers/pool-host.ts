@@ -8,23 +8,50 @@
 // on the command line (Node refuses that flag in worker execArgv), so catastrophic regular
 // expressions in guest code fall back to a linear engine.
 
-import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
+import { batchingSender, unbatch } from './ipc-batch.js';
+import type { Batch } from './ipc-batch.js';
 import { preprocess } from './preprocess.js';
 import type { Preprocessed } from './preprocess.js';
 import { runWarmTask, STATE_GROWN_PAGES, STATE_RETIRE, ThreadPool, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
-import type { AbortReason, ErrorInfo, FromSandbox, HostReply, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, WorkerMessage, WorkerTask } from './protocol.js';
+import type { AbortReason, ErrorInfo, FromSandbox, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, ToThread, WorkerMessage, WorkerTask } from './protocol.js';
 
 const MB = 1024 * 1024;
 const started = performance.now();
 const options = JSON.parse(process.argv[2] ?? '{}') as SandboxProcessOptions;
 
-const threads = new ThreadPool(options, (err: unknown) => {
-  send({ type: 'fatal', message: `sandbox pool error: ${(err as Error)?.message ?? String(err)}` });
-  process.exit(1);
+/** Each worker thread's channel (workers/sandbox/thread-channel.ts), by threadId. */
+const channels = new Map<number, MessagePort>();
+
+const threads = new ThreadPool(options, {
+  onError(err: unknown) {
+    sendNow({ type: 'fatal', message: `sandbox pool error: ${(err as Error)?.message ?? String(err)}` });
+    process.exit(1);
+  },
+  onChannel(threadId, port) {
+    channels.set(threadId, port);
+    port.on('message', relay);
+    port.once('close', () => channels.delete(threadId));
+  },
 });
+
+/** Forwards what a thread says about a call that is still running here; the rest is stale. */
+function relay(m: WorkerMessage): void {
+  const entry = running.get(m.id);
+  if (!entry) return;
+  if (m.kind === 'host-call') send({ type: 'host-call', id: m.id, callId: m.callId, method: m.method, args: m.args });
+  else if (m.kind === 'output') send({ type: 'output', id: m.id, lines: m.lines });
+  else onProbeAnswer(m.id, entry, m.bytes);
+}
+
+/** The channel of the thread running `entry`; undefined until the call has started on one. */
+function channelOf(entry: Running): MessagePort | undefined {
+  const threadId = Atomics.load(entry.interrupt, 1);
+  return threadId === 0 ? undefined : channels.get(threadId);
+}
 
 /** Python: how long an interrupted call may take to unwind before its worker is terminated, ms. */
 const INTERRUPT_GRACE_MS = 1_000;
@@ -44,7 +71,6 @@ interface Running {
   controller: AbortController;
   interrupt: Int32Array;
   reason?: AbortReason;
-  port: MessagePort;
   wake: Int32Array;
   rssAtStart: number;
   memoryMb: number;
@@ -66,8 +92,14 @@ const running = new Map<number, Running>();
 /** Agents re-run the same code often; preprocessing (TS strip, parse) is cached by source. */
 const prepared = new LRUCache<string, Preprocessed>({ max: 500, maxSize: 32 * MB, sizeCalculation: (v, k) => k.length + (v.ok ? v.source.length : 200) });
 
-function send(msg: FromSandbox): void {
+const send = batchingSender<FromSandbox>((msg) => {
   if (process.connected) process.send?.(msg);
+});
+
+/** For a message sent just before the process exits: written now, after what was queued. */
+function sendNow(msg: FromSandbox): void {
+  send(msg);
+  send.flush();
 }
 
 function prepare(req: RunRequest): Preprocessed {
@@ -134,7 +166,7 @@ function maybeReplace(req: RunRequest | undefined): boolean {
       pump();
     },
     (err: unknown) => {
-      send({ type: 'fatal', message: `a fresh Python interpreter failed to start: ${(err as Error)?.message ?? String(err)}` });
+      sendNow({ type: 'fatal', message: `a fresh Python interpreter failed to start: ${(err as Error)?.message ?? String(err)}` });
       process.exit(1);
     },
   );
@@ -176,32 +208,26 @@ function takeStartable(): { id: number; req: RunRequest; pre: Extract<Preprocess
 }
 
 function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: true }>): void {
-  const { port1, port2 } = new MessageChannel();
   const wake = new Int32Array(new SharedArrayBuffer(4));
   const controller = new AbortController();
   // [0]: Pyodide's interrupt buffer; [1]: the JavaScript worker's threadId, so an abort can
   // watch that thread exit.
   const interrupt = new Int32Array(new SharedArrayBuffer(8));
-  const entry: Running = { controller, interrupt, port: port1, wake, rssAtStart: lastRss, memoryMb: req.memoryMb };
+  const entry: Running = { controller, interrupt, wake, rssAtStart: lastRss, memoryMb: req.memoryMb };
   running.set(id, entry);
-  const relay = (m: WorkerMessage): void => {
-    if (m.kind === 'host-call') send({ type: 'host-call', id, callId: m.callId, method: m.method, args: m.args });
-    else if (m.kind === 'output') send({ type: 'output', id, lines: m.lines });
-    else onProbeAnswer(id, entry, m.bytes);
-  };
   // What the worker posted last (its final output flush) may still be queued when the task
   // settles: forward it before 'done', or the coordinator drops it.
   const drain = (): void => {
-    for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) relay(m.message as WorkerMessage);
+    const port = channelOf(entry);
+    if (!port) return;
+    for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) relay(m.message as WorkerMessage);
   };
-  port1.on('message', relay);
   /**
    * Reports the call and starts what waits, telling the coordinator in the same message which
    * calls started: a call that never started is re-sent elsewhere if this process dies.
    */
   const finish = (outcome: Outcome, workerReplaced: boolean): void => {
     drain();
-    port1.close();
     running.delete(id);
     busyThreads--;
     maybeReplace(undefined);
@@ -210,8 +236,8 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
     for (const n of next) launch(n.id, n.req, n.pre);
   };
   const { code: _code, ...rest } = req;
-  const task: WorkerTask = { ...rest, source: pre.source, port: port2, wake, interrupt };
-  threads.current.pool.run(task, { signal: controller.signal, transferList: [port2] as never }).then(
+  const task: WorkerTask = { ...rest, id, source: pre.source, wake, interrupt };
+  threads.current.pool.run(task, { signal: controller.signal }).then(
     // An interrupted Python call ends normally with KeyboardInterrupt: report why it was stopped.
     (outcome: Outcome) => finish(entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome, false),
     (err: unknown) => {
@@ -319,8 +345,11 @@ function checkMemory(): void {
   for (const [id, r] of running) {
     if (r.reason) continue;
     if (r.probeSentAt === undefined) {
+      const port = channelOf(r);
+      // Not started on a thread yet: it holds nothing.
+      if (!port) continue;
       r.probeSentAt = now;
-      r.port.postMessage({ kind: 'memory-probe', limit: r.memoryMb * MB } satisfies HostReply);
+      port.postMessage({ kind: 'memory-probe', limit: r.memoryMb * MB, id } satisfies ToThread);
     } else if (now - r.probeSentAt > PROBE_TIMEOUT_MS && rss - r.rssAtStart > 2 * r.memoryMb * MB + UNANSWERED_MARGIN_BYTES) {
       abort(id, 'memory');
     }
@@ -338,7 +367,9 @@ function onProbeAnswer(id: number, entry: Running, bytes: number): void {
   entry.rssAtStart = process.memoryUsage.rss();
 }
 
-process.on('message', (msg: ToSandbox) => {
+process.on('message', (batch: ToSandbox | Batch<ToSandbox>) => unbatch(batch, onMessage));
+
+function onMessage(msg: ToSandbox): void {
   switch (msg.type) {
     case 'run':
       enqueue(msg.id, msg.request);
@@ -361,7 +392,7 @@ process.on('message', (msg: ToSandbox) => {
     case 'host-reply': {
       const entry = running.get(msg.id);
       if (!entry) break;
-      entry.port.postMessage(msg.reply);
+      channelOf(entry)?.postMessage({ ...msg.reply, id: msg.id } satisfies ToThread);
       Atomics.store(entry.wake, 0, 1);
       Atomics.notify(entry.wake, 0);
       break;
@@ -374,10 +405,13 @@ process.on('message', (msg: ToSandbox) => {
         send({ type: 'done', id: w.id, outcome: { ok: false, error: { type: 'CancelledError', message: 'the daemon is shutting down' }, output: [] }, workerReplaced: false });
       }
       for (const id of running.keys()) abort(id, 'shutdown');
-      void threads.close().finally(() => process.exit(0));
+      void threads.close().finally(() => {
+        send.flush();
+        process.exit(0);
+      });
       break;
   }
-});
+}
 
 // The coordinator is gone: nobody can use this process any more. process.exit() waits for every
 // worker thread, which a thread stuck in native code never lets happen: kill as a backstop.
@@ -392,7 +426,7 @@ setInterval(checkMemory, options.memoryPollMs).unref();
 threads.start().then(
   () => send({ type: 'ready', threads: options.threads, startupMs: Math.round(performance.now() - started) }),
   (err: unknown) => {
-    send({ type: 'fatal', message: `sandbox workers failed to start: ${(err as Error)?.message ?? String(err)}` });
+    sendNow({ type: 'fatal', message: `sandbox workers failed to start: ${(err as Error)?.message ?? String(err)}` });
     process.exit(1);
   },
 );

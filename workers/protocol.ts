@@ -1,7 +1,6 @@
 // Messages between the coordinator, a sandbox process (pool host) and its worker threads,
 // defined once for all sides. Everything here crosses a structured-clone boundary: plain data only.
 
-import type { MessagePort } from 'node:worker_threads';
 
 export type SandboxLanguage = 'javascript' | 'typescript' | 'python';
 
@@ -37,8 +36,8 @@ export interface RunRequest {
 export interface WorkerTask extends Omit<RunRequest, 'code'> {
   /** Evaluable JavaScript (for JS/TS: wrapped, neutralized); Python: the source as is. */
   source: string;
-  /** Port to the pool host for host calls and output streaming. */
-  port: MessagePort;
+  /** The call's id: every message about it on the thread's channel carries it (thread-channel.ts). */
+  id: number;
   /** Int32Array[1] over a SharedArrayBuffer: set to 1 and notified when a host reply is posted. */
   wake: Int32Array;
   /**
@@ -63,12 +62,15 @@ export type Outcome =
 
 /** Worker → pool host, over the task's port. */
 export type WorkerMessage =
-  | { kind: 'host-call'; callId: number; method: string; args: unknown[] }
-  | { kind: 'output'; lines: string[] }
+  | { kind: 'host-call'; id: number; callId: number; method: string; args: unknown[] }
+  | { kind: 'output'; id: number; lines: string[] }
   /** Answer to a memory probe: what the running call retains, bytes. */
-  | { kind: 'memory'; bytes: number };
+  | { kind: 'memory'; id: number; bytes: number };
 
-/** Pool host → worker, over the task's port. */
+/** Pool host → worker on the thread's channel: a reply or probe, with the id of its call. */
+export type ToThread = HostReply & { id: number };
+
+/** Pool host → worker: the answer to a host call, or a memory probe (sent as a ToThread). */
 export type HostReply =
   | { kind: 'host-reply'; callId: number; ok: true; value: unknown }
   | { kind: 'host-reply'; callId: number; ok: false; error: { name: string; message: string; code?: string } }

@@ -13,6 +13,7 @@ import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import type { ErrorInfo, Json, Outcome, WorkerTask } from './protocol.js';
 import { ASYNC_HOST_METHODS, HOST_METHODS } from './sandbox/api-contract.js';
 import { CallScope } from './sandbox/call-scope.js';
+import { claimTask, threadPort } from './sandbox/thread-channel.js';
 import { beginCallTimers, endCallTimers, hostTimers } from './python/call-timers.js';
 import { startPython } from './python/engine.js';
 import type { Bridge, PythonEngine } from './python/engine.js';
@@ -226,7 +227,8 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
   }
   if (py.dead || (state !== undefined && Atomics.load(state, STATE_RETIRE) === 1)) process.exit(1);
   const deadline = performance.now() + task.timeoutMs;
-  const scope = new CallScope(task.port, task.wake, deadline, task.streamOutput);
+  claimTask(task.interrupt);
+  const scope = new CallScope(threadPort, task.id, task.wake, deadline, task.streamOutput);
   current = scope;
   currentTask = task;
   Atomics.store(task.interrupt, 0, 0);

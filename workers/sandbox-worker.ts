@@ -3,7 +3,6 @@
 // Everything is imported before lockdown (piscina's own loader included), as SES requires.
 
 import 'ses';
-import { threadId } from 'node:worker_threads';
 import type { Outcome, WorkerTask } from './protocol.js';
 import { CallScope, makeError } from './sandbox/call-scope.js';
 import { errorInfo } from './sandbox/errors.js';
@@ -11,6 +10,7 @@ import { buildGlobals } from './sandbox/globals.js';
 import type { Evaluator } from './sandbox/globals.js';
 import { retainedBytes, setBaseline } from './sandbox/memory.js';
 import { lockdownRealm } from './sandbox/realm.js';
+import { claimTask, threadPort } from './sandbox/thread-channel.js';
 import { newBudget, toJsonSafe } from './sandbox/serialize.js';
 
 /** Characters of result a worker serializes at most; the coordinator spills what passes its budget. */
@@ -40,8 +40,8 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
     setBaseline();
     return { ok: true, value: null, output: [] };
   }
-  Atomics.store(task.interrupt, 1, threadId);
-  const scope = new CallScope(task.port, task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars);
+  claimTask(task.interrupt);
+  const scope = new CallScope(threadPort, task.id, task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars);
   current = scope;
   let compartment: Compartment | undefined;
   const evaluator = (): Evaluator => compartment as unknown as Evaluator;

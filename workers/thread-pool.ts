@@ -4,7 +4,8 @@
 // ran a call) and starting the next standby in the background; only when no standby is ready
 // does a replacement wait for a cold start (seconds).
 
-import { MessageChannel } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import { isChannelOffer } from './sandbox/thread-channel.js';
 import { Piscina } from 'piscina';
 import type { SandboxProcessOptions, WorkerTask } from './protocol.js';
 
@@ -26,19 +27,20 @@ export interface Generation {
   readonly state: Int32Array;
 }
 
+/** What the pool host hears from every generation's threads. */
+export interface PoolEvents {
+  onError(err: unknown): void;
+  /** A thread started and offers its channel (workers/sandbox/thread-channel.ts). */
+  onChannel(threadId: number, port: MessagePort): void;
+}
+
 /** A task that only makes a thread load (SES lockdown, Pyodide boot) and answer. */
-function warmTask(): { task: WorkerTask; done(): void } {
-  const { port2 } = new MessageChannel();
-  const task = { source: '', port: port2, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(4)) } as unknown as WorkerTask;
-  return { task, done: () => port2.close() };
-}
-
 export function runWarmTask(pool: Piscina): Promise<unknown> {
-  const { task, done } = warmTask();
-  return pool.run(task, { transferList: [task.port] as never }).finally(done);
+  const task = { source: '', id: 0, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(8)) } as unknown as WorkerTask;
+  return pool.run(task);
 }
 
-function createGeneration(options: SandboxProcessOptions, onError: (err: unknown) => void): Generation {
+function createGeneration(options: SandboxProcessOptions, events: PoolEvents): Generation {
   const state = new Int32Array(new SharedArrayBuffer(4 * STATE_SLOTS));
   const workerFile = options.kind === 'python' ? 'python-worker.js' : 'sandbox-worker.js';
   const pool = new Piscina({
@@ -55,13 +57,16 @@ function createGeneration(options: SandboxProcessOptions, onError: (err: unknown
     recordTiming: false,
     workerData: { state },
   });
-  pool.on('error', onError);
+  pool.on('error', events.onError);
+  pool.on('message', (m: unknown) => {
+    if (isChannelOffer(m)) events.onChannel(m.threadId, m.port);
+  });
   return { pool, state };
 }
 
 /** Warms every thread of a new generation; rejects when a thread fails to start. */
-async function warmGeneration(options: SandboxProcessOptions, onError: (err: unknown) => void): Promise<Generation> {
-  const generation = createGeneration(options, onError);
+async function warmGeneration(options: SandboxProcessOptions, events: PoolEvents): Promise<Generation> {
+  const generation = createGeneration(options, events);
   try {
     await Promise.all(Array.from({ length: options.threads }, () => runWarmTask(generation.pool)));
   } catch (err) {
@@ -73,17 +78,17 @@ async function warmGeneration(options: SandboxProcessOptions, onError: (err: unk
 
 export class ThreadPool {
   readonly #options: SandboxProcessOptions;
-  readonly #onError: (err: unknown) => void;
+  readonly #events: PoolEvents;
   #current: Generation;
   /** Python only: a pristine generation warming or warm, promoted by the next replace(). */
   #standby: Promise<Generation> | undefined;
   #replacing: Promise<number> | undefined;
   #closed = false;
 
-  constructor(options: SandboxProcessOptions, onError: (err: unknown) => void) {
+  constructor(options: SandboxProcessOptions, events: PoolEvents) {
     this.#options = options;
-    this.#onError = onError;
-    this.#current = createGeneration(options, onError);
+    this.#events = events;
+    this.#current = createGeneration(options, events);
   }
 
   get current(): Generation {
@@ -114,7 +119,7 @@ export class ThreadPool {
       this.#standby = undefined;
       let next: Generation | undefined;
       if (standby) next = await standby.catch(() => undefined);
-      next ??= await warmGeneration(this.#options, this.#onError);
+      next ??= await warmGeneration(this.#options, this.#events);
       this.#current = next;
       void old.pool.close({ force: true }).catch(() => {});
       if (this.#closed) void next.pool.close({ force: true }).catch(() => {});
@@ -127,7 +132,7 @@ export class ThreadPool {
   }
 
   #spare(): Promise<Generation> {
-    const spare = warmGeneration(this.#options, this.#onError);
+    const spare = warmGeneration(this.#options, this.#events);
     // A standby that failed to start is noticed by the replace() that needs it.
     spare.catch(() => {});
     return spare;

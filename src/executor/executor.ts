@@ -47,6 +47,9 @@ const RESERVED = new Set<string>([...SANDBOX_API_NAMES, '__proto__', 'constructo
 /** Largest context_vars, as JSON characters. */
 const MAX_CONTEXT_CHARS = 16 * 1024 * 1024;
 
+/** The reason a call's signal carries once it ended (a shared value: no stack captured per call). */
+const CALL_ENDED = Object.freeze(new Error('the execute_code call ended'));
+
 export class PooledExecutor implements Executor {
   readonly #config: Config;
   readonly #host: HostApi;
@@ -127,13 +130,23 @@ export class PooledExecutor implements Executor {
       // A file write is the largest legitimate argument; a little room for its name.
       maxArgChars: limits.maxFileBytes + 64 * 1024,
     };
-    const callEnded = new AbortController();
+    // Only calls that use a host power need a signal: made on first use, so a trivial call
+    // allocates no AbortController and ending it creates no DOMException.
+    let callEnded: AbortController | undefined;
+    let ended = false;
     const tokensIn = { tokens: 0, estimated: false };
     const countBudget: CountBudget = { spentMs: 0 };
     const ctx: HostCallContext = {
       identity,
       language: request.language,
-      signal: callEnded.signal,
+      get signal() {
+        if (!callEnded) {
+          callEnded = new AbortController();
+          // A host call that arrives after the end sees an ended call.
+          if (ended) callEnded.abort(CALL_ENDED);
+        }
+        return callEnded.signal;
+      },
       account: (direction, payload) => {
         if (direction === 'in' && this.#countTokens) addCount(tokensIn, this.#countTokens(payload, countBudget));
       },
@@ -155,7 +168,8 @@ export class PooledExecutor implements Executor {
       });
       return await this.#finish(started, finished.outcome, identity, tokensIn);
     } finally {
-      callEnded.abort();
+      ended = true;
+      callEnded?.abort(CALL_ENDED);
     }
   }
 

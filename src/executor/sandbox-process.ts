@@ -9,6 +9,8 @@ import { fork } from 'node:child_process';
 import type { ForkOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { AbortReason, FromSandbox, HostReply, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
+import { batchingSender, unbatch } from '../../workers/ipc-batch.js';
+import type { Batch } from '../../workers/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
 
 /** How long a sandbox process may take to warm its threads before it counts as failed, ms. */
@@ -22,7 +24,7 @@ export const KILL_CONFIRM_MS = 5_000;
 export interface SandboxChild extends EventEmitter {
   readonly pid?: number | undefined;
   readonly connected: boolean;
-  send(message: ToSandbox, callback: (error: Error | null) => void): boolean;
+  send(message: ToSandbox | Batch<ToSandbox>, callback: (error: Error | null) => void): boolean;
   kill(signal?: NodeJS.Signals): boolean;
 }
 
@@ -108,7 +110,7 @@ export class SandboxProcess {
         reject(new Error(`sandbox process did not start within ${startupTimeoutMs} ms`));
         this.kill();
       }, startupTimeoutMs);
-      this.#child.on('message', (msg: FromSandbox) => {
+      this.#child.on('message', (batch: FromSandbox | Batch<FromSandbox>) => unbatch(batch, (msg) => {
         if (msg.type === 'ready') {
           clearTimeout(timer);
           this.#state = 'ready';
@@ -121,7 +123,7 @@ export class SandboxProcess {
         } else {
           this.#onMessage(msg);
         }
-      });
+      }));
       this.#rejectStart = (why: string) => {
         clearTimeout(timer);
         reject(new Error(why));
@@ -250,12 +252,13 @@ export class SandboxProcess {
     this.#killTimer.unref();
   }
 
-  #send(msg: ToSandbox): void {
+  /** Batched: one IPC write per turn (see workers/ipc-batch.ts). */
+  readonly #send = batchingSender<ToSandbox>((msg) => {
     if (this.#state === 'dead' || !this.#child.connected) return;
     this.#child.send(msg, (err) => {
       if (err) this.#log.warn({ code: 'SANDBOX_SEND_FAILED', pid: this.pid, err: err.message }, 'could not reach sandbox process');
     });
-  }
+  });
 
   /**
    * Node emits 'error' and no 'exit' when the fork itself fails (EMFILE, EAGAIN): without a pid

@@ -4,7 +4,7 @@
 
 import { receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
-import type { HostReply, WorkerMessage } from '../protocol.js';
+import type { ToThread, WorkerMessage } from '../protocol.js';
 import { formatArgs } from './format.js';
 import { quickBytes, retainedBytes } from './memory.js';
 
@@ -47,18 +47,23 @@ export class CallScope {
   #stream: string[] = [];
   #lastFlush = 0;
   #flushTimer: NodeJS.Timeout | undefined;
-  readonly #onMessage: (m: HostReply) => void;
+  readonly #onMessage: (m: ToThread) => void;
   /** Set by the runner: rejects the call's race (timeout, fatal guest error in a timer). */
   fail: (err: Error) => void = () => {};
 
   constructor(
+    /** The thread's channel (thread-channel.ts), shared by its calls one after another. */
     readonly port: MessagePort,
+    /** This call's id: what the channel carries for another call is dropped. */
+    readonly id: number,
     readonly wake: Int32Array,
     readonly deadline: number,
     readonly streamOutput: boolean,
     readonly maxArgChars: number = Number.MAX_SAFE_INTEGER,
   ) {
-    this.#onMessage = (m) => this.#dispatch(m);
+    this.#onMessage = (m) => {
+      if (m.id === this.id) this.#dispatch(m);
+    };
     port.on('message', this.#onMessage);
   }
 
@@ -100,7 +105,7 @@ export class CallScope {
     this.#flushTimer = undefined;
     if (this.#stream.length === 0) return;
     this.#lastFlush = performance.now();
-    const msg: WorkerMessage = { kind: 'output', lines: this.#stream };
+    const msg: WorkerMessage = { kind: 'output', id: this.id, lines: this.#stream };
     this.#stream = [];
     this.port.postMessage(msg);
   }
@@ -116,9 +121,10 @@ export class CallScope {
       if (remaining <= 0) throw makeError('TimeoutError', `${method} did not answer before the call's time limit`);
       Atomics.wait(this.wake, 0, 0, remaining);
       Atomics.store(this.wake, 0, 0);
-      let reply: HostReply | undefined;
+      let reply: ToThread | undefined;
       for (let m = receiveMessageOnPort(this.port); m !== undefined; m = receiveMessageOnPort(this.port)) {
-        const msg = m.message as HostReply;
+        const msg = m.message as ToThread;
+        if (msg.id !== this.id) continue;
         if (msg.kind === 'host-reply' && msg.callId === callId) reply = msg;
         else this.#dispatch(msg);
       }
@@ -158,14 +164,14 @@ export class CallScope {
   }
 
   #post(callId: number, method: string, args: unknown[]): void {
-    const msg: WorkerMessage = { kind: 'host-call', callId, method, args };
+    const msg: WorkerMessage = { kind: 'host-call', id: this.id, callId, method, args };
     this.port.postMessage(msg);
   }
 
-  #dispatch(msg: HostReply): void {
+  #dispatch(msg: ToThread): void {
     if (msg.kind === 'memory-probe') {
       const answer = (bytes: number): void => {
-        if (this.#active) this.port.postMessage({ kind: 'memory', bytes } satisfies WorkerMessage);
+        if (this.#active) this.port.postMessage({ kind: 'memory', id: this.id, bytes } satisfies WorkerMessage);
       };
       const quick = quickBytes();
       if (quick <= msg.limit) answer(quick);
@@ -232,8 +238,8 @@ export class CallScope {
     // Pending host calls are dropped, not rejected: a rejection would run guest handlers after the end.
     this.#pending.clear();
     this.#waiting.length = 0;
+    // The channel is the thread's and stays open for its next call.
     this.port.off('message', this.#onMessage);
-    this.port.close();
   }
 }
 
@@ -257,7 +263,7 @@ function approximateSize(value: unknown, limit: number): number {
   return total;
 }
 
-function unwrap(reply: HostReply): unknown {
+function unwrap(reply: ToThread): unknown {
   if (reply.kind !== 'host-reply') return undefined;
   if (reply.ok) return reply.value;
   throw makeError(reply.error.name, reply.error.message);
