@@ -190,6 +190,12 @@ export interface ServerConfig {
   drainSeconds: number;
   /** Interval of execute_code progress notifications when the client sent a progress token, ms. Default 1,000. */
   progressIntervalMs: number;
+  /**
+   * Which MCP tools tools/list shows: 'seed' (the replaced server's 15 tools, so its prompts work
+   * unchanged) or 'minimal' (execute_code, search_tools, get_tool_definition; everything else is
+   * reachable from code). Default 'seed'.
+   */
+  toolProfile: ToolProfile;
   /** Most HTTP MCP sessions one configured agent may hold open; past it that agent alone is refused (429). Without agents every client is the one local agent and only maxSessions applies. Default 64. */
   maxSessionsPerAgent: number;
   /** Most open HTTP connections; a new one past it gets 503 and is closed. Default 1,024. */
@@ -203,3 +209,7 @@ export interface ServerConfig {
   /** How long an idle keep-alive connection stays open, seconds. Default 5. */
   keepAliveSeconds: number;
 }
+
+/** MCP tool sets a daemon can expose (server.toolProfile). */
+export const TOOL_PROFILES = ['seed', 'minimal'] as const;
+export type ToolProfile = (typeof TOOL_PROFILES)[number];

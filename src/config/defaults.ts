@@ -54,6 +54,7 @@ export const DEFAULT_SERVER: Readonly<ServerConfig> = Object.freeze({
   maxSessions: 1000,
   drainSeconds: 10,
   progressIntervalMs: 1000,
+  toolProfile: 'seed',
   maxSessionsPerAgent: 64,
   maxConnections: 1024,
   maxConnectionsPerAddress: 512,

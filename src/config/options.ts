@@ -2,6 +2,8 @@
 // its range and its documentation. Loading, validation and `--help` are all generated from here,
 // so an option cannot be documented in one place and parsed differently in another.
 
+import { TOOL_PROFILES } from './config-types.js';
+
 export type OptionKind = 'int' | 'string' | 'bool' | 'list' | 'path' | 'enum';
 
 export interface OptionSpec {
@@ -80,6 +82,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'server.maxSessions', env: 'CODE_EXEC_MAX_SESSIONS', flag: 'max-sessions', kind: 'int', min: 1, max: 100_000, arg: 'N', doc: 'Most HTTP MCP sessions open at once; more get 503', defaultText: '1000', commands: ['serve'] },
   { key: 'server.drainSeconds', env: 'CODE_EXEC_DRAIN_SECONDS', flag: 'drain-seconds', kind: 'int', min: 0, max: 600, arg: 'S', doc: 'On SIGINT/SIGTERM, how long calls in flight may finish before the daemon closes anyway, seconds', defaultText: '10', commands: ['serve', 'stdio'] },
   { key: 'server.progressIntervalMs', env: 'CODE_EXEC_PROGRESS_INTERVAL_MS', flag: 'progress-interval-ms', kind: 'int', min: 50, max: 60_000, arg: 'MS', doc: 'Interval of execute_code progress notifications (when the client sends a progress token), ms', defaultText: '1000', commands: ['serve', 'stdio'] },
+  { key: 'server.toolProfile', env: 'CODE_EXEC_TOOL_PROFILE', flag: 'tool-profile', kind: 'enum', values: TOOL_PROFILES, arg: 'PROFILE', doc: 'MCP tools shown: seed (the 15 tools of the replaced server) or minimal (execute_code, search_tools, get_tool_definition; the rest from code)', defaultText: 'seed', commands: ['serve', 'stdio'] },
   { key: 'server.maxSessionsPerAgent', env: 'CODE_EXEC_MAX_SESSIONS_PER_AGENT', flag: 'max-sessions-per-agent', kind: 'int', min: 1, max: 100_000, arg: 'N', doc: 'Most HTTP MCP sessions one configured agent may hold open; past it that agent gets 429, others are not affected (without agents only --max-sessions applies)', defaultText: '64', commands: ['serve'] },
   { key: 'server.maxConnections', env: 'CODE_EXEC_MAX_CONNECTIONS', flag: 'max-connections', kind: 'int', min: 1, max: 1_000_000, arg: 'N', doc: 'Most open HTTP connections; more get 503 with Retry-After and are closed', defaultText: '1024', commands: ['serve'] },
   { key: 'server.maxConnectionsPerAddress', env: 'CODE_EXEC_MAX_CONNECTIONS_PER_ADDRESS', flag: 'max-connections-per-address', kind: 'int', min: 1, max: 1_000_000, arg: 'N', doc: 'Most open HTTP connections from one remote address (local agents all come from 127.0.0.1)', defaultText: '512', commands: ['serve'] },

@@ -15,6 +15,7 @@ import { registerOptionalTools } from './tools/optional-tools.js';
 import { registerExecuteCode } from './tools/execute-code.js';
 import { registerStatsTool } from './tools/stats-tool.js';
 import { registerWorkspaceTools } from './tools/workspace-tools.js';
+import { serveToolList } from './tool-list.js';
 
 export const SERVER_NAME = 'code-execution-mcp';
 /** The metrics label of calls to tools that do not exist. */
@@ -43,11 +44,12 @@ export function createMcpSession(services: McpServices, info: SessionInfo): McpS
   );
   const handled = new Set<RequestId>();
   const log = new SessionLog(server);
-  const ctx: ToolContext = { services, session: info, handled, names: new Set(), log };
+  const ctx: ToolContext = { services, session: info, handled, names: new Set(), log, listings: [] };
   registerExecuteCode(server, ctx);
   registerOptionalTools(server, ctx);
   registerWorkspaceTools(server, ctx);
   registerStatsTool(server, ctx);
+  serveToolList(server, ctx.listings);
   registerResources(server, ctx);
 
   let closed = false;

@@ -9,6 +9,8 @@ import type { z } from 'zod';
 import { WorkspaceError } from '../workspace/index.js';
 import type { CallOutcome, McpServices, SessionInfo } from './mcp-types.js';
 import type { SessionLog } from './session-log.js';
+import { inProfile } from './tool-list.js';
+import type { ToolListing } from './tool-list.js';
 import { ToolFailure, errorResult, jsonResult } from './tool-result.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -23,6 +25,8 @@ export interface ToolContext {
   names: Set<string>;
   /** The session's MCP log channel (notifications/message), when the session has one. */
   log?: SessionLog;
+  /** What tools/list shows of the tools registered (src/mcp/tool-list.ts). */
+  listings: ToolListing[];
 }
 
 export interface ToolResponse {
@@ -50,7 +54,10 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   handler: (args: z.output<I>, extra: ToolExtra) => Promise<ToolResponse>,
 ): void {
   const { services, session } = ctx;
+  // Outside the configured profile a tool does not exist for MCP clients (code still reaches it).
+  if (!inProfile(services.config.server?.toolProfile ?? 'seed', name)) return;
   ctx.names.add(name);
+  ctx.listings.push({ name, title: spec.title, description: spec.description, input: spec.input, output: spec.output, annotations: spec.annotations });
   server.registerTool(
     name,
     { title: spec.title, description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: { title: spec.title, ...spec.annotations } },

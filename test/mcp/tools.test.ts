@@ -38,7 +38,8 @@ describe('tools/list', () => {
     expect(execute?.inputSchema.required).toEqual(['code']);
     expect(execute?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
     const read = tools.find((t) => t.name === 'read_workspace_file');
-    expect(read?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    // MCP gives destructive/idempotent hints a meaning only for tools that write: not listed here.
+    expect(read?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     const del = tools.find((t) => t.name === 'delete_workspace_file');
     expect(del?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
   });

@@ -32,13 +32,13 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     {
       title: 'Search tools',
       description:
-        'Find tools by what they do, best match first (tolerant of word forms and typos); tools you can call now come first, each marked callable (when false, why says what would make it callable). detail_level "name" gives names only, "summary" adds description and server, "full" adds input_schema and a TypeScript signature. Call the tools from execute_code as tools.SERVER.TOOL(args).',
+        'Find tools by what they do, best first; tools you can call now come first (`callable`; `why` says what is missing). detail_level: name, summary, or full (adds input_schema and a TypeScript signature). Call them in execute_code as tools.SERVER.TOOL(args).',
       input: args('search_tools', {
-        query: text('query', 'what the tool should do, e.g. "create a github issue"; "" lists every tool', { allowEmpty: true, max: MAX_QUERY_CHARS }),
+        query: text('query', 'what the tool should do; "" lists all', { allowEmpty: true, max: MAX_QUERY_CHARS }),
         category,
-        detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'how much of each tool to return').default('summary'),
-        limit: number('limit', 'most tools to return', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
-        callable_only: z.boolean({ error: 'callable_only must be true or false' }).default(false).describe('only tools you can call now (default: all, callable ones first)'),
+        detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'detail per tool').default('summary'),
+        limit: number('limit', 'most results', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
+        callable_only: z.boolean({ error: 'callable_only must be true or false' }).default(false).describe('only tools you can call now'),
       }),
       output: z.looseObject({ query: z.string(), category: z.string().nullable(), detail_level: z.string(), count: z.number(), tools: z.array(z.looseObject({ name: z.string(), category: z.string() })) }),
       annotations: READ_ONLY,
@@ -60,7 +60,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'get_tool_definition',
     {
       title: 'Get tool definition',
-      description: 'The full definition of one tool: description, input_schema, output_schema and a TypeScript signature. An unknown name is an error that suggests close names.',
+      description: 'The full definition of a tool: input_schema, output_schema and a TypeScript signature. An unknown name suggests close ones.',
       input: args('get_tool_definition', {
         tool_name: text('tool_name', 'tool name, bare ("read_file") or qualified ("filesystem.read_text_file")', { max: 300 }),
         category,

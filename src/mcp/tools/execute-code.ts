@@ -56,29 +56,28 @@ export function registerExecuteCode(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Execute code',
       description: [
-        `Run ${python ? 'JavaScript, TypeScript or Python' : 'JavaScript or TypeScript'} in a sandbox and get a small JSON result back.`,
-        'Omit `language` and it is detected from the code (Python as the seed wrote it runs unchanged); the result names the language used.',
-        'The code is the body of an async function: use top-level await, and `return X` (or assign a global `result`) to make the result.',
-        'console.log / print output is returned in `output`. `context_vars` become globals.',
-        'Inside: read_file(path), write_file(path, content), list_files(subpath?), delete_file(path), workspace; save_skill, load_skill, list_skills, import_skill(name);',
-        'tokenize_pii(text), detokenize_pii(text); filter_by_field, summarize_list, aggregate_stats, format_output; search_tools(query); sleep(ms);',
-        'tools.SERVER.TOOL(args) for upstream MCP tools; fetch only for allowed hosts. No process, require, host imports or host file system.',
-        'Process large data here and return only what you need: intermediate data never enters the conversation.',
+        `Run ${python ? 'JavaScript, TypeScript or Python' : 'JavaScript or TypeScript'} in a sandbox; returns a small JSON result.`,
+        '`language` is detected when omitted. The code is an async function body: top-level await; `return X` or set a global `result`.',
+        'print/console.log go to `output`; `context_vars` become globals.',
+        'In code: read_file(path), write_file(path, content), list_files, delete_file; save_skill, load_skill, list_skills, import_skill(name);',
+        'tokenize_pii, detokenize_pii; filter_by_field, summarize_list, aggregate_stats, format_output; search_tools(query); sleep(ms);',
+        'tools.SERVER.TOOL(args) for upstream tools; fetch for allowed hosts.',
+        'Process data here and return only what you need.',
       ].join(' '),
       input: args('execute_code', {
-        code: text('code', 'the source to run, as the body of an async function', { allowEmpty: true }),
-        language: oneOf('language', languages as unknown as readonly [string, ...string[]], 'language of the code; omitted: detected from the code (the result says which)').optional(),
+        code: text('code', 'source, run as an async function body', { allowEmpty: true }),
+        language: oneOf('language', languages as unknown as readonly [string, ...string[]], 'omitted: detected').optional(),
         context_vars: z
           .record(z.string(), z.unknown(), { error: 'context_vars must be an object of global names to JSON values, e.g. {"rows": [1, 2]}' })
           .optional()
-          .describe('globals for the code, as a JSON object'),
-        timeout_seconds: number('timeout_seconds', 'wall-clock limit of the whole call, seconds', {
+          .describe('globals for the code'),
+        timeout_seconds: number('timeout_seconds', 'wall-clock limit, seconds', {
           min: 0,
           exclusiveMin: true,
           max: limits.maxTimeoutSeconds,
           unit: 'seconds',
         }).default(Math.min(limits.defaultTimeoutSeconds, limits.maxTimeoutSeconds)),
-        memory_mb: number('memory_mb', 'memory limit of the sandbox, MiB', { min: MIN_MEMORY_MB, max: limits.maxMemoryMb, integer: true, unit: 'MiB' }).default(
+        memory_mb: number('memory_mb', 'memory limit, MiB', { min: MIN_MEMORY_MB, max: limits.maxMemoryMb, integer: true, unit: 'MiB' }).default(
           Math.min(limits.defaultMemoryMb, limits.maxMemoryMb),
         ),
       }),
