@@ -46,22 +46,34 @@ export function rankAll(view: CatalogView, index: ToolSearchIndex, query: string
 }
 
 /**
- * The best `limit` entries the viewer sees: the ones it can call first, each group by score.
- * A hit list is walked only until `limit` callable entries (and their ties) are found.
+ * Share of the best score a hit needs to count as relevant. Callable tools come first only among
+ * relevant hits: `list_skills` must not outrank `github.create_issue` for "create a github issue"
+ * just because github is not connected (the agent then learns what to configure).
+ */
+export const RELEVANT_SHARE = 0.5;
+
+/**
+ * The best `limit` entries the viewer sees, in four groups, each by score: relevant ones it can
+ * call, relevant ones it cannot (marked why), then weaker hits the same way. A hit list is walked
+ * only until `limit` relevant callable entries (and their ties) are found.
  */
 export function rankFor(view: CatalogView, index: ToolSearchIndex, viewer: CatalogViewer, query: string, category: string | null, limit: number, callableOnly: boolean): Ranked[] {
-  const callable: Scored[] = [];
-  const other: Scored[] = [];
+  const groups: Scored[][] = [[], [], [], []];
+  let best: number | undefined;
   for (const { entry, score } of candidates(view, index, query, category)) {
     if (!viewer.visible(entry)) continue;
+    best ??= score;
     const callability = viewer.callability(entry);
-    if (!callability.callable) {
-      if (!callableOnly && other.length < limit) other.push({ entry, callability, score });
-      continue;
-    }
-    const last = callable[callable.length - 1];
-    if (callable.length >= limit && last && !sameScore(score, last.score)) break;
-    callable.push({ entry, callability, score });
+    if (!callability.callable && callableOnly) continue;
+    const weak = best > 0 && score < best * RELEVANT_SHARE;
+    const group = groups[(weak ? 2 : 0) + (callability.callable ? 0 : 1)] as Scored[];
+    const first = groups[0] as Scored[];
+    const last = first[first.length - 1];
+    if (first.length >= limit && last && !sameScore(score, last.score)) break;
+    if (group.length < limit || group === first) group.push({ entry, callability, score });
   }
-  return [...callable.sort(byScore), ...other.sort(byScore)].slice(0, limit).map(({ entry, callability }) => ({ entry, callability }));
+  return groups
+    .flatMap((g) => g.sort(byScore))
+    .slice(0, limit)
+    .map(({ entry, callability }) => ({ entry, callability }));
 }

@@ -57,7 +57,13 @@ export interface ToolDefinition extends ToolEntry {
  */
 export type Callability =
   | { readonly callable: true }
-  | { readonly callable: false; readonly why: string; readonly mcp_server_config?: Readonly<Record<string, unknown>> };
+  | {
+      readonly callable: false;
+      readonly why: string;
+      readonly mcp_server_config?: Readonly<Record<string, unknown>>;
+      /** `why` for a list of results, where the configuration to add is given once (SearchResult.setup). */
+      readonly brief?: string;
+    };
 
 /**
  * Who is looking at the catalog. Built once per request from the caller's identity
@@ -114,6 +120,8 @@ export interface SearchResult {
   readonly count: number;
   /** Best first; ties broken by name, then category. */
   readonly tools: readonly ToolView[];
+  /** The mcpServers entries that would make listed tools callable, once per server. */
+  readonly setup?: Readonly<Record<string, unknown>>;
 }
 
 export interface CategoryInfo {

@@ -197,3 +197,19 @@ export function mergeCurated(live: ToolEntry, curatedEntry: ToolEntry): ToolEntr
   merged.set(live, { curated: curatedEntry, entry });
   return entry;
 }
+
+/** Longest description a summary search result carries, characters. */
+export const SUMMARY_CHARS = 160;
+
+/**
+ * A description as one line for summary search: its first sentence, cut at a word boundary past
+ * SUMMARY_CHARS. The whole description is in get_tool_definition.
+ */
+export function oneLine(description: string): string {
+  const flat = description.replace(/\s+/g, ' ').trim();
+  const end = flat.search(/[.!?](\s|$)/);
+  const first = end >= 0 ? flat.slice(0, end + 1) : flat;
+  if (first.length <= SUMMARY_CHARS) return first;
+  const cut = first.lastIndexOf(' ', SUMMARY_CHARS - 1);
+  return `${first.slice(0, cut > SUMMARY_CHARS / 2 ? cut : SUMMARY_CHARS - 1)}…`;
+}

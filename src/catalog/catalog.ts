@@ -23,7 +23,7 @@ import type {
 } from './catalog-types.js';
 import { rankAll, rankFor } from './catalog-ranking.js';
 import type { Ranked } from './catalog-ranking.js';
-import { buildView, categoryComparator, EMPTY_VIEW } from './catalog-view.js';
+import { buildView, categoryComparator, EMPTY_VIEW, oneLine } from './catalog-view.js';
 import type { CatalogView, DynamicCategory } from './catalog-view.js';
 import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
@@ -245,22 +245,27 @@ export class Catalog {
     }
     this.#resultMisses++;
     const ranked = viewer ? rankFor(this.#view, this.#index, viewer, query, category, limit, callableOnly) : rankAll(this.#view, this.#index, query, category, limit);
+    const setup: Record<string, unknown> = {};
+    for (const { callability } of ranked) {
+      if (callability && !callability.callable && callability.brief !== undefined) Object.assign(setup, callability.mcp_server_config);
+    }
     const result: SearchResult = Object.freeze({
       query,
       category,
       detail_level: detail,
       count: ranked.length,
       tools: Object.freeze(ranked.map((r) => this.#toView(r, detail))),
+      ...(Object.keys(setup).length > 0 ? { setup: Object.freeze(setup) } : {}),
     });
     this.#results.set(key, result);
     return result;
   }
 
   #toView({ entry, callability }: Ranked, detail: DetailLevel): ToolView {
-    const marks = callabilityFields(callability);
+    const marks = callabilityFields(callability, true);
     if (detail === 'name') return { name: entry.name, category: entry.category, ...marks };
     if (detail === 'summary') {
-      return { name: entry.name, category: entry.category, description: entry.description, mcp_server: entry.mcp_server, ...(entry.description_only ? { description_only: true } : {}), ...marks };
+      return { name: entry.name, category: entry.category, description: oneLine(entry.description), mcp_server: entry.mcp_server, ...(entry.description_only ? { description_only: true } : {}), ...marks };
     }
     return callability ? Object.freeze({ ...this.definition(entry), ...marks }) : this.definition(entry);
   }

@@ -46,8 +46,10 @@ export function checkToolName(toolName: string): string {
 }
 
 /** The fields a view gains from a viewer's verdict (none without a viewer). */
-export function callabilityFields(callability: Callability | undefined): Pick<ToolDefinition, 'callable' | 'why' | 'mcp_server_config'> {
+export function callabilityFields(callability: Callability | undefined, inList = false): Pick<ToolDefinition, 'callable' | 'why' | 'mcp_server_config'> {
   if (!callability) return {};
   if (callability.callable) return { callable: true };
+  // In a list the configuration is given once per server (SearchResult.setup), not per tool.
+  if (inList && callability.brief !== undefined) return { callable: false, why: callability.brief };
   return { callable: false, why: callability.why, ...(callability.mcp_server_config ? { mcp_server_config: callability.mcp_server_config } : {}) };
 }

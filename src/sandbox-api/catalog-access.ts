@@ -50,7 +50,12 @@ export function serverProblem(deps: CatalogAccessDeps, server: string, status: U
     const setup = deps.catalog?.categorySetup(server) ?? null;
     const snippet = setup ? { [server]: setup } : undefined;
     const fix = snippet ? `add this to mcpServers in the daemon's configuration and restart it: ${JSON.stringify(snippet)}` : `add a "${server}" entry to mcpServers in the daemon's configuration and restart it`;
-    return { callable: false, why: `not connected: server "${server}" is not configured; ${fix}`, ...(snippet ? { mcp_server_config: snippet } : {}) };
+    const why = `not connected: server "${server}" is not configured; `;
+    return {
+      callable: false,
+      why: why + fix,
+      ...(snippet ? { mcp_server_config: snippet, brief: `${why}add setup.${server} of this result to mcpServers and restart the daemon` } : {}),
+    };
   }
   const reason = status.error === undefined ? '' : `: ${status.error}`;
   switch (status.state) {

@@ -146,15 +146,22 @@ describe('discovery tells the truth', () => {
     expect(memory).toMatchObject({ category: 'memory', callable: true });
     expect(memory?.why).toBeUndefined();
 
-    const slack = (await search('alice', 'post a slack message')).find((t) => t.category === 'slack');
-    expect(slack).toMatchObject({ callable: false, why: expect.stringMatching(/^not connected: server "slack" is not configured; add this to mcpServers/) as unknown });
-    expect(slack?.mcp_server_config?.['slack']?.command).toBe('npx');
+    // In a list, the mcpServers entry to add is given once per server, in `setup`.
+    const listed = await call('alice', 'search_tools', { query: 'post a slack message', limit: 100 });
+    const slackTools = (listed.json['tools'] as View[]).filter((t) => t.category === 'slack');
+    expect(slackTools.length).toBeGreaterThan(1);
+    for (const slack of slackTools) {
+      expect(slack).toMatchObject({ callable: false, why: expect.stringMatching(/^not connected: server "slack" is not configured; add setup\.slack of this result to mcpServers/) as unknown });
+      expect(slack.mcp_server_config).toBeUndefined();
+    }
+    expect((listed.json['setup'] as Record<string, { command?: string }>)['slack']?.command).toBe('npx');
+    expect(listed.text.split('"command":"npx"').length - 1).toBe(1);
 
     const github = (await search('bob', 'create a github issue')).find((t) => t.name === 'create_issue');
     expect(github).toMatchObject({ callable: false, why: expect.stringMatching(/^server "github" failed to start: .*command not found/) as unknown });
 
     const definition = await call('alice', 'get_tool_definition', { tool_name: 'slack.slack_post_message' });
-    expect(definition.json).toMatchObject({ callable: false, mcp_server_config: { slack: { command: 'npx' } } });
+    expect(definition.json).toMatchObject({ callable: false, why: expect.stringMatching(/add this to mcpServers/) as unknown, mcp_server_config: { slack: { command: 'npx' } } });
   });
 
   it('ranks callable tools first and callable_only drops the rest', async () => {

@@ -5,12 +5,16 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { CatalogError, DEFAULT_LIMIT, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS } from '../../catalog/index.js';
-import type { Catalog, CatalogViewer } from '../../catalog/index.js';
+import type { Catalog, CatalogViewer, ToolDefinition } from '../../catalog/index.js';
 import { catalogViewer } from '../../sandbox-api/catalog-access.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { args, number, oneOf, text } from '../schema-helpers.js';
 import { ToolFailure } from '../tool-result.js';
+
+/** Most names one get_tool_definition call takes. */
+const MAX_NAMES = 20;
+const FORMATS = ['typescript', 'full'] as const;
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
@@ -54,21 +58,50 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     },
   );
 
+  // The TypeScript signature carries the doc comments: enough to call a tool, at a third of the
+  // tokens of the JSON schema. The seed profile keeps the seed's full entry as the default.
+  const defaultFormat = (services.config.server?.toolProfile ?? 'seed') === 'minimal' ? 'typescript' : 'full';
+  const shape = (definition: ToolDefinition, format: string): Record<string, unknown> => {
+    if (format === 'full') return definition as unknown as Record<string, unknown>;
+    const { name, category: cat, typescript, callable, why, mcp_server_config, also_in } = definition as ToolDefinition & Record<string, unknown>;
+    return Object.fromEntries(Object.entries({ name, category: cat, typescript, callable, why, mcp_server_config, also_in }).filter(([, v]) => v !== undefined));
+  };
   defineTool(
     server,
     ctx,
     'get_tool_definition',
     {
       title: 'Get tool definition',
-      description: 'The full definition of a tool: input_schema, output_schema and a TypeScript signature. An unknown name suggests close ones.',
+      description: 'A tool\'s definition: its TypeScript signature with doc comments, and with format "full" its input_schema and output_schema. tool_names gets several at once. An unknown name suggests close ones.',
       input: args('get_tool_definition', {
-        tool_name: text('tool_name', 'tool name, bare ("read_file") or qualified ("filesystem.read_text_file")', { max: 300 }),
+        tool_name: text('tool_name', 'bare ("read_file") or qualified ("filesystem.read_text_file")', { max: 300 }).optional(),
+        tool_names: z.array(text('tool_names', 'a tool name', { max: 300 }), { error: 'tool_names must be an array of tool names' }).min(1).max(MAX_NAMES).optional().describe(`up to ${MAX_NAMES} names`),
         category,
+        format: oneOf('format', FORMATS, `"typescript" or "full" (default ${defaultFormat})`).optional(),
       }),
-      output: z.looseObject({ name: z.string(), category: z.string(), description: z.string(), input_schema: z.looseObject({}), typescript: z.string() }),
+      output: z.looseObject({ name: z.string().optional(), category: z.string().optional(), typescript: z.string().optional(), tools: z.array(z.looseObject({})).optional() }),
       annotations: READ_ONLY,
     },
-    async ({ tool_name, category: cat }) => ({ result: guard(() => catalog.get(tool_name, cat ?? null, viewer())) as unknown as Record<string, unknown> }),
+    async ({ tool_name, tool_names, category: cat, format }) => {
+      const chosen = format ?? defaultFormat;
+      if (tool_names !== undefined) {
+        if (tool_name !== undefined) throw new ToolFailure('INVALID_ARGUMENT', 'give tool_name or tool_names, not both', 'invalid');
+        const v = viewer();
+        const tools: Record<string, unknown>[] = [];
+        const notFound: { name: string; error: string }[] = [];
+        for (const n of tool_names) {
+          try {
+            tools.push(shape(catalog.get(n, cat ?? null, v), chosen));
+          } catch (error) {
+            if (!(error instanceof CatalogError)) throw error;
+            notFound.push({ name: n, error: error.message });
+          }
+        }
+        return { result: { tools, ...(notFound.length > 0 ? { not_found: notFound } : {}) } };
+      }
+      if (tool_name === undefined) throw new ToolFailure('INVALID_ARGUMENT', 'tool_name is required (or tool_names, an array of names)', 'invalid');
+      return { result: shape(guard(() => catalog.get(tool_name, cat ?? null, viewer())), chosen) };
+    },
   );
 
   defineTool(
