@@ -6,6 +6,8 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { workerScript } from '../../src/executor/sandbox-process.js';
+import { unbatch } from '../../workers/ipc-batch.js';
+import type { Batch } from '../../workers/ipc-batch.js';
 import type { FromSandbox, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
 
 export interface Finished {
@@ -43,11 +45,14 @@ export class PythonProcess {
       this.#exited = true;
     });
     this.ready = new Promise((resolve, reject) => {
-      this.#child.on('message', (msg: FromSandbox) => {
-        if (msg.type === 'ready') resolve(msg.startupMs);
-        else if (msg.type === 'fatal') reject(new Error(msg.message));
-        else this.#onMessage(msg);
-      });
+      // The process batches what it sends in one turn (workers/ipc-batch.ts).
+      this.#child.on('message', (batch: FromSandbox | Batch<FromSandbox>) =>
+        unbatch(batch, (msg) => {
+          if (msg.type === 'ready') resolve(msg.startupMs);
+          else if (msg.type === 'fatal') reject(new Error(msg.message));
+          else this.#onMessage(msg);
+        }),
+      );
       this.#child.once('exit', (code) => reject(new Error(`the sandbox process exited (code ${code})`)));
     });
   }
