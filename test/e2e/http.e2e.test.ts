@@ -190,18 +190,18 @@ describe('long calls', () => {
     await client.close();
   }, 60_000);
 
-  it('a client that disconnects mid-call cancels its call', async () => {
+  it('a client whose connection drops mid-call does not cancel it: the call runs to its end', async () => {
     const client = await daemon.connect(AGENTS[5]!.token);
-    const before = await metricValue('code_exec_tool_calls_total{tool="execute_code",outcome="cancelled"}');
+    const before = await metricValue('code_exec_tool_calls_total{tool="execute_code",outcome="ok"}');
     let started: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const pending = client.callTool({ name: 'execute_code', arguments: { code: 'console.log("started"); await sleep(60000)', timeout_seconds: 120 } }, undefined, {
+    const pending = client.callTool({ name: 'execute_code', arguments: { code: 'console.log("started"); await sleep(1500)', timeout_seconds: 120 } }, undefined, {
       onprogress: (p) => p.message === 'started' && started(),
     });
     pending.catch(() => undefined);
     await running;
     await client.close();
-    await vi.waitFor(async () => expect(await metricValue('code_exec_tool_calls_total{tool="execute_code",outcome="cancelled"}')).toBe(before + 1));
+    await vi.waitFor(async () => expect(await metricValue('code_exec_tool_calls_total{tool="execute_code",outcome="ok"}')).toBe(before + 1), { timeout: 20_000 });
   }, 60_000);
 });
 

@@ -243,15 +243,29 @@ describe('agents', () => {
 });
 
 describe('calls in flight', () => {
-  it('a client that disconnects mid-call cancels its call', async () => {
+  it('a client whose connection drops mid-call does not cancel it: the call finishes, its answer kept for a resume', async () => {
     h = await startHttpHarness();
     const client = await h.connect();
     const started = h.executor.nextStart();
     const ended = h.executor.nextEnd();
-    const pending = client.callTool({ name: 'execute_code', arguments: { code: 'await sleep(60000)' } });
+    const pending = client.callTool({ name: 'execute_code', arguments: { code: 'await sleep(300); return "done"' } });
     pending.catch(() => undefined);
     await started;
     await client.close();
+    expect(await ended).toMatchObject({ success: true, result: 'done' });
+    await expectServing(h);
+  });
+
+  it('notifications/cancelled still cancels a call', async () => {
+    h = await startHttpHarness();
+    const client = await h.connect();
+    const started = h.executor.nextStart();
+    const ended = h.executor.nextEnd();
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'execute_code', arguments: { code: 'await sleep(60000)' } }, undefined, { signal: controller.signal });
+    pending.catch(() => undefined);
+    await started;
+    controller.abort('changed my mind');
     expect(await ended).toMatchObject({ success: false, error_type: 'CancelledError' });
     await expectServing(h);
   });

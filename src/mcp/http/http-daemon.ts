@@ -1,13 +1,14 @@
 // The HTTP daemon: MCP Streamable HTTP at /mcp (one session per agent connection, many at once),
 // GET /healthz and GET /metrics. Every request passes the connection cap, header and body
 // deadlines, Host/Origin, auth and body-size guards first; a refusal is a JSON body that says what
-// to fix. A client that disconnects mid-call cancels its call. shutdown() stops accepting, drains
+// to fix. A client whose connection drops mid-call does not lose it: the call runs on, its
+// answer is kept, and the client reconnects with Last-Event-ID (session-manager.ts). shutdown() stops accepting, drains
 // calls in flight (bounded), answers the calls it then cancels, and closes.
 
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../../config/config-types.js';
 import { serverSettings } from '../../config/defaults.js';
 import { AgentDirectory } from '../agents.js';
@@ -197,7 +198,7 @@ export class HttpDaemon {
     }
     const session = this.#lookup(res, agent, sessionId);
     if (!session) return;
-    await this.#forward(session, req, res, undefined, []);
+    await this.#forward(session, req, res, undefined);
   }
 
   async #post(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity, sessionId: string | undefined): Promise<void> {
@@ -260,7 +261,7 @@ export class HttpDaemon {
     res.once('close', () => {
       for (const id of ids) session.claimedIds.delete(id);
     });
-    await this.#forward(session, req, res, parsed, ids);
+    await this.#forward(session, req, res, parsed);
     if (sessionId === undefined && session.transport.sessionId === undefined) await this.#sessions.close(session.id, 'transport-closed');
   }
 
@@ -278,23 +279,19 @@ export class HttpDaemon {
     return session;
   }
 
-  async #forward(session: HttpSession, req: IncomingMessage, res: ServerResponse, parsed: unknown, ids: RequestId[]): Promise<void> {
+  async #forward(session: HttpSession, req: IncomingMessage, res: ServerResponse, parsed: unknown): Promise<void> {
     const isPost = req.method === 'POST';
     const endPost = isPost ? this.#posts.begin() : undefined;
     if (isPost) session.activeRequests++;
     session.lastActivityMs = this.#services.now();
+    // A dropped connection does not cancel what it asked for: streams are resumable, and the
+    // call's answer waits in the session's event store for a GET with Last-Event-ID. A call ends
+    // by notifications/cancelled, DELETE of the session, idle expiry, shutdown or its own
+    // timeout_seconds, and keeps counting against its agent's in-flight limit until then.
     res.once('close', () => {
       endPost?.();
       if (isPost) session.activeRequests--;
       session.lastActivityMs = this.#services.now();
-      if (res.writableFinished || ids.length === 0) return;
-      // The client went away before its answer: cancel what it was waiting for.
-      const pending = new Set(session.observed.pendingCalls());
-      for (const id of ids) {
-        if (!pending.has(id)) continue;
-        const cancel: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'client disconnected' } };
-        session.observed.receive(cancel);
-      }
     });
     await session.transport.handleRequest(req, res, parsed);
   }

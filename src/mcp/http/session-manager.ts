@@ -1,6 +1,8 @@
 // The HTTP daemon's MCP sessions: one Streamable HTTP transport and one McpServer per session,
 // bound to the agent that opened it. Sessions end on DELETE, on idle expiry, or at shutdown;
-// ending one aborts its calls in flight and drops its PII vault.
+// ending one aborts its calls in flight and drops its PII vault and its stored SSE events. Each
+// session's streams are resumable: events carry ids, streams tell the client when to retry, and
+// the session's own event store (event-store.ts) replays what a reconnecting client missed.
 
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -9,6 +11,13 @@ import type { McpSession } from '../create-server.js';
 import { createMcpSession } from '../create-server.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
 import type { ObservedTransport } from '../observed-transport.js';
+import { DEFAULT_EVENT_LIMITS, EventBudget, SessionEventStore } from './event-store.js';
+import type { EventStoreLimits } from './event-store.js';
+
+/** How long a client whose SSE stream dropped waits before it reconnects (the SSE `retry` field), ms. */
+export const SSE_RETRY_MS = 1_000;
+/** Bytes all sessions' stored events may hold together. */
+export const EVENT_BUDGET_BYTES = 128 * 1024 * 1024;
 
 export interface HttpSession {
   readonly id: string;
@@ -17,6 +26,8 @@ export interface HttpSession {
   readonly observed: ObservedTransport;
   readonly mcp: McpSession;
   readonly abort: AbortController;
+  /** What this session's SSE streams sent, for clients that reconnect with Last-Event-ID. */
+  readonly events: SessionEventStore;
   lastActivityMs: number;
   /** POST requests of this session being answered right now. */
   activeRequests: number;
@@ -34,8 +45,13 @@ export class SessionManager {
   #created = 0;
   #sweeper: NodeJS.Timeout | undefined;
 
-  constructor(services: McpServices, options: { idleSeconds: number; maxBodyBytes: number }) {
+  readonly #eventBudget: EventBudget;
+  readonly #eventLimits: EventStoreLimits;
+
+  constructor(services: McpServices, options: { idleSeconds: number; maxBodyBytes: number; eventBudgetBytes?: number; eventLimits?: EventStoreLimits }) {
     this.#services = services;
+    this.#eventBudget = new EventBudget(options.eventBudgetBytes ?? EVENT_BUDGET_BYTES);
+    this.#eventLimits = options.eventLimits ?? DEFAULT_EVENT_LIMITS;
     this.#maxBodyBytes = options.maxBodyBytes;
     const idleMs = options.idleSeconds * 1000;
     this.#sweeper = setInterval(() => this.#sweep(idleMs), Math.max(250, Math.min(idleMs / 2, 30_000)));
@@ -63,16 +79,19 @@ export class SessionManager {
   async create(agent: AgentIdentity): Promise<HttpSession> {
     const id = randomUUID();
     const abort = new AbortController();
+    const events = new SessionEventStore(this.#eventBudget, this.#eventLimits);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       maxRequestBodySize: this.#maxBodyBytes,
+      eventStore: events,
+      retryInterval: SSE_RETRY_MS,
       onsessionclosed: (closedId) => {
         void this.close(closedId, 'deleted');
       },
     });
     const mcp = createMcpSession(this.#services, { sessionId: id, agent, transport: 'http', signal: abort.signal });
     const observed = await mcp.connect(transport);
-    const session: HttpSession = { id, agent, transport, observed, mcp, abort, lastActivityMs: this.#services.now(), activeRequests: 0, claimedIds: new Set() };
+    const session: HttpSession = { id, agent, transport, observed, mcp, abort, events, lastActivityMs: this.#services.now(), activeRequests: 0, claimedIds: new Set() };
     observed.onclose = chain(observed.onclose, () => {
       if (this.#sessions.get(id) === session) void this.close(id, 'transport-closed');
     });
@@ -97,6 +116,7 @@ export class SessionManager {
       this.#services.logger.warn({ err: error, session: id }, 'session close failed');
     }
     this.#services.pii?.drop(id);
+    session.events.close();
     this.#services.logger.info({ session: id, agent: session.agent.name, reason }, 'session closed');
   }
 
