@@ -16,6 +16,7 @@ const SECTION_FILES: Record<string, [string, string]> = {
   pii: ['./pii-bench.js', 'piiBench'],
   python: ['./python-bench.js', 'pythonBench'],
   integration: ['./integration-bench.js', 'integrationBench'],
+  search: ['./search-bench.js', 'searchBench'],
 };
 const SECTIONS: Record<string, () => Promise<BenchSection>> = Object.fromEntries(
   Object.entries(SECTION_FILES).map(([name, [file, exported]]) => [

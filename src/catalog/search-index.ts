@@ -9,6 +9,7 @@ import MiniSearch from 'minisearch';
 import type { Query, SearchOptions as MiniSearchOptions } from 'minisearch';
 import type { ToolEntry } from './catalog-types.js';
 import { processTerm, splitWords, tokenizeName, tokenizeQuery } from './text-analysis.js';
+import { WordNet } from './wordnet.js';
 
 /** Field weights: a name hit counts most, then use cases and description. */
 export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5 } as const;
@@ -25,6 +26,38 @@ export const MAX_QUERY_TERMS = 24;
  */
 const COMMON_TERM_SHARE = 0.3;
 const MIN_DOCS_FOR_PRUNING = 500;
+
+/**
+ * Query expansion (wordnet.ts): words of the query looked up in WordNet at most, related words
+ * kept per query word (only those some tool contains), and their weight against the query's own.
+ */
+const EXPANDED_WORDS = 8;
+const EXPANSIONS_PER_WORD = 6;
+/** Share of the tools a related word may be found in at most (see #isTelling). */
+const EXPANSION_MAX_SHARE = 0.03;
+/** A word some tool contains: its related words only nudge the ranking. */
+const NUDGE_BOOSTS = scaledBoosts(0.15);
+/**
+ * A word no tool contains but WordNet knows is English said differently from the catalog, not a
+ * typo: its related words stand in for it (a word WordNet does not know stays a likely typo).
+ */
+const STAND_IN_BOOSTS = scaledBoosts(0.8);
+
+function scaledBoosts(weight: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(FIELD_BOOSTS).map(([k, v]) => [k, v * weight]));
+}
+
+interface Expansion {
+  /** Related terms of words some tool contains. */
+  nudges: string[];
+  /** Related terms standing in for words no tool contains. */
+  standIns: string[];
+  /** Those words' own terms: matched through their stand-ins, not fuzzily as typos. */
+  replaced: Set<string>;
+}
+
+/** One WordNet reader for the process: it holds file handles and an LRU of answers only. */
+let wordnet: WordNet | undefined;
 
 /** Fields a term no tool contains (a likely typo) is fuzzily matched against. */
 const TYPO_FIELDS = ['name', 'use_cases', 'category'];
@@ -145,6 +178,15 @@ export class ToolSearchIndex {
     }
   }
 
+  /**
+   * Whether a related word is worth adding: some tool contains it, and few do. A word half the
+   * catalog's long descriptions contain ('project', 'see') would rank by description length.
+   */
+  #isTelling(term: string): boolean {
+    const df = this.#df.get(term) ?? 0;
+    return df > 0 && df <= Math.max(3, this.#docTerms.size * EXPANSION_MAX_SHARE);
+  }
+
   /** Whether a term is in more than COMMON_TERM_SHARE of the tools of a large catalog. */
   #isCommon(term: string): boolean {
     const total = this.#docTerms.size;
@@ -159,14 +201,46 @@ export class ToolSearchIndex {
     if (terms.length === 0) return [];
     const rare = terms.filter((t) => !this.#isCommon(t));
     const kept = rare.length > 0 ? rare : terms;
+    const expansion = this.#expand(query, new Set(terms));
     // A lone common term is looked for in names first; all fields only if no name has it.
-    let results = this.#run(kept, category, true);
-    if (results.length === 0 && rare.length === 0) results = this.#run(kept, category, false);
+    let results = this.#run(kept, category, true, expansion);
+    if (results.length === 0 && rare.length === 0) results = this.#run(kept, category, false, expansion);
     return results;
   }
 
-  #run(terms: readonly string[], category: string | undefined, narrowCommon: boolean): ReturnType<MiniSearch['search']> {
-    const perTerm: Query[] = terms.map((term) => {
+  /**
+   * Terms the query means without saying them: WordNet's related words of its words, kept when
+   * some tool contains them and the query does not already; weighted below the query's own.
+   */
+  #expand(query: string, own: ReadonlySet<string>): Expansion {
+    const expansion: Expansion = { nudges: [], standIns: [], replaced: new Set() };
+    wordnet ??= new WordNet();
+    if (!wordnet.available) return expansion;
+    const seen = new Set<string>();
+    const words = [...new Set(tokenizeQuery(query).map((w) => w.toLowerCase()))].slice(0, EXPANDED_WORDS);
+    for (const word of words) {
+      const own_ = processTerm(word);
+      if (!own_) continue;
+      const known = this.#df.has(own_);
+      const taken: string[] = [];
+      for (const related of wordnet.related(word, known ? 'synonyms' : 'broad')) {
+        const term = processTerm(related);
+        if (!term || own.has(term) || seen.has(term) || !this.#isTelling(term)) continue;
+        seen.add(term);
+        taken.push(term);
+        if (taken.length >= EXPANSIONS_PER_WORD) break;
+      }
+      if (known) expansion.nudges.push(...taken);
+      else if (taken.length > 0) {
+        expansion.standIns.push(...taken);
+        expansion.replaced.add(own_);
+      }
+    }
+    return expansion;
+  }
+
+  #run(terms: readonly string[], category: string | undefined, narrowCommon: boolean, expansion?: Expansion): ReturnType<MiniSearch['search']> {
+    const perTerm: Query[] = terms.filter((term) => !expansion?.replaced.has(term)).map((term) => {
       if (!this.#df.has(term)) {
         // A term no tool contains is a typo or a partial word: it is matched fuzzily (from
         // FUZZY_MIN_CHARS letters) and by prefix against the short fields, where a correction
@@ -175,8 +249,13 @@ export class ToolSearchIndex {
       }
       return { queries: [term], fuzzy: false, ...(narrowCommon && this.#isCommon(term) ? { fields: ['name'] } : {}) };
     });
+    const groups: Query[] = [];
+    if (perTerm.length > 0) groups.push({ combineWith: 'OR', queries: perTerm });
+    if (expansion?.nudges.length) groups.push({ combineWith: 'OR', queries: expansion.nudges, fuzzy: false, prefix: false, boost: NUDGE_BOOSTS });
+    if (expansion?.standIns.length) groups.push({ combineWith: 'OR', queries: expansion.standIns, fuzzy: false, prefix: false, boost: STAND_IN_BOOSTS });
+    const query: Query = { combineWith: 'OR', queries: groups };
     return this.#mini.search(
-      { combineWith: 'OR', queries: perTerm },
+      query,
       {
         tokenize: (text) => [text],
         processTerm: (term) => term,

@@ -10,7 +10,7 @@ const note = (n: number, pad = 0): JSONRPCMessage => ({ jsonrpc: '2.0', method: 
 
 async function replay(store: SessionEventStore, after: string): Promise<number[]> {
   const got: number[] = [];
-  await store.replayEventsAfter(after, { send: async (_id, m) => void got.push((m as { params: { progress: number } }).params.progress) });
+  await store.replayEventsAfter(after, { send: async (_id, m) => void got.push((m as unknown as { params: { progress: number } }).params.progress) });
   return got;
 }
 
