@@ -11,7 +11,8 @@
 // D (its timeout + HARD_DEADLINE_GRACE_MS + ABORT_ESCALATION_MS). So with k agents waiting, a call
 // at the head of its agent's queue starts within ceil(k / S) x D, and with L < S a single flooding
 // agent never holds every slot: another agent starts at once if no third agent holds the rest.
-// For Python, add one recycle (R: recycleTimeoutMs, or a respawn) per turn: ceil(k / S) x (D + R).
+// For Python, add one recycle (R) per turn: ceil(k / S) x (D + R); an agent no process can serve
+// holds back calls sent ahead and gets the next idle process (#drain), so R follows at most one D.
 
 import type { AbortReason, HostReply, Outcome, RunRequest, SandboxProcessOptions } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
@@ -33,9 +34,8 @@ export const RECYCLE_TIMEOUT_MS = 30_000;
 const RECYCLE_PROBE_MS = 5_000;
 
 /**
- * Whether this build's sandbox processes answer 'recycle', shared by the pools (they run the same
- * pool-host). The JavaScript pool finds out at start for free; until then a Python recycle waits
- * up to recycleTimeoutMs, and when the answer is 'no' it respawns the process at once.
+ * Whether this build's sandbox processes answer 'recycle', shared by the pools (same pool-host):
+ * until known, a Python recycle waits up to recycleTimeoutMs; when 'no', it respawns at once.
  */
 export interface RecycleSupport {
   state: 'unknown' | 'yes' | 'no';
@@ -242,7 +242,12 @@ export class SandboxPool {
    */
   #drain(): void {
     if (this.#closed) return;
-    for (const mode of ['free', 'ahead'] as const) {
+    // Bound (Python): until a starving agent has a recycle coming, nothing is sent ahead and idle
+    // processes go to it first, or a flooding agent keeps every process busy with its own queue.
+    const canServe = (a: string): boolean => !!this.#policy.pick(a, this.#procs, 'free') || !!this.#policy.pick(a, this.#procs, 'ahead');
+    const starving = this.#policy.kind === 'bound' ? this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)) : [];
+    if (starving.length > 0) this.#recycleForWaiting(starving);
+    for (const mode of starving.length > 0 ? (['free'] as const) : (['free', 'ahead'] as const)) {
       let served = true;
       while (served && this.#queue.size > 0) {
         served = false;
@@ -262,8 +267,8 @@ export class SandboxPool {
   }
 
   /** One pristine process per waiting agent that has none coming: recycle the least recently used idle one. */
-  #recycleForWaiting(): void {
-    const waiting = this.#queue.agents().filter((a) => this.#underLimit(a));
+  #recycleForWaiting(agents?: readonly string[]): void {
+    const waiting = agents ?? this.#queue.agents().filter((a) => this.#underLimit(a));
     let coming = this.#restartsPending + this.#procs.filter((p) => p.state === 'starting' || p.recycling).length;
     for (const agent of waiting) {
       if (coming > 0) {

@@ -34,7 +34,7 @@ describe('the evaluation set', () => {
   });
 
   it('every expected tool exists, and no paraphrase shares a content word (or a form of one) with its tools', () => {
-    const tools = new Map(servers.flatMap((s) => s.tools.map((t) => [`${s.server}.${t.name}`, t] as const)));
+    const tools = new Map<string, { name: string; description: string }>(servers.flatMap((s) => s.tools.map((t) => [`${s.server}.${t.name}`, t] as const)));
     for (const q of queries) {
       for (const e of q.expected) expect(tools.has(e), `${q.query}: ${e}`).toBe(true);
       if (q.kind !== 'paraphrase') continue;
