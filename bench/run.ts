@@ -17,6 +17,7 @@ const SECTION_FILES: Record<string, [string, string]> = {
   python: ['./python-bench.js', 'pythonBench'],
   integration: ['./integration-bench.js', 'integrationBench'],
   search: ['./search-bench.js', 'searchBench'],
+  tokens: ['./token-bench.js', 'tokenBench'],
 };
 const SECTIONS: Record<string, () => Promise<BenchSection>> = Object.fromEntries(
   Object.entries(SECTION_FILES).map(([name, [file, exported]]) => [
