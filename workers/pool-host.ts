@@ -13,6 +13,8 @@ import type { MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import { batchingSender, unbatch } from './ipc-batch.js';
+import { MemoryWatch } from './memory-watch.js';
+import type { WatchedCall } from './memory-watch.js';
 import type { Batch } from './ipc-batch.js';
 import { preprocess } from './preprocess.js';
 import type { Preprocessed } from './preprocess.js';
@@ -44,7 +46,7 @@ function relay(m: WorkerMessage): void {
   if (!entry) return;
   if (m.kind === 'host-call') send({ type: 'host-call', id: m.id, callId: m.callId, method: m.method, args: m.args });
   else if (m.kind === 'output') send({ type: 'output', id: m.id, lines: m.lines });
-  else onProbeAnswer(m.id, entry, m.bytes);
+  else memory.answer(m.id, entry, m.bytes);
 }
 
 /** The channel of the thread running `entry`; undefined until the call has started on one. */
@@ -67,28 +69,25 @@ const SELF_KILL_MS = 5_000;
 /** Set once a worker thread would not stop: nothing more starts in this process. */
 let unstoppable = false;
 
-interface Running {
+interface Running extends WatchedCall {
   controller: AbortController;
   interrupt: Int32Array;
   reason?: AbortReason;
   wake: Int32Array;
-  rssAtStart: number;
-  memoryMb: number;
-  /** When a memory probe was sent and not yet answered (performance.now()). */
-  probeSentAt?: number;
   /** JavaScript, once aborted: settles when the aborted worker thread has really exited. */
   exited?: Promise<void>;
 }
 
-/** How long a probed worker may take to say what its call holds before RSS alone decides, ms. */
-const PROBE_TIMEOUT_MS = 250;
-/**
- * A worker too busy to answer (a synchronous loop) is judged on RSS alone, which also holds what
- * earlier calls freed and the allocator kept: it is stopped only past twice its limit plus this.
- */
-const UNANSWERED_MARGIN_BYTES = 256 * MB;
-
 const running = new Map<number, Running>();
+const memory = new MemoryWatch(
+  running,
+  (id, entry, limit) => {
+    const port = channelOf(entry);
+    port?.postMessage({ kind: 'memory-probe', limit, id } satisfies ToThread);
+    return port !== undefined;
+  },
+  (id) => abort(id, 'memory'),
+);
 /** Agents re-run the same code often; preprocessing (TS strip, parse) is cached by source. */
 const prepared = new LRUCache<string, Preprocessed>({ max: 500, maxSize: 32 * MB, sizeCalculation: (v, k) => k.length + (v.ok ? v.source.length : 200) });
 
@@ -213,7 +212,7 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
   // [0]: Pyodide's interrupt buffer; [1]: the JavaScript worker's threadId, so an abort can
   // watch that thread exit.
   const interrupt = new Int32Array(new SharedArrayBuffer(8));
-  const entry: Running = { controller, interrupt, wake, rssAtStart: lastRss, memoryMb: req.memoryMb };
+  const entry: Running = { controller, interrupt, wake, rssAtStart: memory.lastRss, memoryMb: req.memoryMb };
   running.set(id, entry);
   // What the worker posted last (its final output flush) may still be queued when the task
   // settles: forward it before 'done', or the coordinator drops it.
@@ -320,53 +319,6 @@ function watchExit(entry: Running): Promise<void> {
   });
 }
 
-/**
- * Resident memory against the running calls' limits. resourceLimits do not count ArrayBuffers
- * and some allocations outrun them, so the process watches its real footprint. But resident memory
- * also holds what earlier calls freed and the allocator kept, so growth only triggers a probe: the
- * call's worker reports what the call itself retains, and only a call over its own limit is
- * stopped. A worker too busy to answer (a synchronous allocation loop) is judged on RSS alone.
- */
-/** The resident memory the watch last read: a call's starting figure, without a syscall per call. */
-let lastRss = process.memoryUsage.rss();
-
-function checkMemory(): void {
-  const rss = process.memoryUsage.rss();
-  lastRss = rss;
-  if (running.size === 0) return;
-  const now = performance.now();
-  let baseline = Infinity;
-  let allowance = 0;
-  for (const r of running.values()) {
-    baseline = Math.min(baseline, r.rssAtStart);
-    allowance += r.memoryMb * MB;
-  }
-  if (rss - baseline <= allowance) return;
-  for (const [id, r] of running) {
-    if (r.reason) continue;
-    if (r.probeSentAt === undefined) {
-      const port = channelOf(r);
-      // Not started on a thread yet: it holds nothing.
-      if (!port) continue;
-      r.probeSentAt = now;
-      port.postMessage({ kind: 'memory-probe', limit: r.memoryMb * MB, id } satisfies ToThread);
-    } else if (now - r.probeSentAt > PROBE_TIMEOUT_MS && rss - r.rssAtStart > 2 * r.memoryMb * MB + UNANSWERED_MARGIN_BYTES) {
-      abort(id, 'memory');
-    }
-  }
-}
-
-function onProbeAnswer(id: number, entry: Running, bytes: number): void {
-  entry.probeSentAt = undefined;
-  if (bytes > entry.memoryMb * MB) {
-    abort(id, 'memory');
-    return;
-  }
-  // A false alarm: the growth is not this call's. Count from here, so it is not probed again
-  // until the process grows by a whole limit more.
-  entry.rssAtStart = process.memoryUsage.rss();
-}
-
 process.on('message', (batch: ToSandbox | Batch<ToSandbox>) => unbatch(batch, onMessage));
 
 function onMessage(msg: ToSandbox): void {
@@ -420,7 +372,7 @@ process.on('disconnect', () => {
   process.exit(0);
 });
 
-setInterval(checkMemory, options.memoryPollMs).unref();
+setInterval(() => memory.check(), options.memoryPollMs).unref();
 
 // Warm every thread (import ses, lockdown) before saying ready, so no call pays a cold start.
 threads.start().then(
