@@ -74,6 +74,25 @@ export const executorBench: BenchSection = {
       const filter = await load(200, 2, () => call(executor, FILTER_CODE));
       rows.push({ group: 'executor', name: DATA_ROW, value: round(filter.perSecond, 0), unit: 'calls/s', extra: summary(filter.latencies) });
 
+      progress('executor: host call round trip (read_file of 1 KB from guest code)');
+      await workspace.namespace('').writeFile('bench/one-kb.txt', 'x'.repeat(1024));
+      // A call making READS reads against one making none: the difference per read is the round
+      // trip guest -> worker -> pool host -> coordinator (workspace read) and back.
+      const READS = 1_000;
+      const withReads = `let n = 0; for (let i = 0; i < ${READS}; i++) n += read_file('bench/one-kb.txt').length; return n`;
+      const without = `let n = 0; for (let i = 0; i < ${READS}; i++) n += 1024; return n`;
+      const timeOf = async (code: string): Promise<number> => {
+        const samples: number[] = [];
+        for (let i = 0; i < 7; i++) {
+          const t = performance.now();
+          await call(executor, code);
+          samples.push(performance.now() - t);
+        }
+        return percentile(samples, 50);
+      };
+      const perRead = ((await timeOf(withReads)) - (await timeOf(without))) / READS;
+      rows.push({ group: 'executor', name: 'host call round trip: read_file of 1 KB from guest code', value: round(perRead * 1000, 0), unit: 'µs', target: '<= 100 µs', met: perRead * 1000 <= 100 });
+
       progress('executor: TypeScript path');
       let tsN = 0;
       // Distinct source per call so the preprocessing cache does not hide the TypeScript cost.
