@@ -28,17 +28,31 @@ describe('SessionEventStore', () => {
   });
 
   it('a stream keeps its newest events; a resume from a dropped one is refused with the reason', async () => {
-    const store = new SessionEventStore(new EventBudget(1e9), { maxEventsPerStream: 3, maxBytesPerSession: 1e9 });
+    const store = new SessionEventStore(new EventBudget(1e9), { maxEventsPerStream: 3, maxBytesPerSession: 1e9, maxStreamsPerSession: 100 });
     const ids = [];
     for (let i = 1; i <= 5; i++) ids.push(await store.storeEvent('s', note(i)));
     expect(await replay(store, ids[1] as string)).toEqual([3, 4, 5]);
     await expect(replay(store, ids[0] as string)).rejects.toThrow(/no longer kept/);
   });
 
+  it('a session keeps its newest streams; a forgotten stream is an unknown Last-Event-ID', async () => {
+    const budget = new EventBudget(1e9);
+    const store = new SessionEventStore(budget, { maxEventsPerStream: 10, maxBytesPerSession: 1e9, maxStreamsPerSession: 2 });
+    const first = await store.storeEvent('s1', note(1));
+    await store.storeEvent('s1', note(2));
+    await store.storeEvent('s2', note(3));
+    const third = await store.storeEvent('s3', note(4));
+    await store.storeEvent('s3', note(5));
+    expect(await store.getStreamIdForEventId(first)).toBeUndefined();
+    await expect(replay(store, first)).rejects.toThrow(/unknown Last-Event-ID/);
+    expect(await replay(store, third)).toEqual([5]);
+    expect(budget.used).toBe(store.bytes);
+  });
+
   it('sessions share one byte budget; a session that ends gives its bytes back', async () => {
     const budget = new EventBudget(20_000);
-    const a = new SessionEventStore(budget, { maxEventsPerStream: 1_000, maxBytesPerSession: 1e9 });
-    const b = new SessionEventStore(budget, { maxEventsPerStream: 1_000, maxBytesPerSession: 1e9 });
+    const a = new SessionEventStore(budget, { maxEventsPerStream: 1_000, maxBytesPerSession: 1e9, maxStreamsPerSession: 100 });
+    const b = new SessionEventStore(budget, { maxEventsPerStream: 1_000, maxBytesPerSession: 1e9, maxStreamsPerSession: 100 });
     for (let i = 0; i < 20; i++) await a.storeEvent('a', note(i, 1_000));
     expect(budget.used).toBeLessThanOrEqual(20_000);
     // b cannot take a's room: its events beyond the budget are not kept.

@@ -15,9 +15,11 @@ export interface EventStoreLimits {
   maxEventsPerStream: number;
   /** Bytes one session's streams keep together. */
   maxBytesPerSession: number;
+  /** Streams one session keeps (one per POST): past it the oldest is forgotten whole. */
+  maxStreamsPerSession: number;
 }
 
-export const DEFAULT_EVENT_LIMITS: Readonly<EventStoreLimits> = Object.freeze({ maxEventsPerStream: 1_000, maxBytesPerSession: 8 * 1024 * 1024 });
+export const DEFAULT_EVENT_LIMITS: Readonly<EventStoreLimits> = Object.freeze({ maxEventsPerStream: 1_000, maxBytesPerSession: 8 * 1024 * 1024, maxStreamsPerSession: 1_000 });
 
 /** Bytes all sessions' events may hold together. */
 export class EventBudget {
@@ -80,6 +82,12 @@ export class SessionEventStore implements EventStore {
     if (!stream) {
       stream = { events: [], droppedThrough: 0 };
       this.#streams.set(streamId, stream);
+      // Maps keep insertion order: the first stream is the oldest.
+      for (const [oldest, old] of this.#streams) {
+        if (this.#streams.size <= this.#limits.maxStreamsPerSession) break;
+        while (old.events.length > 0) this.#dropOldest(old);
+        this.#streams.delete(oldest);
+      }
     }
     const bytes = JSON.stringify(message).length * 2;
     // Make room: this stream's oldest past its count, then the session's oldest past its bytes
