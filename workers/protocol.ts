@@ -26,10 +26,26 @@ export interface RunRequest {
   toolNames: string[];
   /** Whether `fetch` is endowed (the agent has some net permission). */
   fetchAllowed: boolean;
+  /** Present when the agent may read its workspace: read_file is served in the worker (fast-read.ts). */
+  readGrant?: ReadGrant;
   /** Stream output lines back as they are written. */
   streamOutput: boolean;
   /** Largest host-call argument, characters; larger ones are refused in the worker. */
   maxArgChars: number;
+}
+
+/**
+ * The coordinator's grant to read files in the worker itself. Whether a call may read is decided
+ * by the host (src/executor/host-api.ts); the worker only confines reads to `root` and sends
+ * anything it does not serve, refusals included, to the host.
+ */
+export interface ReadGrant {
+  /** The real path of the agent's workspace namespace (no symlink in it). */
+  root: string;
+  /** Largest file served, bytes (the workspace's file limit). */
+  maxBytes: number;
+  /** Top-level names that are host-generated views (the catalog's `servers/`): always the host's. */
+  hostOnly: string[];
 }
 
 /** What the worker thread receives from its pool host (after preprocessing). */
@@ -57,8 +73,8 @@ export type ErrorInfo = {
 };
 
 export type Outcome =
-  | { ok: true; value: Json; output: string[]; outputDropped?: number; heapBytes?: number }
-  | { ok: false; error: ErrorInfo; output: string[]; outputDropped?: number };
+  | { ok: true; value: Json; output: string[]; outputDropped?: number; heapBytes?: number; readChars?: number }
+  | { ok: false; error: ErrorInfo; output: string[]; outputDropped?: number; readChars?: number };
 
 /** Worker → pool host, over the task's port. */
 export type WorkerMessage =

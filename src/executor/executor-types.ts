@@ -1,6 +1,7 @@
 // The executor's contract: what the MCP front, the CLI and tests hand to it and get back.
 // Kept apart from the implementation so an in-process fake can stand in where a test needs one.
 
+import type { ReadGrant } from '../../workers/protocol.js';
 import type { Permissions } from '../config/config-types.js';
 
 export type Language = 'javascript' | 'typescript' | 'python';
@@ -155,6 +156,11 @@ export interface HostApi {
   toolNames(identity: CallIdentity): string[];
   /** Whether this identity may use `fetch` at all. */
   fetchAllowed(identity: CallIdentity): boolean;
+  /**
+   * A grant to serve this identity's read_file calls inside the sandbox (no host round trip), or
+   * undefined when every read must come here. Only a success is ever served there.
+   */
+  readGrant?(identity: CallIdentity): Promise<ReadGrant | undefined>;
 }
 
 export interface HostCallContext {

@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { createHistogram } from 'node:perf_hooks';
 import type { RecordableHistogram } from 'node:perf_hooks';
-import type { Outcome, RunRequest } from '../../workers/protocol.js';
+import type { Outcome, ReadGrant, RunRequest } from '../../workers/protocol.js';
 import { SANDBOX_API_NAMES } from '../../workers/sandbox/api-names.js';
 import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
@@ -44,6 +44,8 @@ export interface ExecutorOptions {
 
 const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
 const RESERVED = new Set<string>([...SANDBOX_API_NAMES, '__proto__', 'constructor', 'globalThis', 'eval', 'Function', 'Compartment', 'harden', 'lockdown']);
+/** Characters per token when a count is estimated (English text and JSON average about 4). */
+const CHARS_PER_TOKEN = 4;
 /** Largest context_vars, as JSON characters. */
 const MAX_CONTEXT_CHARS = 16 * 1024 * 1024;
 
@@ -126,6 +128,7 @@ export class PooledExecutor implements Executor {
       agent: identity.agent,
       toolNames: this.#host.toolNames(identity),
       fetchAllowed: this.#host.fetchAllowed(identity),
+      readGrant: request.language === 'python' ? undefined : await this.#readGrant(identity),
       streamOutput: options.onOutput !== undefined,
       // A file write is the largest legitimate argument; a little room for its name.
       maxArgChars: limits.maxFileBytes + 64 * 1024,
@@ -166,6 +169,8 @@ export class PooledExecutor implements Executor {
           for (const line of lines) options.onOutput?.(line);
         },
       });
+      // Reads the worker served itself were not counted here: estimated from their length.
+      if (finished.outcome.readChars) addCount(tokensIn, { tokens: Math.ceil(finished.outcome.readChars / CHARS_PER_TOKEN), estimated: true });
       return await this.#finish(started, finished.outcome, identity, tokensIn);
     } finally {
       ended = true;
@@ -250,6 +255,16 @@ export class PooledExecutor implements Executor {
       if (size > MAX_CONTEXT_CHARS) return `context_vars is ${size} characters of JSON; the limit is ${MAX_CONTEXT_CHARS}`;
     }
     return undefined;
+  }
+
+  /** The host's grant to serve read_file in the worker; without one (or if it fails) reads go to the host. */
+  async #readGrant(identity: CallIdentity): Promise<ReadGrant | undefined> {
+    if (!this.#host.readGrant) return undefined;
+    try {
+      return await this.#host.readGrant(identity);
+    } catch {
+      return undefined;
+    }
   }
 
   async #finish(started: number, outcome: Outcome, identity: CallIdentity, tokensIn: TokenCount): Promise<ExecutionResult> {

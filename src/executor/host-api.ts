@@ -102,6 +102,13 @@ export function createHostApi(deps: HostApiDeps): HostApi {
     },
     toolNames: (identity) => deps.toolNames?.(identity) ?? [],
     fetchAllowed: (identity) => identity.permissions.net.length > 0 && deps.extensions?.fetch !== undefined,
+    // The same permission read_file checks above; the worker serves only plain reads inside the
+    // namespace and sends everything else here.
+    async readGrant(identity) {
+      if (identity.permissions.workspace === 'none') return undefined;
+      const root = await workspace.namespace(identity.workspaceNamespace).realRoot();
+      return { root, maxBytes: workspace.maxFileBytes, hostOnly: trees.map((t) => t.root) };
+    },
   };
 }
 

@@ -238,6 +238,11 @@ export class WorkspaceView {
     return { path: this.namespaceName === '' ? '.' : this.namespaceName, file_count: files.length, total_bytes: total };
   }
 
+  /** The namespace folder's real path (created if missing). */
+  realRoot(): Promise<string> {
+    return this.#root();
+  }
+
   async #root(): Promise<string> {
     if (this.#realRoot === undefined) {
       await mkdir(this.root, { recursive: true });

@@ -7,6 +7,7 @@ import type { WorkerTask } from '../protocol.js';
 import type { CallScope } from './call-scope.js';
 import { makeError } from './call-scope.js';
 import { aggregateStats, filterByField, formatOutput, summarizeList } from './data-helpers.js';
+import { fastRead } from './fast-read.js';
 import { toJsonSafe } from './serialize.js';
 import { TextDecoder, TextEncoder, URL, URLSearchParams, wrapHostErrors } from './web-facades.js';
 
@@ -183,7 +184,14 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
     sleep: (ms: unknown) => scope.sleep(ms),
 
     workspace: task.workspaceName,
-    read_file: (path: unknown) => sync('read_file', str(path, 'read_file', 'path')),
+    read_file: (path: unknown) => {
+      const file = str(path, 'read_file', 'path');
+      scope.assertActive('read_file');
+      const content = fastRead(task.readGrant, file);
+      if (content === undefined) return sync('read_file', file);
+      scope.readChars += content.length;
+      return content;
+    },
     write_file: (path: unknown, content: unknown) => sync('write_file', str(path, 'write_file', 'path'), str(content, 'write_file', 'content')),
     list_files: (subpath?: unknown) => sync('list_files', optionalStr(subpath, 'list_files', 'subpath') ?? '.'),
     delete_file: (path: unknown) => sync('delete_file', str(path, 'delete_file', 'path')),
