@@ -15,6 +15,7 @@ const supported = process.platform === 'linux';
 /** Longest path served here; longer ones go to the host, which says what the limit is. */
 const MAX_PATH_CHARS = 1024;
 /** The ordinary relative path: no empty, `.` or `..` segment, no backslash or control character. */
+// eslint-disable-next-line no-control-regex
 const PLAIN_SEGMENT = /^(?!\.{1,2}$)[^/\\\u0000-\u001f\u007f]+$/;
 
 function plainRelative(file: string): boolean {
