@@ -38,10 +38,11 @@ export function benchConfig(root: string, sandbox: Partial<Config['sandbox']> = 
   };
 }
 
-async function startExecutor(root: string, sandbox: Partial<Config['sandbox']> = {}): Promise<{ executor: PooledExecutor; workspace: Workspace }> {
+async function startExecutor(root: string, sandbox: Partial<Config['sandbox']> = {}, toolNames: string[] = []): Promise<{ executor: PooledExecutor; workspace: Workspace }> {
   const config = benchConfig(root, sandbox);
   const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
-  const executor = await createExecutor({ config, hostApi: createHostApi({ config, workspace, logger: silentLogger() }), logger: silentLogger(), workspace });
+  const hostApi = createHostApi({ config, workspace, logger: silentLogger(), toolNames: () => toolNames });
+  const executor = await createExecutor({ config, hostApi, logger: silentLogger(), workspace });
   return { executor, workspace };
 }
 
@@ -92,6 +93,11 @@ export const executorBench: BenchSection = {
       };
       const perRead = ((await timeOf(withReads)) - (await timeOf(without))) / READS;
       rows.push({ group: 'executor', name: 'host call round trip: read_file of 1 KB from guest code', value: round(perRead * 1000, 0), unit: 'µs', target: '<= 100 µs', met: perRead * 1000 <= 100 });
+      // read_file is served in the worker (workers/sandbox/fast-read.ts); list_files still goes
+      // guest -> worker -> pool host -> coordinator and back: what every other host call costs.
+      const withLists = `let n = 0; for (let i = 0; i < ${READS}; i++) n += list_files('bench').length; return n`;
+      const perList = ((await timeOf(withLists)) - (await timeOf(without))) / READS;
+      rows.push({ group: 'executor', name: 'host call round trip relayed to the coordinator: list_files', value: round(perList * 1000, 0), unit: 'µs' });
 
       progress('executor: TypeScript path');
       let tsN = 0;
@@ -107,6 +113,17 @@ export const executorBench: BenchSection = {
       rows.push({ group: 'executor', name: 'coordinator at rest (RSS)', value: await rssMb(process.pid), unit: 'MB' });
     } finally {
       await executor.close();
+    }
+
+    progress('executor: trivial calls, 32 in flight, for an agent that may call 300 upstream tools');
+    const toolNames = Array.from({ length: 300 }, (_, i) => `server${i % 12}.some_upstream_tool_${i}`);
+    const manyTools = await startExecutor(root, {}, toolNames);
+    try {
+      await load(300, 8, () => call(manyTools.executor, 'return 1'));
+      const withTools = await load(4_000, 32, () => call(manyTools.executor, 'return 1'));
+      rows.push({ group: 'executor', name: 'trivial call, 32 in flight, agent with 300 upstream tools', value: round(withTools.perSecond, 0), unit: 'calls/s', extra: summary(withTools.latencies) });
+    } finally {
+      await manyTools.executor.close();
     }
 
     progress('executor: worker replacement after a timeout');

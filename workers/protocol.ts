@@ -22,8 +22,12 @@ export interface RunRequest {
    * interpreter that ran one agent's code never runs another agent's unless it is pristine.
    */
   agent: string;
-  /** Upstream tool names the guest may call, as `server.tool` (already filtered by permissions). */
-  toolNames: string[];
+  /**
+   * Upstream tool names the guest may call, as `server.tool` (already filtered by permissions).
+   * Python only: JavaScript asks for them (TOOL_NAMES_METHOD) the first time code enumerates
+   * `tools`, so an ordinary call carries and builds nothing for hundreds of upstream tools.
+   */
+  toolNames?: string[];
   /** Whether `fetch` is endowed (the agent has some net permission). */
   fetchAllowed: boolean;
   /** Present when the agent may read its workspace: read_file is served in the worker (fast-read.ts). */
@@ -33,6 +37,9 @@ export interface RunRequest {
   /** Largest host-call argument, characters; larger ones are refused in the worker. */
   maxArgChars: number;
 }
+
+/** The host call a JavaScript guest makes, once, when it first enumerates `tools`; answered by the executor. */
+export const TOOL_NAMES_METHOD = 'tool_names';
 
 /**
  * The coordinator's grant to read files in the worker itself. Whether a call may read is decided

@@ -248,7 +248,7 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
       // Async code answers through bridge.done: listen before the task can possibly finish.
       const pending = awaitOutcome(py, task.interrupt, deadline);
       try {
-        const started = py.begin(code, task.source, task.contextJson ?? '', task.workspaceName, JSON.stringify(task.toolNames), task.fetchAllowed) as unknown;
+        const started = py.begin(code, task.source, task.contextJson ?? '', task.workspaceName, JSON.stringify(task.toolNames ?? []), task.fetchAllowed) as unknown;
         if (typeof started === 'string') finishAsync?.(started);
         text = await pending.outcome;
       } finally {

@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { createHistogram } from 'node:perf_hooks';
 import type { RecordableHistogram } from 'node:perf_hooks';
+import { TOOL_NAMES_METHOD } from '../../workers/protocol.js';
 import type { Outcome, ReadGrant, RunRequest } from '../../workers/protocol.js';
 import { SANDBOX_API_NAMES } from '../../workers/sandbox/api-names.js';
 import type { Config } from '../config/config-types.js';
@@ -126,7 +127,7 @@ export class PooledExecutor implements Executor {
       memoryMb: request.memoryMb,
       workspaceName: identity.workspaceNamespace || 'workspace',
       agent: identity.agent,
-      toolNames: this.#host.toolNames(identity),
+      toolNames: request.language === 'python' ? this.#host.toolNames(identity) : undefined,
       fetchAllowed: this.#host.fetchAllowed(identity),
       readGrant: request.language === 'python' ? undefined : await this.#readGrant(identity),
       streamOutput: options.onOutput !== undefined,
@@ -160,7 +161,8 @@ export class PooledExecutor implements Executor {
         deadline: started + timeoutMs,
         signal: options.signal,
         onHostCall: (callId, method, args, reply) => {
-          this.#host.call(method, args, ctx).then(
+          const answer = method === TOOL_NAMES_METHOD ? Promise.resolve().then(() => this.#host.toolNames(identity)) : this.#host.call(method, args, ctx);
+          answer.then(
             (value) => reply({ kind: 'host-reply', callId, ok: true, value }),
             (err: unknown) => reply({ kind: 'host-reply', callId, ok: false, error: hostErrorOf(err, this.#hostRoots) }),
           );

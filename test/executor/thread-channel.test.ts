@@ -47,3 +47,46 @@ describe('a thread shared by consecutive calls', () => {
     expect(lines).toEqual(['from alice']);
   });
 });
+
+describe('the tools object, listed only when code enumerates it', () => {
+  let perAgent: Sandbox;
+
+  beforeAll(async () => {
+    perAgent = await startSandbox({
+      sandbox: { processes: 1, threadsPerProcess: 1 },
+      toolNames: (identity) => (identity.agent === 'alice' ? ['up.echo', 'docs.search'] : ['up.slow', 'evil.plant']),
+      extensions: { call_tool: async ([server, tool, args]) => ({ server, tool, args }) },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await perAgent?.close();
+  });
+
+  it('enumeration, `in`, JSON and harden show exactly what the agent may call', async () => {
+    const r = await perAgent.run(
+      `const keys = [Object.keys(tools), Object.keys(tools.up), 'up' in tools, 'nope' in tools, 'echo' in tools.up];
+       const same = tools.up.echo === tools.up.echo;
+       const json = JSON.stringify(tools);
+       harden(tools);
+       return [...keys, same, json, Object.isFrozen(tools.up), await tools.up.echo({ n: 1 })]`,
+      { agent: 'alice' },
+    );
+    expect(r.error, r.traceback).toBeUndefined();
+    expect(r.result).toEqual([['up', 'docs'], ['echo'], true, false, true, true, '{"up":{},"docs":{}}', true, { server: 'up', tool: 'echo', args: { n: 1 } }]);
+  });
+
+  it('a call that never enumerates still reaches any tool by name; unknown names reach the host too', async () => {
+    const r = await perAgent.run('return [await tools.docs.search({ q: 1 }), typeof tools.nothere.tool]', { agent: 'alice' });
+    expect(r.result).toEqual([{ server: 'docs', tool: 'search', args: { q: 1 } }, 'function']);
+  });
+
+  it("what one agent lists or plants on its tools object is gone for the next agent on the same thread", async () => {
+    for (let round = 0; round < 2; round++) {
+      const m = await perAgent.run('Object.keys(tools); tools.up.echo = () => "planted"; tools.planted = { x: 1 }; return Object.keys(tools)', { agent: 'mallory', namespace: 'agent-m' });
+      expect(m.result).toEqual(['up', 'evil', 'planted']);
+      const a = await perAgent.run('return [Object.keys(tools), Object.keys(tools.up), await tools.up.echo({ ok: true })]', { agent: 'alice' });
+      expect(a.result).toEqual([['up', 'docs'], ['echo'], { server: 'up', tool: 'echo', args: { ok: true } }]);
+    }
+  });
+});

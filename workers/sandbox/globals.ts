@@ -3,6 +3,7 @@
 // object handed over is hardened or freshly made, so nothing here is shared between calls.
 
 import { webcrypto } from 'node:crypto';
+import { TOOL_NAMES_METHOD } from '../protocol.js';
 import type { WorkerTask } from '../protocol.js';
 import type { CallScope } from './call-scope.js';
 import { makeError } from './call-scope.js';
@@ -159,7 +160,10 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
     return p;
   };
 
-  const tools = toolsObject(task.toolNames, (server, tool, args) => async('call_tool', server, tool, args ?? {}));
+  const tools = toolsObject(
+    () => sync(TOOL_NAMES_METHOD),
+    (server, tool, args) => async('call_tool', server, tool, args ?? {}),
+  );
 
   const globals: Record<string, unknown> = {
     ...sharedEndowments(),
@@ -243,34 +247,64 @@ const NOT_TOOL_NAMES = new Set(['then', 'catch', 'finally', 'toJSON', 'construct
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /**
- * `tools.SERVER.TOOL(args)`. The servers and tools this agent may call are plain keys (so
- * Object.keys, `in` and printing show them); any other well-formed name still resolves to a
- * function, so `tools.github.create_issue(...)` reaches the host, which answers why it cannot run
- * (not configured, failed to start, not permitted, no such tool) instead of the guest failing
- * with "Cannot read properties of undefined". Everything here is made per call.
+ * `tools.SERVER.TOOL(args)`. Any well-formed name resolves to a function, so
+ * `tools.github.create_issue(...)` reaches the host, which answers why it cannot run (not
+ * configured, failed to start, not permitted, no such tool) instead of the guest failing with
+ * "Cannot read properties of undefined". The servers and tools this agent may call become plain
+ * keys (so Object.keys, `in` and printing show them) the first time code enumerates or tests
+ * them: only then is the list asked of the host (`listNames`), so an ordinary call neither carries
+ * nor builds anything for hundreds of upstream tools. Everything here is made per call.
  */
-function toolsObject(toolNames: readonly string[], call: ToolCall): Record<string, unknown> {
-  const known = new Map<string, Record<string, unknown>>();
+function toolsObject(listNames: () => unknown, call: ToolCall): Record<string, unknown> {
+  // Null-prototype targets: a server or tool named `__proto__` stays a plain key.
+  const root: Record<string, unknown> = Object.create(null);
+  const targets = new Map<string, Record<string, unknown>>();
+  const proxies = new Map<string, Record<string, unknown>>();
+  const functions = new Map<string, (args?: unknown) => Promise<unknown>>();
+  const tool = (server: string, name: string): ((args?: unknown) => Promise<unknown>) => {
+    const key = `${server}\0${name}`;
+    let fn = functions.get(key);
+    if (!fn) {
+      fn = (args?: unknown) => call(server, name, args);
+      functions.set(key, fn);
+    }
+    return fn;
+  };
+  let listed = false;
+  const list = (): void => {
+    if (listed) return;
+    const names = listNames();
+    listed = true;
+    for (const qualified of Array.isArray(names) ? names : []) {
+      if (typeof qualified !== 'string') continue;
+      const dot = qualified.indexOf('.');
+      const server = qualified.slice(0, dot);
+      const name = qualified.slice(dot + 1);
+      namespace(server);
+      (targets.get(server) as Record<string, unknown>)[name] = tool(server, name);
+      root[server] = proxies.get(server);
+    }
+  };
+  // What enumerates or tests keys lists the tools first; `get` never needs the list.
+  const listing = <T extends object>(get: ProxyHandler<T>['get']): ProxyHandler<T> => ({
+    get,
+    has: (t, key) => (list(), Reflect.has(t, key)),
+    ownKeys: (t) => (list(), Reflect.ownKeys(t)),
+    getOwnPropertyDescriptor: (t, key) => (list(), Reflect.getOwnPropertyDescriptor(t, key)),
+    // Freezing (harden) fixes the keys: they must all be there first.
+    preventExtensions: (t) => (list(), Reflect.preventExtensions(t)),
+  });
   const namespace = (server: string): Record<string, unknown> => {
-    let ns = known.get(server);
+    let ns = proxies.get(server);
     if (!ns) {
-      // Null-prototype targets: a server or tool named `__proto__` stays a plain key.
       const target: Record<string, unknown> = Object.create(null);
-      ns = new Proxy(target, { get: (t, tool) => lookup(t, tool, (name) => (args?: unknown) => call(server, name, args)) });
-      known.set(server, ns);
+      ns = new Proxy(target, listing((t, name) => lookup(t, name, (n) => tool(server, n))));
+      targets.set(server, target);
+      proxies.set(server, ns);
     }
     return ns;
   };
-  for (const qualified of toolNames) {
-    const dot = qualified.indexOf('.');
-    const server = qualified.slice(0, dot);
-    const tool = qualified.slice(dot + 1);
-    const ns = namespace(server);
-    (ns as Record<string, unknown>)[tool] = (args?: unknown) => call(server, tool, args);
-  }
-  const root: Record<string, unknown> = Object.create(null);
-  for (const [server, ns] of known) root[server] = ns;
-  return new Proxy(root, { get: (t, server) => lookup(t, server, namespace) });
+  return new Proxy(root, listing((t, server) => lookup(t, server, namespace)));
 }
 
 function lookup(target: Record<string | symbol, unknown>, key: string | symbol, make: (name: string) => unknown): unknown {
