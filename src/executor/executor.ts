@@ -129,7 +129,7 @@ export class PooledExecutor implements Executor {
       agent: identity.agent,
       toolNames: request.language === 'python' ? this.#host.toolNames(identity) : undefined,
       fetchAllowed: this.#host.fetchAllowed(identity),
-      readGrant: request.language === 'python' ? undefined : await this.#readGrant(identity),
+      readGrant: await this.#readGrant(identity),
       streamOutput: options.onOutput !== undefined,
       // A file write is the largest legitimate argument; a little room for its name.
       maxArgChars: limits.maxFileBytes + 64 * 1024,

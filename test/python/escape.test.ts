@@ -3,7 +3,7 @@
 // JavaScript reached through Pyodide's bridge), a TCP server that must see no connection, host
 // files whose content must not come back. The daemon serves normally afterwards.
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import path from 'node:path';
@@ -57,6 +57,25 @@ describe('the host file system', () => {
       expect(r.success, code).toBe(false);
       expect(JSON.stringify(r), code).not.toContain('TOP-SECRET');
       expect(JSON.stringify(r), code).not.toContain('root:x:0');
+    }
+  });
+
+  it('read_file, served in the worker for plain paths, reads inside the namespace only', async () => {
+    const ns = path.join(h.workspace.root, 'py-agent');
+    mkdirSync(ns, { recursive: true });
+    writeFileSync(path.join(h.outside, 'secret.txt'), 'TOP-SECRET-CONTENT');
+    writeFileSync(path.join(ns, 'data.json'), JSON.stringify([{ s: 'active' }, { s: 'idle' }, { s: 'active' }]));
+    rmSync(path.join(ns, 'out-link'), { force: true });
+    rmSync(path.join(ns, 'out-dir'), { force: true });
+    symlinkSync(path.join(h.outside, 'secret.txt'), path.join(ns, 'out-link'));
+    symlinkSync(h.outside, path.join(ns, 'out-dir'));
+    const ok = await h.run("data = json.loads(read_file('data.json'))\nresult = len([d for d in data if d['s'] == 'active'])", { namespace: 'py-agent' });
+    expect(ok.result).toBe(2);
+    for (const file of ['out-link', 'out-dir/secret.txt', '../secret.txt', '../../secret.txt']) {
+      const r = await h.run(`result = read_file(${JSON.stringify(file)})`, { namespace: 'py-agent' });
+      expect(r.success, file).toBe(false);
+      expect(r.error_type, file).toBe('PermissionError');
+      expect(JSON.stringify(r), file).not.toContain('TOP-SECRET');
     }
   });
 
