@@ -1,0 +1,389 @@
+// Red team of read_file served in the worker (workers/sandbox/fast-read.ts). Three agents share ONE
+// sandbox worker (1 process x 1 thread): alice (namespace agent-a, the attacker), bob (agent-ab,
+// alice's prefix twin) and carol (agent-b, a sibling). The test process plays the hostile co-tenant
+// that plants symlinks, FIFOs and sparse files in alice's namespace; child processes run the races.
+// Every attack asserts an outcome: the victim's content never reaches the attacker, the attacker
+// gets a clear error, the victim's own result stays right, nothing outside the namespace is touched.
+//
+// Holes found (fixed in fast-read.ts, the regressions are marked HOLE below):
+// 1. The worker opened whatever a planted folder symlink led to (O_RDONLY|O_NONBLOCK) before it
+//    checked where that was: a FIFO outside the workspace had its blocked writer released and then
+//    killed by SIGPIPE. Now the path is only named (O_PATH) until it is known to be inside.
+// 2. readFileSync(fd) fstat()s again and reads whatever the file has grown to (up to 2 GiB): a
+//    file grown after the size check made the shared worker allocate and read it all. Now at most
+//    one byte past the checked size is read; a file that grew goes to the host.
+
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Config, Permissions } from '../../src/config/config-types.js';
+import { createExecutor, createHostApi } from '../../src/executor/index.js';
+import type { CallIdentity, ExecutionResult, HostApi, PooledExecutor, VirtualTree } from '../../src/executor/index.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { Workspace } from '../../src/workspace/index.js';
+import type { ReadGrant } from '../../workers/protocol.js';
+import { fastRead } from '../../workers/sandbox/fast-read.js';
+import { FULL_PERMISSIONS, tempDir, testConfig } from '../fixtures/config.js';
+
+// The co-tenant's perfect timing, for the reader alone: a hook run right after the reader's fstat.
+const hook = vi.hoisted(() => ({ afterFstat: undefined as undefined | (() => void) }));
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof fs>();
+  const fstatSync = ((...args: Parameters<typeof actual.fstatSync>) => {
+    const stats = actual.fstatSync(...args);
+    const run = hook.afterFstat;
+    hook.afterFstat = undefined;
+    run?.();
+    return stats;
+  }) as typeof actual.fstatSync;
+  return { ...actual, fstatSync, default: { ...actual, fstatSync } };
+});
+
+const linux = process.platform === 'linux';
+const base = fs.realpathSync(tempDir('cem-fast-read-attacks-'));
+const MAX_BYTES = 1024 * 1024;
+
+/** Bytes this process (or another of ours) read with read(2) so far: /proc/PID/io rchar. */
+function rchar(pid: number | string = 'self'): number {
+  const m = /rchar:\s*(\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'));
+  return Number(m?.[1] ?? NaN);
+}
+
+/** Starts a shell writer blocked in open() on `fifo` (no reader yet); resolves its fate later. */
+function blockedWriter(fifo: string): { proc: ChildProcess; fate: () => { exitCode: number | null; signal: NodeJS.Signals | null } } {
+  const proc = spawn('sh', ['-c', `echo from-writer > '${fifo}'`], { stdio: 'ignore' });
+  return { proc, fate: () => ({ exitCode: proc.exitCode, signal: proc.signalCode }) };
+}
+
+const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe.runIf(linux)('the worker-side reader under a co-tenant with perfect timing', () => {
+  const root = path.join(base, 'unit', 'ns');
+  const outside = path.join(base, 'unit', 'outside');
+  const grant: ReadGrant = { root, maxBytes: MAX_BYTES, hostOnly: ['servers'] };
+
+  beforeAll(() => {
+    fs.mkdirSync(root, { recursive: true });
+    fs.mkdirSync(outside, { recursive: true });
+    fs.symlinkSync(outside, path.join(root, 'out'));
+  });
+
+  it('HOLE 1: a FIFO outside the namespace, reached through a planted folder symlink, is not opened (its blocked writer stays blocked)', async () => {
+    const fifo = path.join(outside, 'fifo-unit');
+    execFileSync('mkfifo', [fifo]);
+    const writer = blockedWriter(fifo);
+    try {
+      await wait(200);
+      expect(fastRead(grant, 'out/fifo-unit')).toBeUndefined();
+      await wait(300);
+      // With a plain open(O_RDONLY|O_NONBLOCK) the writer's open returned and its write died of SIGPIPE.
+      expect(writer.fate()).toEqual({ exitCode: null, signal: null });
+    } finally {
+      writer.proc.kill('SIGKILL');
+    }
+  });
+
+  it('HOLE 2: a file grown right after the size check is not read past the checked size (no 2 GiB read in the shared worker)', () => {
+    const file = path.join(root, 'grows.txt');
+    fs.writeFileSync(file, 'small');
+    // Sparse: the co-tenant makes it 256 MiB in an instant, between the reader's fstat and its read.
+    hook.afterFstat = () => fs.truncateSync(file, 256 * 1024 * 1024);
+    const before = rchar();
+    const started = performance.now();
+    const got = fastRead(grant, 'grows.txt');
+    const readBytes = rchar() - before;
+    expect(got === undefined || got === 'small').toBe(true);
+    expect(readBytes).toBeLessThan(64 * 1024);
+    expect(performance.now() - started).toBeLessThan(200);
+    fs.rmSync(file);
+  });
+
+  it('a folder a co-tenant keeps swapping with a link to the outside: the reader alone never yields the outside file', async () => {
+    const d = path.join(root, 'race');
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'OUTSIDE-SECRET');
+    fs.mkdirSync(`${d}.dir`);
+    fs.writeFileSync(path.join(`${d}.dir`, 'secret.txt'), 'inside-race');
+    fs.symlinkSync(outside, `${d}.link`);
+    fs.renameSync(`${d}.dir`, d);
+    const swapper = spawn(
+      process.execPath,
+      ['-e', `const fs = require('fs'); const d = ${JSON.stringify(d)}; const end = Date.now() + 3000; while (Date.now() < end) { try { fs.renameSync(d, d + '.dir'); fs.renameSync(d + '.link', d); fs.renameSync(d, d + '.link'); fs.renameSync(d + '.dir', d); } catch {} }`],
+      { stdio: 'ignore' },
+    );
+    try {
+      await wait(100);
+      const seen: Record<string, number> = {};
+      for (let i = 0; i < 30_000; i++) {
+        const got = String(fastRead(grant, 'race/secret.txt'));
+        seen[got] = (seen[got] ?? 0) + 1;
+      }
+      expect(Object.keys(seen).sort()).toEqual(['inside-race', 'undefined']);
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+  });
+
+  it('a file that shrinks right after the size check yields what is there, never more', () => {
+    const file = path.join(root, 'shrinks.txt');
+    fs.writeFileSync(file, 'abcdefghij');
+    hook.afterFstat = () => fs.truncateSync(file, 3);
+    expect(fastRead(grant, 'shrinks.txt')).toBe('abc');
+  });
+
+  it('a file swapped for a symlink to the outside right after the check still yields only the checked file', () => {
+    const file = path.join(root, 'swapped.txt');
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'OUTSIDE-SECRET');
+    fs.writeFileSync(file, 'inside');
+    hook.afterFstat = () => {
+      fs.rmSync(file);
+      fs.symlinkSync(path.join(outside, 'secret.txt'), file);
+    };
+    const got = fastRead(grant, 'swapped.txt');
+    expect(got === undefined || got === 'inside').toBe(true);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Through a real executor: three agents, one worker.
+
+interface Agent {
+  agent: string;
+  namespace: string;
+  permissions?: Permissions;
+}
+const ALICE: Agent = { agent: 'alice', namespace: 'agent-a' };
+const BOB: Agent = { agent: 'bob', namespace: 'agent-ab' };
+const CAROL: Agent = { agent: 'carol', namespace: 'agent-b' };
+const SECRETS = ['BOB-SECRET-4d1f', 'CAROL-SECRET-9e2a', 'OUTSIDE-SECRET-77c0'];
+
+interface World {
+  executor: PooledExecutor;
+  hostReads: () => number;
+  ns: (name: string) => string;
+  run: (who: Agent, code: string, timeoutSeconds?: number) => Promise<ExecutionResult>;
+  sandboxPid: () => number;
+}
+
+async function startWorld(): Promise<World> {
+  const cfg = testConfig();
+  const config: Config = {
+    ...cfg,
+    workspaceDir: path.join(base, 'ws'),
+    limits: { ...cfg.limits, maxFileBytes: MAX_BYTES },
+    sandbox: { ...cfg.sandbox, processes: 1, threadsPerProcess: 1 },
+  };
+  const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: MAX_BYTES });
+  // The catalog's generated view: what each agent sees under servers/ is the host's to say.
+  const servers: VirtualTree = {
+    root: 'servers',
+    list: (subpath) => (subpath === 'servers' ? ['servers/x.ts'] : undefined),
+    read: (file, identity) => (file === 'servers/x.ts' ? `virtual view for ${identity.agent}` : undefined),
+  };
+  const inner = createHostApi({ config, workspace, logger: silentLogger(), virtual: [servers] });
+  let reads = 0;
+  const hostApi: HostApi = {
+    call(method, args, ctx) {
+      if (method === 'read_file') reads++;
+      return inner.call(method, args, ctx);
+    },
+    toolNames: (identity) => inner.toolNames(identity),
+    fetchAllowed: (identity) => inner.fetchAllowed(identity),
+    readGrant: (identity) => inner.readGrant!(identity),
+  };
+  const countTokens = (v: unknown): number => (typeof v === 'string' ? v.length : JSON.stringify(v ?? null).length);
+  const executor = await createExecutor({ config, hostApi, logger: silentLogger(), workspace, countTokens });
+  const ns = (name: string): string => {
+    const dir = path.join(config.workspaceDir, name);
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  return {
+    executor,
+    hostReads: () => reads,
+    ns,
+    run: (who, code, timeoutSeconds = 10) => {
+      const identity: CallIdentity = { agent: who.agent, sessionId: `s-${who.agent}`, workspaceNamespace: who.namespace, permissions: who.permissions ?? FULL_PERMISSIONS };
+      return executor.execute({ code, language: 'javascript', timeoutSeconds, memoryMb: 256 }, identity);
+    },
+    sandboxPid: () => executor.processes()[0]!.pid!,
+  };
+}
+
+/** Nothing any agent gets back ever holds another's secret or a host path (unless the guest typed that path). */
+function assertClean(r: ExecutionResult, guestTypedHostPaths = false): void {
+  const text = JSON.stringify(r);
+  for (const s of SECRETS) expect(text, 'a secret leaked').not.toContain(s);
+  if (guestTypedHostPaths) return;
+  expect(text, 'a host path leaked').not.toContain(base);
+  expect(text).not.toMatch(/\/tmp\/|\/proc\/|\/home\/|ENOENT|EACCES|ELOOP|errno|syscall/);
+}
+
+interface Probed {
+  ok?: string;
+  name?: string;
+  message?: string;
+  /** What a caught error is made of: its prototype is an intrinsic one (frozen), its own keys. */
+  proto?: string;
+  frozenProto?: boolean;
+  keys?: string[];
+}
+
+/** Guest code that tries each path of \`paths\` and reports, in order, the content or the error. */
+const PROBE = `
+  const protos = new Map([[Error.prototype, 'Error'], [TypeError.prototype, 'TypeError'], [RangeError.prototype, 'RangeError'], [SyntaxError.prototype, 'SyntaxError'], [ReferenceError.prototype, 'ReferenceError']]);
+  return paths.map((p) => {
+    try { return { ok: read_file(p) } } catch (e) {
+      const proto = Object.getPrototypeOf(e);
+      return { name: e.name, message: e.message, proto: protos.get(proto) ?? 'foreign', frozenProto: Object.isFrozen(proto), keys: Reflect.ownKeys(e).map(String).sort() };
+    }
+  });`;
+
+/** Every error a guest caught is an intrinsic error with only a message (and maybe a name): no code, errno, syscall or path. */
+function assertPlainError(p: Probed, what: string): void {
+  expect(p.proto, what).not.toBe('foreign');
+  expect(p.frozenProto, what).toBe(true);
+  for (const k of p.keys ?? []) expect(['message', 'name', 'stack', 'cause'], `${what}: own key ${k}`).toContain(k);
+}
+
+describe('read_file attacks between agents on one worker', () => {
+  let w: World;
+  let a: string;
+
+  beforeAll(async () => {
+    w = await startWorld();
+    a = w.ns('agent-a');
+    fs.writeFileSync(path.join(a, 'mine.txt'), 'alice-data');
+    fs.mkdirSync(path.join(a, 'sub'));
+    fs.writeFileSync(path.join(a, 'sub', 'deep.txt'), 'alice-deep');
+    fs.writeFileSync(path.join(w.ns('agent-ab'), 'secret.txt'), SECRETS[0]!);
+    fs.writeFileSync(path.join(w.ns('agent-b'), 'secret.txt'), SECRETS[1]!);
+    fs.mkdirSync(path.join(base, 'outside'), { recursive: true });
+    fs.writeFileSync(path.join(base, 'outside', 'secret.txt'), SECRETS[2]!);
+  }, 120_000);
+
+  afterAll(async () => {
+    await w?.executor.close();
+    fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  it('path forms aimed at the prefix twin, the sibling and the host never return their content, each with a clear error', async () => {
+    const paths = [
+      '../agent-ab/secret.txt',
+      '../agent-b/secret.txt',
+      './../agent-b/secret.txt',
+      'sub/../../agent-b/secret.txt',
+      'sub/../../../outside/secret.txt',
+      '..//agent-b/secret.txt',
+      '../agent-a/../agent-b/secret.txt',
+      '.../agent-b/secret.txt',
+      '%2e%2e/agent-b/secret.txt',
+      '..%2fagent-b%2fsecret.txt',
+      '\u2025/agent-b/secret.txt', // two-dot leader
+      '\uff0e\uff0e/agent-b/secret.txt', // fullwidth dots
+      '..\u2215agent-b\u2215secret.txt', // division slash
+      '..\uff0fagent-b\uff0fsecret.txt', // fullwidth solidus
+      '.\u200b./agent-b/secret.txt', // zero-width space
+      '..\\agent-b\\secret.txt',
+      '..\u0000/agent-b/secret.txt',
+      '../agent-b/secret.txt\u0000.png',
+      `${base}/ws/agent-b/secret.txt`,
+      '/etc/passwd',
+      'file:///etc/passwd',
+      '~/secret.txt',
+      `${'x/'.repeat(510)}../../agent-b/secret.txt`,
+      `${'../'.repeat(40)}etc/passwd`,
+      'C:/agent-b/secret.txt',
+      '.',
+      './',
+      '',
+    ];
+    const r = await w.run(ALICE, `const paths = ${JSON.stringify(paths)};${PROBE}`);
+    expect(r.success).toBe(true);
+    assertClean(r, true);
+    const out = r.result as Probed[];
+    for (const [i, p] of paths.entries()) {
+      const got = out[i]!;
+      assertPlainError(got, p);
+      if (!p.includes(base)) expect(got.message).not.toContain(base);
+      expect(got.ok, `content for ${JSON.stringify(p)}`).toBeUndefined();
+      expect(got.message, `message for ${JSON.stringify(p)}`).toMatch(/File not found|Access denied|must not be empty|contains a|names the workspace itself|characters; the limit/);
+      expect(got.name).toMatch(/^(FileNotFoundError|PermissionError|WorkspaceError)$/);
+    }
+    const bob = await w.run(BOB, "return read_file('secret.txt')");
+    const carol = await w.run(CAROL, "return read_file('secret.txt')");
+    expect(bob.result).toBe(SECRETS[0]);
+    expect(carol.result).toBe(SECRETS[1]);
+  });
+
+  it('symlinks a co-tenant plants (to the twin, the sibling, the root, the host) give nothing; the worker never serves them', async () => {
+    fs.symlinkSync(path.join(base, 'ws', 'agent-ab'), path.join(a, 'twin'));
+    fs.symlinkSync(path.join(base, 'ws', 'agent-b'), path.join(a, 'sibling'));
+    fs.symlinkSync(path.join(base, 'ws', 'agent-b', 'secret.txt'), path.join(a, 'sibling-file.txt'));
+    fs.symlinkSync(path.join(base, 'ws'), path.join(a, 'wsroot'));
+    fs.symlinkSync('/', path.join(a, 'slash'));
+    fs.symlinkSync('mine.txt', path.join(a, 'inner-link.txt')); // a link inside: still not served by the worker
+    const paths = ['twin/secret.txt', 'sibling/secret.txt', 'sibling-file.txt', 'wsroot/agent-b/secret.txt', 'wsroot/agent-ab/secret.txt', `slash${base}/outside/secret.txt`, 'slash/etc/hostname'];
+    const hostBefore = w.hostReads();
+    const r = await w.run(ALICE, `const paths = ${JSON.stringify([...paths, 'inner-link.txt'])};${PROBE}`);
+    assertClean(r, true);
+    const out = r.result as Probed[];
+    for (const [i, p] of paths.entries()) {
+      expect(out[i]!.ok, p).toBeUndefined();
+      expect(out[i]!.message, p).toMatch(/leads outside the workspace/);
+      expect(out[i]!.name).toBe('PermissionError');
+      assertPlainError(out[i]!, p);
+    }
+    // The host follows a link that stays inside; the worker never does (O_NOFOLLOW), so it asked the host.
+    expect(out[paths.length]).toEqual({ ok: 'alice-data' });
+    expect(w.hostReads() - hostBefore).toBe(paths.length + 1);
+  });
+
+  it('HOLE 1 end to end: a FIFO outside the workspace behind a planted link is neither opened nor disturbed', async () => {
+    const fifo = path.join(base, 'outside', 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    fs.symlinkSync(path.join(base, 'outside'), path.join(a, 'out'));
+    const writer = blockedWriter(fifo);
+    try {
+      await wait(200);
+      const r = await w.run(ALICE, "try { return read_file('out/fifo') } catch (e) { return [e.name, e.message] }");
+      expect(r.result).toEqual(['PermissionError', 'Access denied: "out/fifo" leads outside the workspace']);
+      await wait(300);
+      expect(writer.fate()).toEqual({ exitCode: null, signal: null });
+    } finally {
+      writer.proc.kill('SIGKILL');
+    }
+  });
+
+  it('a FIFO planted in the namespace (with or without a writer) never blocks the shared worker', async () => {
+    execFileSync('mkfifo', [path.join(a, 'pipe')]);
+    const started = performance.now();
+    const r = await w.run(ALICE, "try { return read_file('pipe') } catch (e) { return [e.name, e.message] }", 5);
+    expect(r.result).toEqual(['WorkspaceError', '"pipe" is not a regular file']);
+    // A writer holding the FIFO open with data waiting: still refused, never read.
+    const writer = spawn('sh', ['-c', `exec 3<>'${path.join(a, 'pipe')}'; echo FIFO-DATA >&3; sleep 5`], { stdio: 'ignore' });
+    try {
+      const r2 = await w.run(ALICE, "try { return read_file('pipe') } catch (e) { return [e.name, e.message] }", 5);
+      expect(r2.result).toEqual(['WorkspaceError', '"pipe" is not a regular file']);
+      const victim = await w.run(CAROL, "return read_file('secret.txt')");
+      expect(victim.result).toBe(SECRETS[1]);
+      expect(performance.now() - started).toBeLessThan(4_000);
+    } finally {
+      writer.kill('SIGKILL');
+    }
+  });
+
+  it('huge sparse files are refused at once with the limit, and the victim after them is served normally', async () => {
+    fs.writeFileSync(path.join(a, 'over.txt'), 'x'.repeat(MAX_BYTES + 1));
+    const huge = path.join(a, 'huge.bin');
+    fs.writeFileSync(huge, '');
+    fs.truncateSync(huge, 4 * 1024 ** 3); // 4 GiB, sparse
+    const started = performance.now();
+    const r = await w.run(ALICE, "return ['over.txt', 'huge.bin'].map((p) => { try { return read_file(p).length } catch (e) { return e.message } })");
+    expect(r.result).toEqual([`"over.txt" is ${MAX_BYTES + 1} bytes, over the ${MAX_BYTES}-byte file limit`, `"huge.bin" is ${4 * 1024 ** 3} bytes, over the ${MAX_BYTES}-byte file limit`]);
+    const victim = await w.run(BOB, "return read_file('secret.txt')");
+    expect(victim.result).toBe(SECRETS[0]);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+});
