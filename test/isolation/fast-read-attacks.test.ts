@@ -572,4 +572,206 @@ describe('read_file attacks between agents on one worker', () => {
       flipper.kill('SIGKILL');
     }
   }, 90_000);
+  it('tricky but legal names: the worker answers exactly as the host does (content or message), and serves the plain ones itself', async () => {
+    const names = [
+      '\u00e9-nfc.txt',
+      'e\u0301-nfd.txt',
+      'sp ace.txt',
+      ' lead.txt',
+      'trail .txt',
+      '...',
+      '-dash',
+      'serversX.txt',
+      'servers.txt',
+      '\uff53ervers.txt',
+      '\u4e2d'.repeat(85),
+      '\u{1F600}\u{1F601}.txt',
+      '\u200b.txt',
+      'x'.repeat(255),
+      `${'d/'.repeat(300)}f`,
+      `${'L/'.repeat(509)}z`, // 1019 characters: with the host's 3-character prefix, still under the 1024 limit
+    ];
+    names.forEach((n, i) => {
+      fs.mkdirSync(path.dirname(path.join(a, n)), { recursive: true });
+      fs.writeFileSync(path.join(a, n), `content-${i}`);
+    });
+    const probes = [
+      ...names,
+      'e\u0301-nfc.txt', // the other normalization of each: a different name on Linux, for both readers
+      '\u00e9-nfd.txt',
+      'x'.repeat(256),
+      '\ud800.txt', // a lone surrogate
+      'SERVERS.TXT',
+    ];
+    const viaHost = probes.map((p) => `.//${p}`); // an empty segment always goes to the host, which normalizes it to p
+    const hostBefore = w.hostReads();
+    const fast = await w.run(ALICE, `const paths = ${JSON.stringify(probes)};${PROBE}`);
+    const fastHostCalls = w.hostReads() - hostBefore;
+    const host = await w.run(ALICE, `const paths = ${JSON.stringify(viaHost)};${PROBE}`);
+    assertClean(fast);
+    assertClean(host);
+    const f = fast.result as Probed[];
+    const h = host.result as Probed[];
+    probes.forEach((p, i) => {
+      expect(f[i]!.ok, p).toBe(h[i]!.ok);
+      expect(f[i]!.name, p).toBe(h[i]!.name);
+      // The host names the path as it was given.
+      expect(f[i]!.message?.replace(JSON.stringify(p.slice(0, 117)), 'P'), p).toBe(h[i]!.message?.replace(JSON.stringify(`.//${p}`.slice(0, 117)), 'P'));
+      if (f[i]!.ok === undefined) assertPlainError(f[i]!, p);
+    });
+    names.forEach((n, i) => expect(f[i]!.ok, n).toBe(`content-${i}`));
+    const tooLong = await w.run(ALICE, `try { return read_file(${JSON.stringify(`${'L/'.repeat(511)}zzz`)}) } catch (e) { return [e.name, e.message] }`);
+    expect(tooLong.result).toEqual(['WorkspaceError', 'filename is 1025 characters; the limit is 1024']);
+    // Every existing plain name was served in the worker; only the misses went to the host.
+    expect(fastHostCalls).toBe(probes.length - names.length);
+  });
+
+  it('a guest cannot retarget the reader: tampering with the intrinsics it uses fails, and every agent after it reads its own file', async () => {
+    fs.mkdirSync(path.join(a, 'servers'), { recursive: true });
+    const r = await w.run(
+      ALICE,
+      `const tries = {
+        startsWith: () => { String.prototype.startsWith = () => true },
+        includes: () => { Array.prototype.includes = () => false },
+        every: () => { Array.prototype.every = () => true },
+        split: () => { String.prototype.split = function () { return ['..'] } },
+        slice: () => { String.prototype.slice = () => '../agent-b/secret.txt' },
+        regexpTest: () => { RegExp.prototype.test = () => true },
+        regexpSplit: () => { RegExp.prototype[Symbol.split] = () => [] },
+        objectRoot: () => { Object.defineProperty(Object.prototype, 'root', { get() { return '/' }, configurable: true }) },
+        objectHostOnly: () => { Object.prototype.hostOnly = [] },
+        objectReadGrant: () => { Object.prototype.readGrant = { root: '/', maxBytes: 1e9, hostOnly: [] } },
+        bufferToString: () => { Uint8Array.prototype.toString = () => 'FORGED' },
+        stash: () => { Object.prototype.stashed = read_file },
+        functionProto: () => { Function.prototype.call = () => 'FORGED' },
+      };
+      const out = {};
+      for (const [k, f] of Object.entries(tries)) { try { f(); out[k] = 'changed' } catch (e) { out[k] = e.name } }
+      let climb; try { climb = read_file('../agent-b/secret.txt') } catch (e) { climb = e.name }
+      return { out, own: read_file('mine.txt'), climb };`,
+    );
+    assertClean(r);
+    const res = r.result as { out: Record<string, string>; own: string; climb: string };
+    for (const [k, v] of Object.entries(res.out)) expect(v, k).toBe('TypeError');
+    expect(res.own).toBe('alice-data');
+    expect(res.climb).toBe('PermissionError');
+    expect((await w.run(BOB, "return read_file('secret.txt')")).result).toBe(SECRETS[0]);
+    expect((await w.run(CAROL, "return [read_file('secret.txt'), typeof Object.prototype.stashed, typeof Object.prototype.readGrant]")).result).toEqual([SECRETS[1], 'undefined', 'undefined']);
+  });
+
+  it('the grant, its root and the descriptors are out of reach: no endowment, proxy or error carries a host path', async () => {
+    const r = await w.run(
+      ALICE,
+      `const strings = new Set(); const seen = new Set(); const queue = [globalThis];
+      let nodes = 0;
+      while (queue.length && nodes < 20000) {
+        const o = queue.shift(); if ((typeof o !== 'object' && typeof o !== 'function') || o === null || seen.has(o)) continue;
+        seen.add(o); nodes++;
+        let keys = []; try { keys = Reflect.ownKeys(o) } catch {}
+        for (const k of keys) {
+          strings.add(String(k));
+          let d; try { d = Object.getOwnPropertyDescriptor(o, k) } catch { continue }
+          if (!d || !('value' in d)) continue;
+          if (typeof d.value === 'string') strings.add(d.value); else queue.push(d.value);
+        }
+        try { queue.push(Object.getPrototypeOf(o)) } catch {}
+      }
+      const probes = {};
+      const tryIt = (k, f) => { try { const v = f(); probes[k] = typeof v === 'object' && v !== null ? Object.keys(v) : String(v) } catch (e) { probes[k] = e.name + ': ' + e.message } };
+      tryIt('tools.readGrant', () => tools.readGrant);
+      tryIt('tools.task', () => tools.task);
+      tryIt('tools.__proto__', () => tools.__proto__);
+      tryIt('proto of tools', () => Object.getPrototypeOf(tools));
+      tryIt('tools.constructor', () => tools.constructor);
+      tryIt('read_file.caller', () => read_file.caller);
+      tryIt('read_file.arguments', () => read_file.arguments);
+      tryIt('read_file keys', () => Reflect.ownKeys(read_file).join());
+      tryIt('read_file.constructor this', () => read_file.constructor('return this')() === globalThis);
+      tryIt('workspace', () => workspace);
+      for (const bad of ['missing.txt', 'sub', 'pipe', 'huge.bin', 'sibling/secret.txt', 'x'.repeat(300), 'a'.repeat(2000)]) tryIt('read ' + bad.slice(0, 20), () => read_file(bad));
+      return { nodes, hits: [...strings].filter((s) => /readGrant|hostOnly|maxBytes|\\/tmp|\\/proc|\\/home|cem-/.test(s)), probes };`,
+    );
+    assertClean(r);
+    const res = r.result as { nodes: number; hits: string[]; probes: Record<string, unknown> };
+    expect(res.nodes).toBeGreaterThan(100);
+    expect(res.hits).toEqual([]);
+    expect(res.probes['workspace']).toBe('agent-a');
+    expect(res.probes['read_file keys']).toBe('length,name');
+    expect(String(res.probes['read_file.caller'])).toMatch(/^(undefined|TypeError: .*)$/);
+    // A host function's constructor is the tamed Function: no way to the host's global object.
+    expect(res.probes['read_file.constructor this']).toBe('TypeError: Function.prototype.constructor is not a valid constructor.');
+    expect(res.probes['tools.readGrant']).not.toEqual(expect.arrayContaining(['root']));
+  });
+
+  it('workspace "none" never gets content, on the same worker right after calls that could read, and "read" reads only its own folder', async () => {
+    const none = { ...FULL_PERMISSIONS, workspace: 'none' as const };
+    const read = { ...FULL_PERMISSIONS, workspace: 'read' as const };
+    const paths = ['mine.txt', './mine.txt', 'sub/deep.txt', 'inner-link.txt', 'sibling/secret.txt', '../agent-b/secret.txt'];
+    for (let i = 0; i < 3; i++) {
+      const full = await w.run(ALICE, "return read_file('mine.txt')");
+      expect(full.result).toBe('alice-data');
+      const hostBefore = w.hostReads();
+      const denied = await w.run({ ...ALICE, agent: 'dave', permissions: none }, `const paths = ${JSON.stringify(paths)};${PROBE}`);
+      assertClean(denied);
+      expect(w.hostReads() - hostBefore).toBe(paths.length); // no grant: every read asked the host
+      for (const [j, p] of paths.entries()) {
+        const got = (denied.result as Probed[])[j]!;
+        expect(got.ok, p).toBeUndefined();
+        expect(got.name).toBe('PermissionError');
+        expect(got.message).toBe('permission denied: this agent\'s workspace permission is "none"; reading files needs "read"');
+      }
+      // The same agent flipped to none between two reading calls.
+      const flipped = await w.run({ ...ALICE, permissions: none }, "try { return read_file('mine.txt') } catch (e) { return e.name }");
+      expect(flipped.result).toBe('PermissionError');
+      const ro = await w.run({ ...CAROL, permissions: read }, "return [read_file('secret.txt'), (() => { try { return read_file('../agent-a/mine.txt') } catch (e) { return e.name } })()]");
+      expect(ro.result).toEqual([SECRETS[1], 'PermissionError']);
+    }
+  });
+
+  it('servers/ is the host view for each agent, never a real folder planted under it', async () => {
+    fs.writeFileSync(path.join(a, 'servers', 'x.ts'), 'SHADOW-FILE');
+    const hostBefore = w.hostReads();
+    const r = await w.run(ALICE, "return [read_file('servers/x.ts'), read_file('./servers/x.ts')]");
+    expect(r.result).toEqual(['virtual view for alice', 'virtual view for alice']);
+    expect(w.hostReads() - hostBefore).toBe(2);
+    const b = await w.run(BOB, "return read_file('servers/x.ts')");
+    expect(b.result).toBe('virtual view for bob');
+  });
+
+  it('token estimate: many large reads give an exact, finite, integer figure, marked estimated, and the coordinator carries on', async () => {
+    fs.writeFileSync(path.join(a, 'mb.txt'), 'y'.repeat(MAX_BYTES));
+    const before = w.executor.stats().context_savings!.tokens_in;
+    const r = await w.run(ALICE, "let n = 0; for (let i = 0; i < 300; i++) n += read_file('mb.txt').length; return n", 30);
+    expect(r.result).toBe(300 * MAX_BYTES);
+    expect(r.context_savings).toMatchObject({ tokens_in: (300 * MAX_BYTES) / 4, estimated: true });
+    expect(Number.isSafeInteger(r.context_savings!.tokens_in)).toBe(true);
+    expect(w.executor.stats().context_savings!.tokens_in - before).toBe((300 * MAX_BYTES) / 4);
+    const victim = await w.run(CAROL, "return read_file('secret.txt')");
+    expect(victim.result).toBe(SECRETS[1]);
+    expect(victim.context_savings?.tokens_in).toBe(Math.ceil(SECRETS[1]!.length / 4));
+  });
+
+  it('reads at every stack depth near the limit: only intrinsic RangeErrors, right content otherwise, and no descriptor leaks in the shared process', async () => {
+    const fds = (): number => fs.readdirSync(`/proc/${w.sandboxPid()}/fd`).length;
+    const before = fds();
+    const wrappers = Array.from({ length: 24 }, (_, k) => `(r) => { ${Array.from({ length: k }, (_, i) => `let v${i} = r.length + ${i};`).join(' ')} const c = r('mine.txt'); return ${k ? `${Array.from({ length: k }, (_, i) => `v${i}`).join('+')} > -1 ? c : c` : 'c'}; }`);
+    const r = await w.run(
+      ALICE,
+      `const wrappers = [${wrappers.join(',\n')}];
+      const seen = {}; let ok = 0;
+      for (let round = 0; round < 48; round++) {
+        let budget = 0; const wr = wrappers[round % wrappers.length];
+        const f = () => { try { f() } catch {} if (budget++ < 600) { try { const c = wr(read_file); if (c === 'alice-data') ok++; else seen['wrong ' + c] = 1 } catch (e) { const k = (Object.getPrototypeOf(e) === RangeError.prototype ? 'RangeError' : 'other ' + e.name) + ': ' + e.message; seen[k] = (seen[k] || 0) + 1 } } };
+        f();
+      }
+      return { ok, seen };`,
+      30,
+    );
+    expect(r.success, JSON.stringify(r).slice(0, 500)).toBe(true);
+    assertClean(r);
+    const res = r.result as { ok: number; seen: Record<string, number> };
+    expect(Object.keys(res.seen)).toEqual(['RangeError: Maximum call stack size exceeded']);
+    expect(res.ok).toBeGreaterThan(1000);
+    expect(fds()).toBeLessThanOrEqual(before);
+  }, 60_000);
 });
