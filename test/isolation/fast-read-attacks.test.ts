@@ -774,4 +774,34 @@ describe('read_file attacks between agents on one worker', () => {
     expect(res.ok).toBeGreaterThan(1000);
     expect(fds()).toBeLessThanOrEqual(before);
   }, 60_000);
+  it("the attacker's whole namespace folder swapped for a link to the sibling's: neither reader follows it", async () => {
+    const mineDir = path.join(base, 'ws', 'agent-a');
+    // Swapped after the namespace is in use (its real path is known). A folder that is a link
+    // before first use is taken as the namespace's real place (an operator may link one out).
+    expect((await w.run(ALICE, "return read_file('mine.txt')")).result).toBe('alice-data');
+    fs.renameSync(mineDir, `${mineDir}.parked`);
+    fs.symlinkSync(path.join(base, 'ws', 'agent-b'), mineDir);
+    try {
+      const r = await w.run(ALICE, `const paths = ['secret.txt', './secret.txt', 'zz/../secret.txt'];${PROBE}`);
+      assertClean(r);
+      for (const got of r.result as Probed[]) {
+        expect(got.ok).toBeUndefined();
+        expect(got.name).toBe('PermissionError');
+      }
+    } finally {
+      fs.rmSync(mineDir);
+      fs.renameSync(`${mineDir}.parked`, mineDir);
+    }
+    expect((await w.run(ALICE, "return read_file('mine.txt')")).result).toBe('alice-data');
+  });
+
+  // Known gap, not fixed here: the worker reports what it read only with the call's outcome, and a
+  // call that times out (its worker terminated) has none, so reads served in the worker go uncounted
+  // (reads through the host were counted as they happened). Accounting only: nothing breaks.
+  it.fails('a call that reads in the worker and then times out still counts what it read', async () => {
+    fs.writeFileSync(path.join(a, 'mb2.txt'), 'y'.repeat(MAX_BYTES));
+    const r = await w.run(ALICE, "for (let i = 0; i < 20; i++) read_file('mb2.txt'); for (;;) {}", 1);
+    expect(r.error_type).toBe('TimeoutError');
+    expect(r.context_savings?.tokens_in).toBeGreaterThanOrEqual((20 * MAX_BYTES) / 4);
+  });
 });
