@@ -80,10 +80,25 @@ function rchar(pid: number | string = 'self'): number {
   return Number(m?.[1] ?? NaN);
 }
 
-/** Starts a shell writer blocked in open() on `fifo` (no reader yet); resolves its fate later. */
-function blockedWriter(fifo: string): { proc: ChildProcess; fate: () => { exitCode: number | null; signal: NodeJS.Signals | null } } {
+/** A shell writer blocked in open() on `fifo` (no reader yet); `ready` resolves once it waits there. */
+function blockedWriter(fifo: string): { proc: ChildProcess; ready: Promise<void>; fate: () => { exitCode: number | null; signal: NodeJS.Signals | null } } {
   const proc = spawn('sh', ['-c', `echo from-writer > '${fifo}'`], { stdio: 'ignore' });
-  return { proc, fate: () => ({ exitCode: proc.exitCode, signal: proc.signalCode }) };
+  const ready = (async () => {
+    // The kernel names where a process sleeps: a FIFO open waiting for its reader.
+    for (let i = 0; i < 100; i++) {
+      const wchan = ((): string => {
+        try {
+          return fs.readFileSync(`/proc/${proc.pid}/wchan`, 'utf8');
+        } catch {
+          return '';
+        }
+      })();
+      if (wchan === 'wait_for_partner') return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await new Promise((r) => setTimeout(r, 500)); // no wchan here: give it time
+  })();
+  return { proc, ready, fate: () => ({ exitCode: proc.exitCode, signal: proc.signalCode }) };
 }
 
 const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -104,7 +119,7 @@ describe.runIf(linux)('the worker-side reader under a co-tenant with perfect tim
     execFileSync('mkfifo', [fifo]);
     const writer = blockedWriter(fifo);
     try {
-      await wait(200);
+      await writer.ready;
       expect(fastRead(grant, 'out/fifo-unit')).toBeUndefined();
       await wait(300);
       // With a plain open(O_RDONLY|O_NONBLOCK) the writer's open returned and its write died of SIGPIPE.
@@ -458,7 +473,7 @@ describe('read_file attacks between agents on one worker', () => {
     fs.symlinkSync(path.join(base, 'outside'), path.join(a, 'out'));
     const writer = blockedWriter(fifo);
     try {
-      await wait(200);
+      await writer.ready;
       const r = await w.run(ALICE, "try { return read_file('out/fifo') } catch (e) { return [e.name, e.message] }");
       expect(r.result).toEqual(['PermissionError', 'Access denied: "out/fifo" leads outside the workspace']);
       await wait(300);
