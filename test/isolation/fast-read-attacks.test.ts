@@ -819,4 +819,25 @@ describe('read_file attacks between agents on one worker', () => {
     expect(r.error_type).toBe('TimeoutError');
     expect(r.context_savings?.tokens_in).toBeGreaterThanOrEqual((20 * MAX_BYTES) / 4);
   });
+  it('odd files a co-tenant plants (unreadable, a symlink loop, invalid UTF-8): a clear error or the same text the host gives', async () => {
+    fs.writeFileSync(path.join(a, 'locked.txt'), 'LOCKED');
+    fs.chmodSync(path.join(a, 'locked.txt'), 0o000);
+    fs.symlinkSync(path.join(a, 'loop2'), path.join(a, 'loop1'));
+    fs.symlinkSync(path.join(a, 'loop1'), path.join(a, 'loop2'));
+    fs.writeFileSync(path.join(a, 'bad-utf8.txt'), Buffer.from([0x41, 0xff, 0xfe, 0xc3, 0x28, 0x42]));
+    const paths = ['locked.txt', 'loop1/x.txt', 'bad-utf8.txt'];
+    const fast = await w.run(ALICE, `const paths = ${JSON.stringify(paths)};${PROBE}`);
+    const host = await w.run(ALICE, `const paths = ${JSON.stringify(paths.map((p) => `.//${p}`))};${PROBE}`);
+    const f = fast.result as Probed[];
+    const h = host.result as Probed[];
+    expect(JSON.stringify(fast)).not.toContain(base);
+    if (process.getuid?.() !== 0) {
+      expect(f[0]).toMatchObject({ name: 'WorkspaceError', message: '"locked.txt" could not be opened (EACCES)' });
+      assertPlainError(f[0]!, 'locked');
+    }
+    expect(f[1]).toMatchObject({ name: 'FileNotFoundError', message: 'File not found: "loop1/x.txt"' });
+    expect(f[2]!.ok).toBe('A\ufffd\ufffd\ufffd(B');
+    expect(h[2]!.ok).toBe(f[2]!.ok);
+    fs.chmodSync(path.join(a, 'locked.txt'), 0o600);
+  });
 });
