@@ -3,7 +3,8 @@
 // atomic (temporary file, fsync, rename) and counted against the namespace's quota.
 
 import { constants as fsc } from 'node:fs';
-import { lstat, mkdir, open, readdir, realpath, rmdir, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, realpath, rmdir, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { isTempName, writeFileAtomic } from '../util/atomic-write.js';
 import { isSpillFile, pruneSpills, sweepDebris } from './debris-sweeper.js';
@@ -136,18 +137,27 @@ export class WorkspaceView {
 
   async readFile(file: unknown): Promise<{ content: string; size: number }> {
     const full = await this.#resolveExisting(file, 'filename');
-    const info = await stat(full);
+    const info = await stat(full).catch((err: unknown) => {
+      throw fromErrno(err, file);
+    });
     if (info.isDirectory()) throw new WorkspaceError('IS_DIRECTORY', `${display(file)} is a directory; use list_files to see its content`);
     if (!info.isFile()) throw new WorkspaceError('NOT_A_FILE', `${display(file)} is not a regular file`);
     if (info.size > this.maxFileBytes) {
       throw new WorkspaceError('TOO_LARGE', `${display(file)} is ${info.size} bytes, over the ${this.maxFileBytes}-byte file limit`);
     }
     // O_NOFOLLOW: the final component was checked above; refuse a symlink swapped in since.
-    const handle = await open(full, fsc.O_RDONLY | fsc.O_NOFOLLOW).catch((err: unknown) => {
+    // O_NONBLOCK: a FIFO swapped in since cannot hold the open (and a thread of the pool) forever.
+    const handle = await open(full, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK).catch((err: unknown) => {
       throw fromErrno(err, file);
     });
     try {
-      const content = await handle.readFile({ encoding: 'utf8' });
+      // A folder on the way swapped for a symlink since realpath leads the open elsewhere (another
+      // agent's namespace): what was opened must be inside, and still a regular file.
+      await this.#assertOpenedInside(handle.fd, file);
+      if (!(await handle.stat()).isFile()) throw new WorkspaceError('NOT_A_FILE', `${display(file)} is not a regular file`);
+      // Never more than the limit, however the file grows meanwhile (readFile would take it all).
+      const content = await readAtMost(handle, info.size, this.maxFileBytes);
+      if (content === undefined) throw new WorkspaceError('TOO_LARGE', `${display(file)} grew past the ${this.maxFileBytes}-byte file limit while it was read`);
       return { content, size: Buffer.byteLength(content) };
     } finally {
       await handle.close();
@@ -272,6 +282,13 @@ export class WorkspaceView {
     }
   }
 
+  /** Where an open descriptor really is (Linux shows it in /proc; elsewhere the realpath check stands alone). */
+  async #assertOpenedInside(fd: number, original: unknown): Promise<void> {
+    if (process.platform !== 'linux') return;
+    const opened = await readlink(`/proc/self/fd/${fd}`).catch(() => undefined);
+    if (opened !== undefined) await this.#assertInside(opened, original);
+  }
+
   /** mkdir -p, refusing to create through a symlinked ancestor that leads out. */
   async #mkdirInside(dir: string): Promise<void> {
     const root = await this.#root();
@@ -311,6 +328,23 @@ export function normalizeRelative(input: unknown, what: string): string {
     }
   }
   return cleaned;
+}
+
+/** The file's text, reading at most `limit` + 1 bytes (undefined past `limit`); `size` is what stat said. */
+async function readAtMost(handle: FileHandle, size: number, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let want = Math.min(size, limit) + 1;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(want);
+    const { bytesRead } = await handle.read(chunk, 0, want, total);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > limit) return undefined;
+    want = Math.min(64 * 1024, limit + 1 - total);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 /** A file system failure as a workspace error that names the guest's path, never the host's. */

@@ -5,13 +5,20 @@
 // the host, whose answer (content, or the one refusal message every caller sees) is canonical.
 // So a refusal is never decided here, only a success, and only inside the granted folder.
 
-import { closeSync, constants, fstatSync, openSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { ReadGrant } from '../protocol.js';
 
 /** Where the kernel shows what an open descriptor really is (Linux); elsewhere every read goes to the host. */
 const FD_LINKS = '/proc/self/fd';
-const supported = process.platform === 'linux';
+/**
+ * Linux O_PATH (fs.constants has no name for it): a descriptor that names a file without opening
+ * it for I/O, so naming a FIFO or a device reached through a planted folder symlink does nothing
+ * to it (a plain open did: it released the FIFO's blocked writer, then killed it with SIGPIPE).
+ * The value is the generic one; on architectures with another value every read goes to the host.
+ */
+const O_PATH = 0o10000000;
+const supported = process.platform === 'linux' && ['x64', 'arm64', 'arm', 'ia32'].includes(process.arch);
 /** Longest path served here; longer ones go to the host, which says what the limit is. */
 const MAX_PATH_CHARS = 1024;
 /** The ordinary relative path: no empty, `.` or `..` segment, no backslash or control character. */
@@ -34,22 +41,33 @@ export function fastRead(grant: ReadGrant | undefined, file: string): string | u
   const rel = file.startsWith('./') ? file.slice(2) : file;
   const top = rel.split('/', 1)[0] as string;
   if (grant.hostOnly.includes(top)) return undefined;
+  let named: number | undefined;
   let fd: number | undefined;
   try {
-    // O_NOFOLLOW refuses a final symlink; O_NONBLOCK keeps a FIFO from blocking the open.
-    fd = openSync(path.join(grant.root, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    // What was really opened, whatever the path's folders pointed to at that moment.
-    const real = readlinkSync(`${FD_LINKS}/${fd}`);
+    // O_PATH only names what the path leads to; O_NOFOLLOW names a final symlink itself (refused below).
+    named = openSync(path.join(grant.root, rel), O_PATH | constants.O_NOFOLLOW);
+    // What was really named, whatever the path's folders pointed to at that moment.
+    const real = readlinkSync(`${FD_LINKS}/${named}`);
     if (!real.startsWith(grant.root + path.sep)) return undefined;
-    const info = fstatSync(fd);
+    const info = fstatSync(named);
     if (!info.isFile() || info.size > grant.maxBytes) return undefined;
-    const bytes = readFileSync(fd);
-    // The file grew between the check and the read: the host applies the limit.
-    if (bytes.length > grant.maxBytes) return undefined;
-    return bytes.toString('utf8');
+    // Opened through the descriptor: the very file checked above, whatever its path has become.
+    fd = openSync(`${FD_LINKS}/${named}`, constants.O_RDONLY | constants.O_NONBLOCK);
+    // At most one byte past the size checked (readFileSync would fstat again and read whatever the
+    // file has grown to, up to 2 GiB); a file that grew since is the host's to answer.
+    const bytes = Buffer.allocUnsafe(info.size + 1);
+    let length = 0;
+    while (length < bytes.length) {
+      const n = readSync(fd, bytes, length, bytes.length - length, length);
+      if (n === 0) break;
+      length += n;
+    }
+    if (length > info.size) return undefined;
+    return bytes.toString('utf8', 0, length);
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
+    if (named !== undefined) closeSync(named);
   }
 }
