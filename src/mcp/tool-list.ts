@@ -27,46 +27,68 @@ export interface ToolListing {
   annotations: ToolAnnotations;
 }
 
-/** Drops what carries no information: `$schema`, and `additionalProperties: {}` (anything, the default). */
+/**
+ * Length and count bounds of strings and arrays: the daemon checks them and its refusal names the
+ * argument and the bound ("tool_name is longer than 300 characters"), so a listing need not carry
+ * them. Number bounds stay: a model plans with timeout_seconds' maximum.
+ */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
+const LISTING_DROPS = new Set(['$schema', 'minLength', 'maxLength', 'minItems', 'maxItems', 'propertyNames']);
+
+/**
+ * Drops what carries no information for a model choosing arguments: `$schema`, string and array
+ * length bounds (checked, with a message that names them), `propertyNames` (JSON keys are strings
+ * anyway) and `additionalProperties: {}` (anything, the default).
+ */
 export function compactSchema(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(compactSchema);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (k === '$schema') continue;
+    if (LISTING_DROPS.has(k)) continue;
     if (k === 'additionalProperties' && v !== null && typeof v === 'object' && Object.keys(v).length === 0) continue;
-    out[k] = compactSchema(v);
+    // A map of names to schemas: the names are data (a property may be called "minLength").
+    out[k] = SCHEMA_MAPS.has(k) && v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([n, s]) => [n, compactSchema(s)])) : compactSchema(v);
   }
   return out;
 }
 
+/** What MCP assumes of a tool that states no hint (the spec's defaults for ToolAnnotations). */
+const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
+
 /**
- * The annotations without the title (the tool has it). readOnlyHint and openWorldHint are always
- * stated; destructiveHint and idempotentHint only for tools that write, the only ones where MCP
- * gives them a meaning.
+ * The annotations without the title (the tool has it) and without any hint equal to MCP's default,
+ * which a client assumes anyway: execute_code's `readOnlyHint: false, destructiveHint: true` say
+ * nothing a client would not already take. destructiveHint and idempotentHint are dropped from
+ * read-only tools, the only ones where MCP gives them no meaning.
  */
-function listedHints(annotations: ToolAnnotations): ToolAnnotations {
+export function listedHints(annotations: ToolAnnotations): ToolAnnotations {
   const { title: _title, ...hints } = annotations;
   if (hints.readOnlyHint === true) {
     delete hints.destructiveHint;
     delete hints.idempotentHint;
+  }
+  for (const key of Object.keys(HINT_DEFAULTS) as (keyof typeof HINT_DEFAULTS)[]) {
+    if (hints[key] === HINT_DEFAULTS[key]) delete hints[key];
   }
   return hints;
 }
 
 /**
  * An output schema as a listing needs it: every top-level field with its type, nested objects and
- * arrays by their type only. Still a correct (looser) schema of the same results; the models that
- * read it learn the fields, and the full shapes are in the README and in each result itself.
+ * arrays by their type only, and no `required` list (it repeats the field names, and a model reads
+ * what a result holds from the result itself). Still a correct (looser) schema of the same results,
+ * which the SDK's client validates structuredContent against; the full shapes are in the README.
  */
 function shallowOutput(schema: unknown): unknown {
-  const s = schema as { properties?: Record<string, Record<string, unknown>> };
+  const s = schema as { properties?: Record<string, Record<string, unknown>>; required?: unknown };
   if (!s.properties) return schema;
   const properties: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s.properties)) {
     properties[k] = v.type === undefined ? {} : { type: v.type };
   }
-  return { ...s, properties };
+  const { required: _required, ...rest } = s;
+  return { ...rest, properties };
 }
 
 function definition(t: ToolListing): Tool {

@@ -14,7 +14,7 @@ import { ToolFailure } from '../tool-result.js';
 
 /** Most names one get_tool_definition call takes. */
 const MAX_NAMES = 20;
-const FORMATS = ['typescript', 'full'] as const;
+const FORMATS = ['typescript', 'schema', 'full'] as const;
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
@@ -27,7 +27,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     .string({ error: 'category must be a string naming a category (list_tool_categories shows them)' })
     .nullable()
     .optional()
-    .describe('only tools of this category; list_tool_categories shows them');
+    .describe('a category name');
 
   defineTool(
     server,
@@ -35,13 +35,12 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'search_tools',
     {
       title: 'Search tools',
-      description:
-        'Find tools by what they do, best first; tools you can call now come first (`callable`; `why` says what is missing). detail_level: name, summary, or full (adds input_schema and a TypeScript signature). Call them in execute_code as tools.SERVER.TOOL(args).',
+      description: 'Find tools by what they do, callable ones first; call one in execute_code as tools.SERVER.TOOL(args).',
       input: args('search_tools', {
         query: text('query', 'what the tool should do; "" lists all', { allowEmpty: true, max: MAX_QUERY_CHARS }),
         category,
-        detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'detail per tool').default('summary'),
-        limit: number('limit', 'most results', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
+        detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'full adds schemas').default('summary'),
+        limit: number('limit', 'most tools', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
         callable_only: z.boolean({ error: 'callable_only must be true or false' }).default(false).describe('only tools you can call now'),
       }),
       output: z.looseObject({ query: z.string(), category: z.string().nullable(), detail_level: z.string(), count: z.number(), tools: z.array(z.looseObject({ name: z.string(), category: z.string() })) }),
@@ -63,8 +62,9 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
   const defaultFormat = (services.config.server?.toolProfile ?? 'seed') === 'minimal' ? 'typescript' : 'full';
   const shape = (definition: ToolDefinition, format: string): Record<string, unknown> => {
     if (format === 'full') return definition as unknown as Record<string, unknown>;
-    const { name, category: cat, typescript, callable, why, mcp_server_config, also_in } = definition as ToolDefinition & Record<string, unknown>;
-    return Object.fromEntries(Object.entries({ name, category: cat, typescript, callable, why, mcp_server_config, also_in }).filter(([, v]) => v !== undefined));
+    const { name, category: cat, description, input_schema, output_schema, description_only, typescript, callable, why, mcp_server_config, also_in } = definition as ToolDefinition & Record<string, unknown>;
+    const body = format === 'schema' ? { description, description_only, input_schema, output_schema } : { typescript };
+    return Object.fromEntries(Object.entries({ name, category: cat, ...body, callable, why, mcp_server_config, also_in }).filter(([, v]) => v !== undefined));
   };
   defineTool(
     server,
@@ -72,12 +72,12 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'get_tool_definition',
     {
       title: 'Get tool definition',
-      description: 'A tool\'s definition: its TypeScript signature with doc comments, and with format "full" its input_schema and output_schema. tool_names gets several at once. An unknown name suggests close ones.',
+      description: 'A tool\'s TypeScript signature, or several with tool_names.',
       input: args('get_tool_definition', {
-        tool_name: text('tool_name', 'bare ("read_file") or qualified ("filesystem.read_text_file")', { max: 300 }).optional(),
-        tool_names: z.array(text('tool_names', 'a tool name', { max: 300 }), { error: 'tool_names must be an array of tool names' }).min(1).max(MAX_NAMES).optional().describe(`up to ${MAX_NAMES} names`),
+        tool_name: text('tool_name', 'e.g. "github.create_issue"', { max: 300 }).optional(),
+        tool_names: z.array(text('tool_names', 'a tool name', { max: 300 }), { error: 'tool_names must be an array of tool names' }).min(1).max(MAX_NAMES).optional().describe(`up to ${MAX_NAMES}`),
         category,
-        format: oneOf('format', FORMATS, `"typescript" or "full" (default ${defaultFormat})`).optional(),
+        format: oneOf('format', FORMATS, `default ${defaultFormat}; schema and full hold every detail`).optional(),
       }),
       output: z.looseObject({ name: z.string().optional(), category: z.string().optional(), typescript: z.string().optional(), tools: z.array(z.looseObject({})).optional() }),
       annotations: READ_ONLY,
