@@ -4,13 +4,14 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CatalogError, DEFAULT_LIMIT, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS } from '../../catalog/index.js';
+import { CatalogError, COMPACT_STYLE, DEFAULT_LIMIT, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS, schemaToTypeScript } from '../../catalog/index.js';
 import type { Catalog, CatalogViewer, ToolDefinition } from '../../catalog/index.js';
 import { catalogViewer } from '../../sandbox-api/catalog-access.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { args, number, oneOf, text } from '../schema-helpers.js';
 import { ToolFailure } from '../tool-result.js';
+import { reasonsOncePerCategory } from './search-result.js';
 
 /** Most names one get_tool_definition call takes. */
 const MAX_NAMES = 20;
@@ -35,7 +36,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'search_tools',
     {
       title: 'Search tools',
-      description: 'Find tools by what they do, callable ones first; call one in execute_code as tools.SERVER.TOOL(args).',
+      description: 'Find tools by what they do, callable ones first (not_callable says why, per category); call one in execute_code as tools.SERVER.TOOL(args).',
       input: args('search_tools', {
         query: text('query', 'what the tool should do; "" lists all', { allowEmpty: true, max: MAX_QUERY_CHARS }),
         category,
@@ -53,7 +54,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
           viewer(),
         ),
       );
-      return { result: result as unknown as Record<string, unknown> };
+      return { result: reasonsOncePerCategory(result) };
     },
   );
 
@@ -63,7 +64,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
   const shape = (definition: ToolDefinition, format: string): Record<string, unknown> => {
     if (format === 'full') return definition as unknown as Record<string, unknown>;
     const { name, category: cat, description, input_schema, output_schema, description_only, typescript, callable, why, mcp_server_config, also_in } = definition as ToolDefinition & Record<string, unknown>;
-    const body = format === 'schema' ? { description, description_only, input_schema, output_schema } : { typescript };
+    const body = format === 'schema' ? { description, description_only, input_schema, output_schema } : { typescript: description_only === true ? typescript : compactSignature(definition) };
     return Object.fromEntries(Object.entries({ name, category: cat, ...body, callable, why, mcp_server_config, also_in }).filter(([, v]) => v !== undefined));
   };
   defineTool(
@@ -117,6 +118,11 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     },
     async () => ({ result: catalog.categories(viewer()) as unknown as Record<string, unknown> }),
   );
+}
+
+/** The signature in the compact style: short docs, shallow objects, short enums, and a note when cut. */
+function compactSignature(definition: ToolDefinition): string {
+  return schemaToTypeScript(definition, COMPACT_STYLE);
 }
 
 function guard<T>(fn: () => T): T {
