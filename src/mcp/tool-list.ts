@@ -1,8 +1,9 @@
 // tools/list as this server answers it. A client loads the whole list into the model's context on
 // every connect, so it carries nothing twice: the SDK's own listing repeats `$schema` in every
-// schema, the title again inside the annotations, `additionalProperties: {}` (the default) on every
-// output object, write hints on read-only tools and a task-support default. The definitions here are the same tools and the
-// same schemas without those, and only the tools of the configured profile.
+// schema, a title that is the name again ("Execute code" for execute_code), the title once more
+// inside the annotations, `additionalProperties: {}` (the default) on every output object, hints
+// a client assumes anyway and a task-support default. The definitions here are the same tools and
+// the same schemas without those, and only the tools of the configured profile.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
@@ -37,8 +38,9 @@ const LISTING_DROPS = new Set(['$schema', 'minLength', 'maxLength', 'minItems', 
 
 /**
  * Drops what carries no information for a model choosing arguments: `$schema`, string and array
- * length bounds (checked, with a message that names them), `propertyNames` (JSON keys are strings
- * anyway) and `additionalProperties: {}` (anything, the default).
+ * length bounds (checked, with a message that names them), lower bounds of 0 or 1, `propertyNames`
+ * (JSON keys are strings anyway), an array element's copy of the array's description and
+ * `additionalProperties: {}` (anything, the default). The daemon still checks every one of them.
  */
 export function compactSchema(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(compactSchema);
@@ -46,7 +48,15 @@ export function compactSchema(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     if (LISTING_DROPS.has(k)) continue;
+    // A lower bound of 0 or 1 (a positive timeout, at least one result) is what any caller assumes.
+    if ((k === 'minimum' || k === 'exclusiveMinimum') && typeof v === 'number' && v >= 0 && v <= 1) continue;
     if (k === 'additionalProperties' && v !== null && typeof v === 'object' && Object.keys(v).length === 0) continue;
+    // An array's element says again what the array's own description said ("a tool name").
+    if (k === 'items' && typeof (value as { description?: unknown }).description === 'string' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const { description: _again, ...element } = v as Record<string, unknown>;
+      out[k] = compactSchema(element);
+      continue;
+    }
     // A map of names to schemas: the names are data (a property may be called "minLength").
     out[k] = SCHEMA_MAPS.has(k) && v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([n, s]) => [n, compactSchema(s)])) : compactSchema(v);
   }
@@ -94,7 +104,8 @@ function shallowOutput(schema: unknown): unknown {
 function definition(t: ToolListing): Tool {
   const input = compactSchema(toJsonSchemaCompat(t.input, { strictUnions: true, pipeStrategy: 'input' })) as Tool['inputSchema'];
   const output = shallowOutput(compactSchema(toJsonSchemaCompat(t.output, { strictUnions: true, pipeStrategy: 'output' }))) as Tool['outputSchema'];
-  return { name: t.name, title: t.title, description: t.description, inputSchema: input, outputSchema: output, annotations: listedHints(t.annotations) };
+  // No `title`: each one is its tool's name in words, and clients show the name when it is absent.
+  return { name: t.name, description: t.description, inputSchema: input, outputSchema: output, annotations: listedHints(t.annotations) };
 }
 
 /** Answers tools/list from `listings` (built once per session, on the first request). */

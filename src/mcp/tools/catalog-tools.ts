@@ -27,8 +27,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
   const category = z
     .string({ error: 'category must be a string naming a category (list_tool_categories shows them)' })
     .nullable()
-    .optional()
-    .describe('a category name');
+    .optional();
 
   defineTool(
     server,
@@ -36,13 +35,13 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'search_tools',
     {
       title: 'Search tools',
-      description: 'Find tools by what they do, callable ones first (not_callable says why, per category); call one in execute_code as tools.SERVER.TOOL(args).',
+      description: 'Find tools by what they do, callable ones first; call one in execute_code as tools.SERVER.TOOL(args).',
       input: args('search_tools', {
         query: text('query', 'what the tool should do; "" lists all', { allowEmpty: true, max: MAX_QUERY_CHARS }),
         category,
         detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'full adds schemas').default('summary'),
         limit: number('limit', 'most tools', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
-        callable_only: z.boolean({ error: 'callable_only must be true or false' }).default(false).describe('only tools you can call now'),
+        callable_only: z.boolean({ error: 'callable_only must be true or false' }).optional().describe('only tools you can call now'),
       }),
       output: z.looseObject({ query: z.string(), category: z.string().nullable(), detail_level: z.string(), count: z.number(), tools: z.array(z.looseObject({ name: z.string(), category: z.string() })) }),
       annotations: READ_ONLY,
@@ -50,7 +49,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     async (input) => {
       const result = guard(() =>
         catalog.search(
-          { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only },
+          { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only === true },
           viewer(),
         ),
       );
@@ -78,7 +77,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
         tool_name: text('tool_name', 'e.g. "github.create_issue"', { max: 300 }).optional(),
         tool_names: z.array(text('tool_names', 'a tool name', { max: 300 }), { error: 'tool_names must be an array of tool names' }).min(1).max(MAX_NAMES).optional().describe(`up to ${MAX_NAMES}`),
         category,
-        format: oneOf('format', FORMATS, `default ${defaultFormat}; schema and full hold every detail`).optional(),
+        format: oneOf('format', FORMATS, `default ${defaultFormat}; schema/full: every detail`).optional(),
       }),
       output: z.looseObject({ name: z.string().optional(), category: z.string().optional(), typescript: z.string().optional(), tools: z.array(z.looseObject({})).optional() }),
       annotations: READ_ONLY,
@@ -111,7 +110,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'list_tool_categories',
     {
       title: 'List tool categories',
-      description: 'Every tool category you can see, with its description and the number of its tools you can see.',
+      description: 'The tool categories you can see, with descriptions and tool counts.',
       input: args('list_tool_categories', {}),
       output: z.looseObject({ categories: z.record(z.string(), z.looseObject({ description: z.string(), tool_count: z.number() })), total_tools: z.number() }),
       annotations: READ_ONLY,

@@ -18,7 +18,7 @@ export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: Pi
     {
       title: 'Sanitize PII',
       description:
-        'Replace emails, phones, SSNs, cards, IPs, IBANs and secrets in text by tokens like [EMAIL_3f9a1c2b], stable within this session; restore_pii reverses them.',
+        'Replace PII (emails, phones, SSNs, cards, IPs, IBANs, secrets) with tokens like [EMAIL_3f9a1c2b]; restore_pii reverses them in this session.',
       input: args('sanitize_pii', { text: text('text', 'text', { allowEmpty: true }) }),
       output: z.looseObject({ sanitized_text: z.string(), pii_found: z.number(), pii_types: z.array(z.string()) }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -35,7 +35,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
         language: oneOf('language', SKILL_LANGUAGES as unknown as readonly [string, ...string[]], 'detected when absent').optional(),
         shared: z
           .boolean({ error: 'shared must be true or false' })
-          .describe('publish to every agent (needs skills permission "publish"); else private when agents are configured')
+          .describe('publish to every agent (needs skills permission "publish")')
           .optional(),
       }),
       output: z.looseObject({ success: z.boolean(), name: z.string() }),
@@ -63,7 +63,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     {
       title: 'Load skill',
       description: "A saved skill's code and metadata.",
-      input: args('load_skill', { name: text('name', NAME_HINT, { max: 128 }) }),
+      input: args('load_skill', { name: text('name', 'skill name', { max: 128 }) }),
       output: z.looseObject({ name: z.string(), code: z.string(), metadata: z.looseObject({}) }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -97,7 +97,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     {
       title: 'Delete skill',
       description: 'Delete a skill you saved.',
-      input: args('delete_skill', { name: text('name', NAME_HINT, { max: 128 }) }),
+      input: args('delete_skill', { name: text('name', 'skill name', { max: 128 }) }),
       output: z.looseObject({ success: z.boolean() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },

@@ -24,7 +24,8 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
         filename: text('filename', 'e.g. "data/input.json"'),
         content: text('content', 'text', { allowEmpty: true }),
       }),
-      output: z.looseObject({ success: z.boolean(), message: z.string(), filename: z.string().optional(), bytes: z.number().optional() }),
+      // filename and bytes come too; the listing names the seed's fields.
+      output: z.looseObject({ success: z.boolean(), message: z.string() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ filename, content }) => {
