@@ -2,6 +2,7 @@
 // structuredContent plus one identical text block, failures as clear isError results.
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
 import { startHarness, textOf } from '../fixtures/mcp/harness.js';
 import type { Harness } from '../fixtures/mcp/harness.js';
 
@@ -46,6 +47,10 @@ describe('tools/list', () => {
     expect(hints(execute?.annotations)).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
     // Only what differs from MCP's defaults is listed.
     expect(execute?.annotations).toEqual({ openWorldHint: false });
+    // However short, the description names every sandbox function and how a result is made.
+    for (const api of SANDBOX_API.filter((x) => x.catalog)) expect(execute?.description, api.name).toContain(api.name);
+    expect(execute?.description).toContain('`return X`');
+    expect(execute?.description).toContain('tools.SERVER.TOOL(args)');
     const read = tools.find((t) => t.name === 'read_workspace_file');
     // MCP gives destructive/idempotent hints a meaning only for tools that write: not listed here.
     expect(read?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
