@@ -28,5 +28,6 @@ export type {
   ToolView,
 } from './catalog-types.js';
 export { ENTRY_FILE_SCHEMA, MAX_ENTRY_FILE_BYTES } from './entry-validation.js';
-export { jsonSchemaToType, memberAccess, schemaToTypeScript, toIdentifier } from './schema-to-typescript.js';
+export { COMPACT_STYLE, FULL_STYLE, jsonSchemaToType, memberAccess, schemaToTypeScript, SHORTENED_NOTE, toIdentifier } from './schema-to-typescript.js';
+export type { SignatureStyle } from './schema-to-typescript.js';
 export { renderServerIndex, renderToolFile, safeFileName, serverIndexPath, SERVERS_ROOT, toolFilePath } from './tool-files.js';

@@ -1,41 +1,58 @@
 // Turns a tool's input and output JSON Schema into a TypeScript signature with doc comments,
-// the form a model reads best when it is about to write code against the tool.
+// the form a model reads best when it is about to write code against the tool. Two styles: the
+// whole signature (get_tool_definition format "full", the servers/ files) and a compact one
+// (format "typescript") whose cuts are all reachable in the whole one and say so.
 import type { JsonSchema, ToolEntry } from './catalog-types.js';
+import { docBlock, flatText, intersection, isIdentifier, isUnknown, keyword, NEVER, prettyText, union, UNKNOWN } from './ts-type-text.js';
+import type { TsProp, TsType } from './ts-type-text.js';
+
+export { isIdentifier } from './ts-type-text.js';
 
 /** Nesting beyond this is shown as `unknown`: signatures are for reading, not for proofs. */
 const MAX_DEPTH = 12;
-/** Target line width of the generated text. */
-const WIDTH = 100;
 
-type TsType =
-  | { kind: 'keyword'; text: string }
-  | { kind: 'union'; members: TsType[] }
-  | { kind: 'intersection'; members: TsType[] }
-  | { kind: 'array'; element: TsType }
-  | { kind: 'tuple'; elements: TsType[]; rest: TsType | null }
-  | { kind: 'object'; props: TsProp[]; index: TsType | null };
-
-interface TsProp {
-  key: string;
-  optional: boolean;
-  type: TsType;
-  doc: string | null;
+/** What a signature keeps; `null` keeps all of it. */
+export interface SignatureStyle {
+  /** Longest tool description, characters: the sentences that fit, else the first one cut. */
+  readonly descriptionChars: number | null;
+  /** Longest property doc comment, characters (its first sentence, cut at a word). */
+  readonly docChars: number | null;
+  /** Object types nested deeper than this (the arguments object is 0) print as `object`. */
+  readonly objectDepth: number | null;
+  /** Enums with more values than this show the first ones and how many more. */
+  readonly enumValues: number | null;
+  /** Target line width of the generated text. */
+  readonly width: number;
 }
 
-const keyword = (text: string): TsType => ({ kind: 'keyword', text });
-const UNKNOWN = keyword('unknown');
-const NEVER = keyword('never');
-const isUnknown = (t: TsType): boolean => t.kind === 'keyword' && t.text === 'unknown';
+export const FULL_STYLE: SignatureStyle = Object.freeze({ descriptionChars: null, docChars: null, objectDepth: null, enumValues: null, width: 100 });
+/** get_tool_definition's default in the minimal profile: about a third of the tokens of FULL_STYLE on large tools. */
+export const COMPACT_STYLE: SignatureStyle = Object.freeze({ descriptionChars: 240, docChars: 90, objectDepth: 2, enumValues: 6, width: 100 });
+
+/** The line a compact signature ends with when it left something out. */
+export const SHORTENED_NOTE = '// Shortened: get_tool_definition with format "schema" or "full" has every detail.';
+
+/** `text` as whole sentences within `max` characters, else its first sentence cut at a word, with "…". */
+export function shorten(text: string, max: number | null): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (max === null || flat.length <= max) return max === null ? text.trim() : flat;
+  const sentences = flat.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? [flat];
+  let kept = '';
+  for (const s of sentences) {
+    const next = `${kept}${s}`;
+    if (next.trim().length > max) break;
+    kept = next;
+  }
+  if (kept.trim() !== '') return `${kept.trim()} …`;
+  const cut = flat.lastIndexOf(' ', max - 1);
+  return `${flat.slice(0, cut > max / 2 ? cut : max - 1)}…`;
+}
 
 const RESERVED = new Set(
   ('break case catch class const continue debugger default delete do else enum export extends false finally ' +
     'for function if import in instanceof new null return super switch this throw true try typeof var void ' +
     'while with yield let static implements interface package private protected public await').split(' '),
 );
-
-export function isIdentifier(name: string): boolean {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name);
-}
 
 /** A usable function name for a tool name ('get-issue' -> 'get_issue', 'delete' -> 'delete_'). */
 export function toIdentifier(name: string): string {
@@ -49,10 +66,6 @@ export function memberAccess(base: string, key: string): string {
   return isIdentifier(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`;
 }
 
-function propertyKey(key: string): string {
-  return isIdentifier(key) ? key : JSON.stringify(key);
-}
-
 const asSchema = (value: unknown): JsonSchema | null =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonSchema) : null;
 
@@ -61,33 +74,11 @@ function literal(value: unknown): TsType {
   return UNKNOWN;
 }
 
-function union(members: TsType[]): TsType {
-  const flat: TsType[] = [];
-  const seen = new Set<string>();
-  for (const member of members.flatMap((m) => (m.kind === 'union' ? m.members : [m]))) {
-    if (isUnknown(member)) return UNKNOWN;
-    if (member.kind === 'keyword' && member.text === 'never') continue;
-    const text = flatText(member);
-    if (!seen.has(text)) {
-      seen.add(text);
-      flat.push(member);
-    }
-  }
-  if (flat.length === 0) return NEVER;
-  return flat.length === 1 ? (flat[0] as TsType) : { kind: 'union', members: flat };
-}
-
-function intersection(members: TsType[]): TsType {
-  const useful = members.flatMap((m) => (m.kind === 'intersection' ? m.members : [m])).filter((m) => !isUnknown(m));
-  if (useful.length === 0) return UNKNOWN;
-  return useful.length === 1 ? (useful[0] as TsType) : { kind: 'intersection', members: useful };
-}
-
 /** Text of a property's doc comment: its description (or title) and default. */
-function docOf(schema: JsonSchema | null): string | null {
+function docOf(schema: JsonSchema | null, style: SignatureStyle = FULL_STYLE): string | null {
   if (!schema) return null;
   const description = typeof schema['description'] === 'string' ? schema['description'].trim() : '';
-  let doc = description;
+  let doc = shorten(description, style.docChars);
   if ('default' in schema && schema['default'] !== undefined && schema['default'] !== null && !/\bdefault/i.test(doc)) {
     const value = JSON.stringify(schema['default']);
     if (value !== undefined && value.length <= 60) doc = doc ? `${doc} (default: ${value})` : `Default: ${value}`;
@@ -98,10 +89,23 @@ function docOf(schema: JsonSchema | null): string | null {
 
 class Converter {
   readonly #root: JsonSchema;
+  readonly #style: SignatureStyle;
   readonly #refs: string[] = [];
+  /** How many object types enclose the one being converted. */
+  #objects = 0;
+  /** Whether the style left anything out (the signature then says where the rest is). */
+  shortened = false;
 
-  constructor(root: JsonSchema) {
+  constructor(root: JsonSchema, style: SignatureStyle = FULL_STYLE) {
     this.#root = root;
+    this.#style = style;
+  }
+
+  /** A property's doc comment in this style, noting a cut. */
+  doc(schema: JsonSchema | null): string | null {
+    const doc = docOf(schema, this.#style);
+    if (doc?.includes('…') && !String(schema?.['description'] ?? '').includes('…')) this.shortened = true;
+    return doc;
   }
 
   convert(value: unknown, depth: number): TsType {
@@ -157,7 +161,15 @@ class Converter {
   #base(schema: JsonSchema, depth: number): TsType | null {
     if ('const' in schema) return literal(schema['const']);
     const enumValues = schema['enum'];
-    if (Array.isArray(enumValues)) return union(enumValues.map(literal));
+    if (Array.isArray(enumValues)) {
+      const max = this.#style.enumValues;
+      if (max === null || enumValues.length <= max) return union(enumValues.map(literal));
+      // The first values, and a comment (valid TypeScript) saying how many are left out.
+      this.shortened = true;
+      const shown = enumValues.slice(0, max - 1).map(literal);
+      const last = flatText(literal(enumValues[max - 1]));
+      return union([...shown, keyword(`${last} /* +${enumValues.length - max} more */`)]);
+    }
     const type = schema['type'];
     const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t) => typeof t === 'string') : [];
     if (types.length > 0) return union(types.map((t) => this.#ofType(t as string, schema, depth)));
@@ -200,12 +212,25 @@ class Converter {
 
   #object(schema: JsonSchema, depth: number): TsType {
     const properties = asSchema(schema['properties']) ?? {};
+    if (this.#style.objectDepth !== null && this.#objects > this.#style.objectDepth) {
+      if (Object.keys(properties).length > 0) this.shortened = true;
+      return keyword('object');
+    }
+    this.#objects++;
+    try {
+      return this.#objectBody(schema, properties, depth);
+    } finally {
+      this.#objects--;
+    }
+  }
+
+  #objectBody(schema: JsonSchema, properties: JsonSchema, depth: number): TsType {
     const required = new Set(Array.isArray(schema['required']) ? schema['required'] : []);
     const props: TsProp[] = Object.entries(properties).map(([key, value]) => ({
       key,
       optional: !required.has(key),
       type: this.convert(value, depth + 1),
-      doc: docOf(asSchema(value)),
+      doc: this.doc(asSchema(value)),
     }));
     const extra = schema['additionalProperties'];
     const patterns = asSchema(schema['patternProperties']);
@@ -221,108 +246,11 @@ class Converter {
   }
 }
 
-// ---- printing ----
-
-const needsParens = (t: TsType, inside: 'array' | 'intersection'): boolean =>
-  t.kind === 'union' || (inside === 'array' && t.kind === 'intersection');
-
-function docInline(doc: string): string {
-  return `/** ${doc.replace(/\s*\n\s*/g, ' ').replaceAll('*/', '*\\/')} */ `;
-}
-
-function flatText(t: TsType): string {
-  switch (t.kind) {
-    case 'keyword':
-      return t.text;
-    case 'union':
-      return t.members.map(flatText).join(' | ');
-    case 'intersection':
-      return t.members.map((m) => (needsParens(m, 'intersection') ? `(${flatText(m)})` : flatText(m))).join(' & ');
-    case 'array':
-      return needsParens(t.element, 'array') ? `(${flatText(t.element)})[]` : `${flatText(t.element)}[]`;
-    case 'tuple': {
-      const items = t.elements.map(flatText);
-      if (t.rest) items.push(`...${flatText({ kind: 'array', element: t.rest })}`);
-      return `[${items.join(', ')}]`;
-    }
-    case 'object': {
-      const members = t.props.map((p) => `${p.doc ? docInline(p.doc) : ''}${propertyKey(p.key)}${p.optional ? '?' : ''}: ${flatText(p.type)}`);
-      const index = t.index && (isUnknown(t.index) || t.props.length === 0) ? `[key: string]: ${flatText(t.index)}` : null;
-      if (index) members.push(index);
-      const body = members.length === 0 ? '{}' : `{ ${members.join('; ')} }`;
-      // A typed index signature must cover every property, so it goes in its own member.
-      if (t.index && !index) return `${body} & { [key: string]: ${flatText(t.index)} }`;
-      return body;
-    }
-  }
-}
-
-function docBlock(doc: string, indent: string): string {
-  const lines = wrap(doc, WIDTH - indent.length - 3);
-  if (lines.length === 1 && (lines[0] as string).length + indent.length + 7 <= WIDTH) {
-    return `${indent}/** ${(lines[0] as string).replaceAll('*/', '*\\/')} */\n`;
-  }
-  return `${indent}/**\n${lines.map((l) => `${indent} *${l ? ` ${l.replaceAll('*/', '*\\/')}` : ''}`).join('\n')}\n${indent} */\n`;
-}
-
-/** Word-wrap each paragraph line of a text to `width` columns. */
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  for (const paragraph of text.trim().split('\n')) {
-    let line = '';
-    for (const word of paragraph.trim().split(/\s+/)) {
-      if (line && line.length + 1 + word.length > width) {
-        out.push(line);
-        line = word;
-      } else line = line ? `${line} ${word}` : word;
-    }
-    out.push(line);
-  }
-  return out;
-}
-
-/** Parentheses around a type; a multi-line union (it starts with a newline) closes on its own line. */
-function parens(inner: string, pad: string): string {
-  return inner.startsWith('\n') ? `(${inner}\n${pad})` : `(${inner})`;
-}
-
-function prettyText(t: TsType, indent: number): string {
-  const flat = flatText(t);
-  if (indent + flat.length <= WIDTH) return flat;
-  const pad = ' '.repeat(indent);
-  switch (t.kind) {
-    case 'keyword':
-      return flat;
-    case 'union':
-      // One member a line, each led by `|`, as prettier prints long unions.
-      return t.members.map((m) => `\n${pad}  | ${prettyText(m, indent + 4)}`).join('');
-    case 'intersection':
-      return t.members.map((m) => (needsParens(m, 'intersection') ? parens(prettyText(m, indent), pad) : prettyText(m, indent))).join(' & ');
-    case 'array':
-      return needsParens(t.element, 'array') ? `${parens(prettyText(t.element, indent), pad)}[]` : `${prettyText(t.element, indent)}[]`;
-    case 'tuple': {
-      const items = t.elements.map((e) => `${pad}  ${prettyText(e, indent + 2)},`);
-      if (t.rest) items.push(`${pad}  ...${prettyText({ kind: 'array', element: t.rest }, indent + 5)},`);
-      return `[\n${items.join('\n')}\n${pad}]`;
-    }
-    case 'object': {
-      const inner = `${pad}  `;
-      const lines = t.props.map(
-        (p) => `${p.doc ? docBlock(p.doc, inner) : ''}${inner}${propertyKey(p.key)}${p.optional ? '?' : ''}: ${prettyText(p.type, indent + 2)};`,
-      );
-      const typedIndex = t.index && !isUnknown(t.index) && t.props.length > 0;
-      if (t.index && !typedIndex) lines.push(`${inner}[key: string]: ${prettyText(t.index, indent + 2)};`);
-      const body = `{\n${lines.join('\n')}\n${pad}}`;
-      return typedIndex && t.index ? `${body} & { [key: string]: ${prettyText(t.index, indent)} }` : body;
-    }
-  }
-}
-
 /** The TypeScript type of a JSON Schema, as text ('{ path: string; head?: number }'). */
 export function jsonSchemaToType(schema: unknown, indent = 0): string {
   const root = asSchema(schema);
   if (!root) return schema === false ? 'never' : 'unknown';
-  return prettyText(new Converter(root).convert(root, 0), indent);
+  return prettyText(new Converter(root).convert(root, 0), indent, FULL_STYLE.width);
 }
 
 function isOptionalArgs(schema: JsonSchema): boolean {
@@ -336,6 +264,17 @@ interface SignatureParts {
   doc: string;
   params: string;
   returns: string;
+  /** The style left something out. */
+  shortened: boolean;
+}
+
+/** A schema's type in `style`, and whether the style cut anything. */
+function typeIn(schema: unknown, style: SignatureStyle, indent: number): { text: string; shortened: boolean } {
+  const root = asSchema(schema);
+  if (!root) return { text: schema === false ? 'never' : 'unknown', shortened: false };
+  const converter = new Converter(root, style);
+  const text = prettyText(converter.convert(root, 0), indent, style.width);
+  return { text, shortened: converter.shortened };
 }
 
 /**
@@ -343,42 +282,51 @@ interface SignatureParts {
  * functions: `"x-positional": true` on input_schema makes each property a positional
  * parameter (in order), and `"x-sync": true` on input_schema drops the Promise.
  */
-export function signatureParts(entry: SignatureSource, indent = 0): SignatureParts {
+export function signatureParts(entry: SignatureSource, indent = 0, style: SignatureStyle = FULL_STYLE): SignatureParts {
   const input = entry.input_schema;
   const positional = input['x-positional'] === true;
-  let doc = entry.description.trim();
+  let doc = shorten(entry.description, style.descriptionChars);
+  let shortened = doc.includes('…') && !entry.description.includes('…');
   let params: string;
   if (positional) {
     const properties = asSchema(input['properties']) ?? {};
     const required = new Set(Array.isArray(input['required']) ? input['required'] : []);
     const keys = Object.keys(properties);
-    const converter = new Converter(input);
+    const converter = new Converter(input, style);
     const docs: string[] = [];
     params = keys
       .map((key, i) => {
         const optional = keys.slice(i).every((k) => !required.has(k));
         const prop = properties[key];
-        const text = docOf(asSchema(prop));
+        const text = converter.doc(asSchema(prop));
         if (text) docs.push(`@param ${toIdentifier(key)} ${text}`);
-        return `${toIdentifier(key)}${optional ? '?' : ''}: ${prettyText(converter.convert(prop, 1), indent)}`;
+        return `${toIdentifier(key)}${optional ? '?' : ''}: ${prettyText(converter.convert(prop, 1), indent, style.width)}`;
       })
       .join(', ');
     if (docs.length > 0) doc = `${doc}\n${docs.join('\n')}`;
+    shortened ||= converter.shortened;
   } else {
-    params = `args${isOptionalArgs(input) ? '?' : ''}: ${jsonSchemaToType(input, indent)}`;
+    const args = typeIn(input, style, indent);
+    params = `args${isOptionalArgs(input) ? '?' : ''}: ${args.text}`;
+    shortened ||= args.shortened;
   }
-  const output = entry.output_schema ? jsonSchemaToType(entry.output_schema, indent) : 'unknown';
-  const returns = input['x-sync'] === true ? output : `Promise<${output}>`;
-  return { doc, params, returns };
+  const output = entry.output_schema ? typeIn(entry.output_schema, style, indent) : { text: 'unknown', shortened: false };
+  const returns = input['x-sync'] === true ? output.text : `Promise<${output.text}>`;
+  return { doc, params, returns, shortened: shortened || output.shortened };
 }
 
 /**
  * The TypeScript signature of a tool, with its description as a doc comment:
  * `/** Read a file. *\/\nfunction read_file(args: { path: string }): Promise<{ content: string }>;`
+ * In a style that left something out, a last line says where the whole of it is.
  */
-export function schemaToTypeScript(entry: SignatureSource): string {
-  const { doc, params, returns } = signatureParts(entry);
-  return `${doc ? docBlock(doc, '') : ''}function ${toIdentifier(entry.name)}(${params}): ${returns};`;
+export function schemaToTypeScript(entry: SignatureSource, style: SignatureStyle = FULL_STYLE): string {
+  const { doc, params, returns, shortened } = signatureParts(entry, 0, style);
+  const signature = `${doc ? docBlock(doc, '', style.width) : ''}function ${toIdentifier(entry.name)}(${params}): ${returns};`;
+  return shortened ? `${signature}\n${SHORTENED_NOTE}` : signature;
 }
 
-export { docBlock as renderDocComment };
+/** A doc comment block, as the signatures print them (the servers/ files use it too). */
+export function renderDocComment(doc: string, indent: string): string {
+  return docBlock(doc, indent, FULL_STYLE.width);
+}

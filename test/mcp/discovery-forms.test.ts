@@ -92,6 +92,20 @@ describe('get_tool_definition', () => {
     }
   });
 
+  it('format "schema" gives the description and schemas whole, without the signature; a shortened signature says so', async () => {
+    const { json } = await call(minimal, 'get_tool_definition', { tool_name: 'read_file', format: 'schema' });
+    expect(json['input_schema']).toBeDefined();
+    expect(json['description']).toBeTypeOf('string');
+    expect(json['typescript']).toBeUndefined();
+    // A catalog tool whose compact signature leaves something out ends with where to find the rest.
+    const found = await call(minimal, 'search_tools', { query: '', limit: 100 });
+    for (const t of found.json['tools'] as { name: string; category: string }[]) {
+      const def = await call(minimal, 'get_tool_definition', { tool_name: `${t.category}.${t.name}` });
+      const text = def.json['typescript'] as string | undefined;
+      if (text?.includes('…') || text?.includes('more */')) expect(text).toMatch(/format "schema" or "full" has every detail/);
+    }
+  });
+
   it('several names at once: found ones in order, unknown ones with a suggestion, and not both arguments', async () => {
     const { json } = await call(seed, 'get_tool_definition', { tool_names: ['read_file', 'write_file', 'raed_fil'], format: 'typescript' });
     expect((json['tools'] as { name: string }[]).map((t) => t.name)).toEqual(['read_file', 'write_file']);

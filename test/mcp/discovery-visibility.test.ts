@@ -146,19 +146,26 @@ describe('discovery tells the truth', () => {
     expect(memory).toMatchObject({ category: 'memory', callable: true });
     expect(memory?.why).toBeUndefined();
 
-    // In a list, the mcpServers entry to add is given once per server, in `setup`.
+    // In a list, the mcpServers entry to add is given once per server, in `setup`, and the reason
+    // the tools of one category share is given once, in `not_callable`.
     const listed = await call('alice', 'search_tools', { query: 'post a slack message', limit: 100 });
     const slackTools = (listed.json['tools'] as View[]).filter((t) => t.category === 'slack');
     expect(slackTools.length).toBeGreaterThan(1);
     for (const slack of slackTools) {
-      expect(slack).toMatchObject({ callable: false, why: expect.stringMatching(/^not connected: server "slack" is not configured; add setup\.slack of this result to mcpServers/) as unknown });
+      expect(slack.callable).toBe(false);
+      expect(slack.why).toBeUndefined();
       expect(slack.mcp_server_config).toBeUndefined();
     }
+    const reasons = listed.json['not_callable'] as Record<string, string>;
+    expect(reasons['slack']).toMatch(/^not connected: server "slack" is not configured; add setup\.slack of this result to mcpServers/);
+    expect(listed.text.split('is not configured; add setup.slack').length - 1).toBe(1);
     expect((listed.json['setup'] as Record<string, { command?: string }>)['slack']?.command).toBe('npx');
     expect(listed.text.split('"command":"npx"').length - 1).toBe(1);
 
-    const github = (await search('bob', 'create a github issue')).find((t) => t.name === 'create_issue');
-    expect(github).toMatchObject({ callable: false, why: expect.stringMatching(/^server "github" failed to start: .*command not found/) as unknown });
+    const bobListed = await call('bob', 'search_tools', { query: 'create a github issue', limit: 100 });
+    const github = (bobListed.json['tools'] as View[]).find((t) => t.name === 'create_issue');
+    expect(github?.callable).toBe(false);
+    expect((bobListed.json['not_callable'] as Record<string, string>)['github']).toMatch(/^server "github" failed to start: .*command not found/);
 
     const definition = await call('alice', 'get_tool_definition', { tool_name: 'slack.slack_post_message' });
     expect(definition.json).toMatchObject({ callable: false, why: expect.stringMatching(/add this to mcpServers/) as unknown, mcp_server_config: { slack: { command: 'npx' } } });

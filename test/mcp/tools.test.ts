@@ -2,6 +2,7 @@
 // structuredContent plus one identical text block, failures as clear isError results.
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
 import { startHarness, textOf } from '../fixtures/mcp/harness.js';
 import type { Harness } from '../fixtures/mcp/harness.js';
 
@@ -10,6 +11,12 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
+
+/** A hint as a client reads it: what the tool states, else MCP's default for an unstated hint. */
+const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
+function hints(annotations: Record<string, unknown> | undefined): Record<keyof typeof HINT_DEFAULTS, unknown> {
+  return { ...HINT_DEFAULTS, ...(annotations ?? {}) };
+}
 
 async function call(harness: Harness, name: string, args: Record<string, unknown> = {}) {
   return harness.client.callTool({ name, arguments: args });
@@ -26,7 +33,8 @@ describe('tools/list', () => {
     for (const tool of tools) {
       expect(tool.outputSchema, tool.name).toBeDefined();
       expect(tool.description, tool.name).toBeTruthy();
-      expect(tool.annotations?.readOnlyHint, tool.name).toBeTypeOf('boolean');
+      // A hint equal to MCP's default is not stated (the client assumes it), so every hint reads as a boolean.
+      for (const value of Object.values(hints(tool.annotations))) expect(value, tool.name).toBeTypeOf('boolean');
     }
     const execute = tools.find((t) => t.name === 'execute_code');
     const props = execute?.inputSchema.properties as Record<string, { default?: unknown; maximum?: number }>;
@@ -36,12 +44,18 @@ describe('tools/list', () => {
     expect(props['timeout_seconds']?.maximum).toBe(300);
     expect(props['memory_mb']?.default).toBe(500);
     expect(execute?.inputSchema.required).toEqual(['code']);
-    expect(execute?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+    expect(hints(execute?.annotations)).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+    // Only what differs from MCP's defaults is listed.
+    expect(execute?.annotations).toEqual({ openWorldHint: false });
+    // However short, the description names every sandbox function and how a result is made.
+    for (const api of SANDBOX_API.filter((x) => x.catalog)) expect(execute?.description, api.name).toContain(api.name);
+    expect(execute?.description).toContain('`return X`');
+    expect(execute?.description).toContain('tools.SERVER.TOOL(args)');
     const read = tools.find((t) => t.name === 'read_workspace_file');
     // MCP gives destructive/idempotent hints a meaning only for tools that write: not listed here.
     expect(read?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     const del = tools.find((t) => t.name === 'delete_workspace_file');
-    expect(del?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(hints(del?.annotations)).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
   });
 });
 

@@ -4,17 +4,18 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CatalogError, DEFAULT_LIMIT, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS } from '../../catalog/index.js';
+import { CatalogError, COMPACT_STYLE, DEFAULT_LIMIT, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS, schemaToTypeScript } from '../../catalog/index.js';
 import type { Catalog, CatalogViewer, ToolDefinition } from '../../catalog/index.js';
 import { catalogViewer } from '../../sandbox-api/catalog-access.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { args, number, oneOf, text } from '../schema-helpers.js';
 import { ToolFailure } from '../tool-result.js';
+import { reasonsOncePerCategory } from './search-result.js';
 
 /** Most names one get_tool_definition call takes. */
 const MAX_NAMES = 20;
-const FORMATS = ['typescript', 'full'] as const;
+const FORMATS = ['typescript', 'schema', 'full'] as const;
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
@@ -26,8 +27,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
   const category = z
     .string({ error: 'category must be a string naming a category (list_tool_categories shows them)' })
     .nullable()
-    .optional()
-    .describe('only tools of this category; list_tool_categories shows them');
+    .optional();
 
   defineTool(
     server,
@@ -35,14 +35,13 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'search_tools',
     {
       title: 'Search tools',
-      description:
-        'Find tools by what they do, best first; tools you can call now come first (`callable`; `why` says what is missing). detail_level: name, summary, or full (adds input_schema and a TypeScript signature). Call them in execute_code as tools.SERVER.TOOL(args).',
+      description: 'Find tools by what they do, callable ones first; call one in execute_code as tools.SERVER.TOOL(args).',
       input: args('search_tools', {
         query: text('query', 'what the tool should do; "" lists all', { allowEmpty: true, max: MAX_QUERY_CHARS }),
         category,
-        detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'detail per tool').default('summary'),
-        limit: number('limit', 'most results', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
-        callable_only: z.boolean({ error: 'callable_only must be true or false' }).default(false).describe('only tools you can call now'),
+        detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'full adds schemas').default('summary'),
+        limit: number('limit', 'most tools', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
+        callable_only: z.boolean({ error: 'callable_only must be true or false' }).optional().describe('only tools you can call now'),
       }),
       output: z.looseObject({ query: z.string(), category: z.string().nullable(), detail_level: z.string(), count: z.number(), tools: z.array(z.looseObject({ name: z.string(), category: z.string() })) }),
       annotations: READ_ONLY,
@@ -50,11 +49,11 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     async (input) => {
       const result = guard(() =>
         catalog.search(
-          { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only },
+          { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only === true },
           viewer(),
         ),
       );
-      return { result: result as unknown as Record<string, unknown> };
+      return { result: reasonsOncePerCategory(result) };
     },
   );
 
@@ -63,8 +62,9 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
   const defaultFormat = (services.config.server?.toolProfile ?? 'seed') === 'minimal' ? 'typescript' : 'full';
   const shape = (definition: ToolDefinition, format: string): Record<string, unknown> => {
     if (format === 'full') return definition as unknown as Record<string, unknown>;
-    const { name, category: cat, typescript, callable, why, mcp_server_config, also_in } = definition as ToolDefinition & Record<string, unknown>;
-    return Object.fromEntries(Object.entries({ name, category: cat, typescript, callable, why, mcp_server_config, also_in }).filter(([, v]) => v !== undefined));
+    const { name, category: cat, description, input_schema, output_schema, description_only, typescript, callable, why, mcp_server_config, also_in } = definition as ToolDefinition & Record<string, unknown>;
+    const body = format === 'schema' ? { description, description_only, input_schema, output_schema } : { typescript: description_only === true ? typescript : compactSignature(definition) };
+    return Object.fromEntries(Object.entries({ name, category: cat, ...body, callable, why, mcp_server_config, also_in }).filter(([, v]) => v !== undefined));
   };
   defineTool(
     server,
@@ -72,12 +72,12 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'get_tool_definition',
     {
       title: 'Get tool definition',
-      description: 'A tool\'s definition: its TypeScript signature with doc comments, and with format "full" its input_schema and output_schema. tool_names gets several at once. An unknown name suggests close ones.',
+      description: 'A tool\'s TypeScript signature, or several with tool_names.',
       input: args('get_tool_definition', {
-        tool_name: text('tool_name', 'bare ("read_file") or qualified ("filesystem.read_text_file")', { max: 300 }).optional(),
-        tool_names: z.array(text('tool_names', 'a tool name', { max: 300 }), { error: 'tool_names must be an array of tool names' }).min(1).max(MAX_NAMES).optional().describe(`up to ${MAX_NAMES} names`),
+        tool_name: text('tool_name', 'e.g. "github.create_issue"', { max: 300 }).optional(),
+        tool_names: z.array(text('tool_names', 'a tool name', { max: 300 }), { error: 'tool_names must be an array of tool names' }).min(1).max(MAX_NAMES).optional().describe(`up to ${MAX_NAMES}`),
         category,
-        format: oneOf('format', FORMATS, `"typescript" or "full" (default ${defaultFormat})`).optional(),
+        format: oneOf('format', FORMATS, `default ${defaultFormat}; schema/full: every detail`).optional(),
       }),
       output: z.looseObject({ name: z.string().optional(), category: z.string().optional(), typescript: z.string().optional(), tools: z.array(z.looseObject({})).optional() }),
       annotations: READ_ONLY,
@@ -110,13 +110,18 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     'list_tool_categories',
     {
       title: 'List tool categories',
-      description: 'Every tool category you can see, with its description and the number of its tools you can see.',
+      description: 'The tool categories you can see, with descriptions and tool counts.',
       input: args('list_tool_categories', {}),
       output: z.looseObject({ categories: z.record(z.string(), z.looseObject({ description: z.string(), tool_count: z.number() })), total_tools: z.number() }),
       annotations: READ_ONLY,
     },
     async () => ({ result: catalog.categories(viewer()) as unknown as Record<string, unknown> }),
   );
+}
+
+/** The signature in the compact style: short docs, shallow objects, short enums, and a note when cut. */
+function compactSignature(definition: ToolDefinition): string {
+  return schemaToTypeScript(definition, COMPACT_STYLE);
 }
 
 function guard<T>(fn: () => T): T {

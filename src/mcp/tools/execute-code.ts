@@ -14,6 +14,16 @@ import type { CallOutcome } from '../mcp-types.js';
 import { ProgressReporter } from '../progress.js';
 import { args, number, oneOf, text } from '../schema-helpers.js';
 import { ToolFailure } from '../tool-result.js';
+import { SANDBOX_API } from '../../../workers/sandbox/api-contract.js';
+
+/**
+ * The sandbox functions execute_code's description names, from the one table of the sandbox API
+ * (each documented in the catalog's `sandbox` category); `fetch` and `tools` are named apart, with
+ * their conditions.
+ */
+export const SANDBOX_GLOBALS = SANDBOX_API.filter((x) => x.catalog && x.name !== 'fetch')
+  .map((x) => x.name)
+  .join(', ');
 
 export const LANGUAGES = ['javascript', 'typescript', 'python'] as const satisfies readonly Language[];
 /** Smallest memory_mb accepted, MiB: below it a sandbox cannot even start. */
@@ -38,7 +48,6 @@ export const executionResultSchema = z.looseObject({
   traceback: z.string().optional(),
   truncated: z.boolean().optional(),
   output_file: z.string().optional(),
-  context_savings: z.looseObject({ tokens_in: z.number(), tokens_out: z.number(), tokens_saved: z.number() }).optional(),
   language: z.enum(LANGUAGES).optional(),
 });
 
@@ -56,16 +65,12 @@ export function registerExecuteCode(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Execute code',
       description: [
-        `Run ${python ? 'JavaScript, TypeScript or Python' : 'JavaScript or TypeScript'} in a sandbox; returns a small JSON result.`,
-        '`language` is detected when omitted. The code is an async function body: top-level await; `return X` or set a global `result`.',
-        'print/console.log go to `output`; `context_vars` become globals.',
-        'In code: read_file(path), write_file(path, content), list_files, delete_file; save_skill, load_skill, list_skills, import_skill(name);',
-        'tokenize_pii, detokenize_pii; filter_by_field, summarize_list, aggregate_stats, format_output; search_tools(query); sleep(ms);',
-        'tools.SERVER.TOOL(args) for upstream tools; fetch for allowed hosts.',
-        'Process data here and return only what you need.',
+        `Run ${python ? 'JavaScript, TypeScript or Python' : 'JavaScript or TypeScript'} in a sandbox as an async function body; \`return X\` is the result, console.log/print go to output.`,
+        `Globals: ${SANDBOX_GLOBALS}, fetch (allowed hosts), tools.SERVER.TOOL(args).`,
+        'Return only what you need.',
       ].join(' '),
       input: args('execute_code', {
-        code: text('code', 'source, run as an async function body', { allowEmpty: true }),
+        code: text('code', 'the code', { allowEmpty: true }),
         language: oneOf('language', languages as unknown as readonly [string, ...string[]], 'omitted: detected').optional(),
         context_vars: z
           .record(z.string(), z.unknown(), { error: 'context_vars must be an object of global names to JSON values, e.g. {"rows": [1, 2]}' })

@@ -18,8 +18,8 @@ export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: Pi
     {
       title: 'Sanitize PII',
       description:
-        'Replace personal data in text (emails, phone numbers, SSNs, payment cards, IP addresses, IBANs, API keys and secrets) by tokens like [EMAIL_3f9a1c2b]. The same value gives the same token within this session; restore_pii turns tokens back, in this session only.',
-      input: args('sanitize_pii', { text: text('text', 'the text to sanitize', { allowEmpty: true }) }),
+        'Replace PII (emails, phones, SSNs, cards, IPs, IBANs, secrets) with tokens like [EMAIL_3f9a1c2b]; restore_pii reverses them in this session.',
+      input: args('sanitize_pii', { text: text('text', 'text', { allowEmpty: true }) }),
       output: z.looseObject({ sanitized_text: z.string(), pii_found: z.number(), pii_types: z.array(z.string()) }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -36,8 +36,8 @@ export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: Pi
     {
       title: 'Restore PII',
       description:
-        'Replace PII tokens made in this session (by sanitize_pii or tokenize_pii) by the original values. Tokens from another session, forged or expired tokens are left as they are and listed in unknown_tokens.',
-      input: args('restore_pii', { text: text('text', 'text holding tokens such as [EMAIL_3f9a1c2b]', { allowEmpty: true }) }),
+        'Put back the values of PII tokens made in this session; others are left and listed in unknown_tokens.',
+      input: args('restore_pii', { text: text('text', 'text with tokens', { allowEmpty: true }) }),
       output: z.looseObject({ restored_text: z.string(), unknown_tokens: z.array(z.string()).optional() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },

@@ -12,7 +12,7 @@ import { requireAccess } from '../permissions.js';
 import { args, oneOf, text } from '../schema-helpers.js';
 import { ToolFailure } from '../tool-result.js';
 
-const NAME_HINT = 'skill name: letters, digits, _ and -, starting with a letter or _';
+const NAME_HINT = 'letters, digits, _ and -, starting with a letter or _';
 
 export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: SkillStore): void {
   const agent = ctx.session.agent;
@@ -26,16 +26,16 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     {
       title: 'Save skill',
       description:
-        'Save working code as a reusable skill (skills/NAME/ with the code and a SKILL.md). Replaces your skill of the same name; a name held by another agent is refused. Code that does not compile is refused with the compiler message. Use it later from execute_code with import_skill(name) or load_skill(name).' +
-        (agentsConfigured ? ' Skills are private to you unless saved with shared: true (needs the "publish" permission).' : ''),
+        'Save working code as a reusable skill (replaces yours of that name; must compile). Code uses it with import_skill(name) or load_skill(name).' +
+        (agentsConfigured ? ' Private to you unless shared: true.' : ''),
       input: args('save_skill', {
         name: text('name', NAME_HINT, { max: 128 }),
-        code: text('code', 'the skill source: functions to export (JavaScript/TypeScript `export`s, or plain top-level functions)'),
-        description: text('description', 'what the skill does, one or two sentences', { allowEmpty: true }).optional(),
-        language: oneOf('language', SKILL_LANGUAGES as unknown as readonly [string, ...string[]], 'language of the code; detected when absent').optional(),
+        code: text('code', '`export`ed or top-level functions'),
+        description: text('description', 'what it does', { allowEmpty: true }).optional(),
+        language: oneOf('language', SKILL_LANGUAGES as unknown as readonly [string, ...string[]], 'detected when absent').optional(),
         shared: z
           .boolean({ error: 'shared must be true or false' })
-          .describe('publish the skill to every agent (needs the skills permission "publish"); default false: private to you. Without configured agents every skill is shared.')
+          .describe('publish to every agent (needs skills permission "publish")')
           .optional(),
       }),
       output: z.looseObject({ success: z.boolean(), name: z.string() }),
@@ -62,8 +62,8 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     'load_skill',
     {
       title: 'Load skill',
-      description: 'The code and metadata (author, visibility, exports, times) of a saved skill you can use.',
-      input: args('load_skill', { name: text('name', NAME_HINT, { max: 128 }) }),
+      description: "A saved skill's code and metadata.",
+      input: args('load_skill', { name: text('name', 'skill name', { max: 128 }) }),
       output: z.looseObject({ name: z.string(), code: z.string(), metadata: z.looseObject({}) }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -79,7 +79,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     'list_skills',
     {
       title: 'List skills',
-      description: 'Every saved skill you can use: name, description, language, exports, last update, author and visibility (private or shared).',
+      description: 'The saved skills you can use, with their metadata.',
       input: args('list_skills', {}),
       output: z.looseObject({ count: z.number(), skills: z.array(z.looseObject({ name: z.string() })) }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -97,7 +97,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     {
       title: 'Delete skill',
       description: 'Delete a skill you saved.',
-      input: args('delete_skill', { name: text('name', NAME_HINT, { max: 128 }) }),
+      input: args('delete_skill', { name: text('name', 'skill name', { max: 128 }) }),
       output: z.looseObject({ success: z.boolean() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },

@@ -22,7 +22,7 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Execution stats',
       description:
-        'Your figures: your calls by outcome and tool, your execute_code latency, your workspace (files, bytes), the limits and capabilities. The operator also gets daemon-wide figures: the sandbox pool (threads, queue, completed, failed, timeouts, latency percentiles), every agent\'s calls, skills, catalog, PII and upstream servers.',
+        'Your calls, latency, workspace, limits and capabilities; the operator also gets daemon-wide pool, catalog, skills, PII and upstream figures.',
       input: args('get_execution_stats', {}),
       output: z.looseObject({
         scope: z.enum(['agent', 'daemon']),
@@ -32,11 +32,8 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
         limits: z.looseObject({}),
         capabilities: z.looseObject({}),
         server: z.looseObject({}),
-        skills: z.looseObject({}).optional(),
-        catalog: z.looseObject({}).optional(),
-        pii: z.looseObject({}).optional(),
-        upstream: z.record(z.string(), z.looseObject({})).optional(),
-        context_savings: z.looseObject({}).optional(),
+        // The operator's daemon-wide sections (skills, catalog, pii, upstream, context_savings) pass
+        // through the loose object; the listing names only what every caller gets.
       }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },

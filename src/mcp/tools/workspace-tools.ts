@@ -19,12 +19,13 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
     {
       title: 'Write workspace file',
       description:
-        'Write a text file into your workspace (created or replaced; parent folders are created). Code run by execute_code reads it with read_file(filename).',
+        'Write a text file in your workspace (replaced if it exists); code reads it with read_file(filename).',
       input: args('write_workspace_file', {
-        filename: text('filename', 'path relative to your workspace, e.g. "data/input.json"'),
-        content: text('content', 'the file content (text)', { allowEmpty: true }),
+        filename: text('filename', 'e.g. "data/input.json"'),
+        content: text('content', 'text', { allowEmpty: true }),
       }),
-      output: z.looseObject({ success: z.boolean(), message: z.string(), filename: z.string().optional(), bytes: z.number().optional() }),
+      // filename and bytes come too; the listing names the seed's fields.
+      output: z.looseObject({ success: z.boolean(), message: z.string() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ filename, content }) => {
@@ -41,7 +42,7 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
     {
       title: 'Read workspace file',
       description: 'Read a text file from your workspace.',
-      input: args('read_workspace_file', { filename: text('filename', 'path relative to your workspace, e.g. "results/summary.json"') }),
+      input: args('read_workspace_file', { filename: text('filename', 'path in your workspace') }),
       output: z.looseObject({ success: z.boolean(), filename: z.string(), content: z.string(), size: z.number() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -58,9 +59,9 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
     'list_workspace_files',
     {
       title: 'List workspace files',
-      description: 'List the files in your workspace, or in one folder of it, recursively (paths relative to the folder listed).',
+      description: 'List your workspace files recursively.',
       input: args('list_workspace_files', {
-        subpath: text('subpath', 'folder relative to your workspace; "." is the whole workspace').default('.'),
+        subpath: text('subpath', 'folder').default('.'),
       }),
       output: z.looseObject({ success: z.boolean(), path: z.string(), files: z.array(z.string()), count: z.number() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -79,7 +80,7 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
     {
       title: 'Delete workspace file',
       description: 'Delete a file from your workspace.',
-      input: args('delete_workspace_file', { filename: text('filename', 'path relative to your workspace') }),
+      input: args('delete_workspace_file', { filename: text('filename', 'path in your workspace') }),
       output: z.looseObject({ success: z.boolean(), message: z.string().optional() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
