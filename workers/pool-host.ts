@@ -17,6 +17,7 @@ import { MemoryWatch } from './memory-watch.js';
 import type { WatchedCall } from './memory-watch.js';
 import type { Batch } from './ipc-batch.js';
 import { preprocess } from './preprocess.js';
+import { READ_CHARS_SLOT } from './sandbox/fast-read.js';
 import type { Preprocessed } from './preprocess.js';
 import { runWarmTask, STATE_GROWN_PAGES, STATE_RETIRE, ThreadPool, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
 import type { AbortReason, ErrorInfo, FromSandbox, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, ToThread, WorkerMessage, WorkerTask } from './protocol.js';
@@ -210,8 +211,8 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
   const wake = new Int32Array(new SharedArrayBuffer(4));
   const controller = new AbortController();
   // [0]: Pyodide's interrupt buffer; [1]: the JavaScript worker's threadId, so an abort can
-  // watch that thread exit.
-  const interrupt = new Int32Array(new SharedArrayBuffer(8));
+  // watch that thread exit; [2]: characters the worker read itself (READ_CHARS_SLOT).
+  const interrupt = new Int32Array(new SharedArrayBuffer(12));
   const entry: Running = { controller, interrupt, wake, rssAtStart: memory.lastRss, memoryMb: req.memoryMb };
   running.set(id, entry);
   // What the worker posted last (its final output flush) may still be queued when the task
@@ -225,8 +226,10 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
    * Reports the call and starts what waits, telling the coordinator in the same message which
    * calls started: a call that never started is re-sent elsewhere if this process dies.
    */
-  const finish = (outcome: Outcome, workerReplaced: boolean): void => {
+  const finish = (result: Outcome, workerReplaced: boolean): void => {
     drain();
+    const readChars = Atomics.load(interrupt, READ_CHARS_SLOT);
+    const outcome: Outcome = readChars > 0 ? { ...result, readChars } : result;
     running.delete(id);
     busyThreads--;
     maybeReplace(undefined);

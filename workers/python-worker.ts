@@ -13,7 +13,7 @@ import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import type { ErrorInfo, Json, Outcome, WorkerTask } from './protocol.js';
 import { ASYNC_HOST_METHODS, HOST_METHODS } from './sandbox/api-contract.js';
 import { CallScope } from './sandbox/call-scope.js';
-import { fastRead } from './sandbox/fast-read.js';
+import { countRead, fastRead } from './sandbox/fast-read.js';
 import { claimTask, threadPort } from './sandbox/thread-channel.js';
 import { beginCallTimers, endCallTimers, hostTimers } from './python/call-timers.js';
 import { startPython } from './python/engine.js';
@@ -81,7 +81,7 @@ const bridge: Bridge = {
         // Served here when the coordinator granted it and the path is plain (fast-read.ts).
         const content = fastRead(currentTask?.readGrant, call.args[0]);
         if (content !== undefined) {
-          call.scope.readChars += content.length;
+          if (currentTask) countRead(currentTask.interrupt, content.length);
           return reply(content);
         }
       }
@@ -173,7 +173,7 @@ function lastLine(err: unknown): string {
 
 function toOutcome(text: string, scope: CallScope, timedOut: boolean, timeoutMs: number): Outcome {
   const envelope = JSON.parse(text) as Envelope;
-  const extra = { output: scope.output, outputDropped: scope.outputDropped || undefined, readChars: scope.readChars || undefined };
+  const extra = { output: scope.output, outputDropped: scope.outputDropped || undefined };
   if (envelope.ok) return { ok: true, value: envelope.value ?? null, ...extra };
   if (timedOut) return { ok: false, error: { type: 'TimeoutError', message: `execution timed out after ${timeoutMs / 1000} seconds` }, ...extra };
   return { ok: false, error: envelope.error ?? { type: 'Error', message: 'the call failed' }, ...extra };

@@ -59,7 +59,7 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
     if (used > task.memoryMb * MB) {
       return failure(scope, makeError('MemoryLimitError', `the call holds ${Math.round(used / MB)} MB, over its memory_mb limit of ${task.memoryMb}`));
     }
-    return { ok: true, value: json, output: scope.output, outputDropped: scope.outputDropped || undefined, heapBytes: used, readChars: scope.readChars || undefined };
+    return { ok: true, value: json, output: scope.output, outputDropped: scope.outputDropped || undefined, heapBytes: used };
   } catch (err) {
     await turn();
     return failure(scope, err);
@@ -70,7 +70,7 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
 }
 
 function failure(scope: CallScope, err: unknown): Outcome {
-  return { ok: false, error: errorInfo(err), output: scope.output, outputDropped: scope.outputDropped || undefined, readChars: scope.readChars || undefined };
+  return { ok: false, error: errorInfo(err), output: scope.output, outputDropped: scope.outputDropped || undefined };
 }
 
 /** The guest's promise against the call's deadline and against a fatal error in a guest callback. */

@@ -36,7 +36,7 @@ export interface PoolEvents {
 
 /** A task that only makes a thread load (SES lockdown, Pyodide boot) and answer. */
 export function runWarmTask(pool: Piscina): Promise<unknown> {
-  const task = { source: '', id: 0, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(8)) } as unknown as WorkerTask;
+  const task = { source: '', id: 0, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(12)) } as unknown as WorkerTask;
   return pool.run(task);
 }
 

@@ -810,10 +810,9 @@ describe('read_file attacks between agents on one worker', () => {
     expect((await w.run(ALICE, "return read_file('mine.txt')")).result).toBe('alice-data');
   });
 
-  // Known gap, not fixed here: the worker reports what it read only with the call's outcome, and a
-  // call that times out (its worker terminated) has none, so reads served in the worker go uncounted
-  // (reads through the host were counted as they happened). Accounting only: nothing breaks.
-  it.fails('a call that reads in the worker and then times out still counts what it read', async () => {
+  // Reads served in the worker add up in the task's shared buffer, which the pool host reads when
+  // the call ends, however it ends: a terminated thread's reads are counted too.
+  it('a call that reads in the worker and then times out still counts what it read', async () => {
     fs.writeFileSync(path.join(a, 'mb2.txt'), 'y'.repeat(MAX_BYTES));
     const r = await w.run(ALICE, "for (let i = 0; i < 20; i++) read_file('mb2.txt'); for (;;) {}", 1);
     expect(r.error_type).toBe('TimeoutError');

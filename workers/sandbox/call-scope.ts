@@ -37,8 +37,6 @@ type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void };
 export class CallScope {
   readonly output: string[] = [];
   outputDropped = 0;
-  /** Characters of files read in the worker itself (fast-read.ts), for the host's accounting. */
-  readChars = 0;
   #outputChars = 0;
   #active = true;
   #nextCallId = 1;

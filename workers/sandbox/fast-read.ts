@@ -19,6 +19,18 @@ const FD_LINKS = '/proc/self/fd';
  */
 const O_PATH = 0o10000000;
 const supported = process.platform === 'linux' && ['x64', 'arm64', 'arm', 'ia32'].includes(process.arch);
+/** The task's interrupt buffer slot where a call's worker-served read characters add up (protocol.ts). */
+export const READ_CHARS_SLOT = 2;
+
+/**
+ * Counts characters read in the worker where the pool host sees them even if the call's thread is
+ * terminated (a timeout), so the host's accounting never misses them. Saturates at 2^31 - 1.
+ */
+export function countRead(interrupt: Int32Array, chars: number): void {
+  const before = Atomics.load(interrupt, READ_CHARS_SLOT);
+  Atomics.store(interrupt, READ_CHARS_SLOT, Math.min(0x7fffffff, before + chars));
+}
+
 /** Longest path served here; longer ones go to the host, which says what the limit is. */
 const MAX_PATH_CHARS = 1024;
 /** The ordinary relative path: no empty, `.` or `..` segment, no backslash or control character. */

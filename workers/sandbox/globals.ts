@@ -8,7 +8,7 @@ import type { WorkerTask } from '../protocol.js';
 import type { CallScope } from './call-scope.js';
 import { makeError } from './call-scope.js';
 import { aggregateStats, filterByField, formatOutput, summarizeList } from './data-helpers.js';
-import { fastRead } from './fast-read.js';
+import { countRead, fastRead } from './fast-read.js';
 import { toJsonSafe } from './serialize.js';
 import { TextDecoder, TextEncoder, URL, URLSearchParams, wrapHostErrors } from './web-facades.js';
 
@@ -193,7 +193,7 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
       scope.assertActive('read_file');
       const content = fastRead(task.readGrant, file);
       if (content === undefined) return sync('read_file', file);
-      scope.readChars += content.length;
+      countRead(task.interrupt, content.length);
       return content;
     },
     write_file: (path: unknown, content: unknown) => sync('write_file', str(path, 'write_file', 'path'), str(content, 'write_file', 'content')),
