@@ -1,6 +1,7 @@
 // The host side of every sandbox power. A guest's call arrives here as (method, args) with the
 // caller's identity; permissions, confinement and PII policy are applied here and nowhere else.
 
+import path from 'node:path';
 import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
 import { WorkspaceError } from '../workspace/index.js';
@@ -33,11 +34,15 @@ export interface HostApiDeps {
   virtual?: readonly VirtualTree[];
 }
 
-/** The virtual tree a guest path falls in, if any (paths are normalized first). */
-function treeOf(trees: readonly VirtualTree[], file: unknown): VirtualTree | undefined {
-  if (typeof file !== 'string') return undefined;
-  const norm = file.replace(/^\.\//, '').replace(/\/+$/, '');
-  return trees.find((t) => norm === t.root || norm.startsWith(`${t.root}/`));
+/**
+ * The virtual tree a guest path falls in, if any, with the path as the tree knows it. Paths are
+ * normalized first, so `././servers/x` and `x/../servers/x` are in it too.
+ */
+function treeOf(trees: readonly VirtualTree[], file: unknown): { tree: VirtualTree; path: string } | undefined {
+  if (typeof file !== 'string' || file === '') return undefined;
+  const norm = path.posix.normalize(file).replace(/^\.\//, '').replace(/\/+$/, '');
+  const tree = trees.find((t) => norm === t.root || norm.startsWith(`${t.root}/`));
+  return tree ? { tree, path: norm } : undefined;
 }
 
 export function createHostApi(deps: HostApiDeps): HostApi {
@@ -52,16 +57,16 @@ export function createHostApi(deps: HostApiDeps): HostApi {
 
   const trees = deps.virtual ?? [];
   const readOnly = (file: unknown): void => {
-    const tree = treeOf(trees, file);
-    if (tree) throw new HostError('READ_ONLY', `${tree.root}/ is a generated, read-only view of the tool catalog; write elsewhere in the workspace`, 'PermissionError');
+    const found = treeOf(trees, file);
+    if (found) throw new HostError('READ_ONLY', `${found.tree.root}/ is a generated, read-only view of the tool catalog; write elsewhere in the workspace`, 'PermissionError');
   };
 
   const methods: Record<string, HostMethod> = {
     read_file: async ([file], ctx) => {
-      const tree = treeOf(trees, file);
-      if (tree) {
-        const text = tree.read(String(file).replace(/^\.\//, ''), ctx.identity);
-        if (text === undefined) throw new HostError('NOT_FOUND', `File not found: ${JSON.stringify(file)}; list_files(${JSON.stringify(tree.root)}) shows what is there`, 'FileNotFoundError');
+      const found = treeOf(trees, file);
+      if (found) {
+        const text = found.tree.read(found.path, ctx.identity);
+        if (text === undefined) throw new HostError('NOT_FOUND', `File not found: ${JSON.stringify(file)}; list_files(${JSON.stringify(found.tree.root)}) shows what is there`, 'FileNotFoundError');
         return text;
       }
       const { content } = await view(ctx, false).readFile(file);
@@ -74,9 +79,9 @@ export function createHostApi(deps: HostApiDeps): HostApi {
       return `Written ${bytes} bytes to ${String(file)}`;
     },
     list_files: async ([subpath], ctx) => {
-      const tree = treeOf(trees, subpath);
-      if (tree) {
-        const files = tree.list(String(subpath).replace(/^\.\//, '').replace(/\/+$/, ''), ctx.identity);
+      const found = treeOf(trees, subpath);
+      if (found) {
+        const files = found.tree.list(found.path, ctx.identity);
         if (files === undefined) throw new HostError('NOT_FOUND', `Directory not found: ${JSON.stringify(subpath)}`, 'FileNotFoundError');
         return files;
       }

@@ -161,6 +161,18 @@ describe('the servers/ tree', () => {
     expect(v.text).toMatch(/export async function lookup\(input: LookupInput\)/);
     expect(v.refused).toMatch(/^PermissionError: .*read-only/);
   });
+
+  it('is the same tree however the path is spelled: no real files can be put under it', async () => {
+    const r = await run(`
+      const out = [];
+      for (const p of ['././servers/docs/lookup.ts', 'servers//docs/lookup.ts', 'x/../servers/docs/lookup.ts', './servers/./docs/lookup.ts']) {
+        try { write_file(p, 'planted'); out.push('written') } catch (e) { out.push(e.name) }
+        out.push(read_file(p).includes('export async function lookup'));
+      }
+      return out;`);
+    expect(r.error, r.traceback).toBeUndefined();
+    expect(r.result).toEqual(Array.from({ length: 4 }, () => ['PermissionError', true]).flat());
+  });
 });
 
 describe('skills from code', () => {
