@@ -237,7 +237,7 @@ export class Catalog {
     const callableOnly = options.callable_only === true;
     const category = options.category === undefined || options.category === null || options.category === '' ? null : this.#resolveCategory(options.category, viewer);
 
-    const key = `${this.#generation}\u0000${viewer?.key ?? ''}\u0000${callableOnly ? 1 : 0}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
+    const key = `${this.#generation}.${this.#index.rankingVersion}\u0000${viewer?.key ?? ''}\u0000${callableOnly ? 1 : 0}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
     const cached = this.#results.get(key);
     if (cached) {
       this.#resultHits++;
