@@ -37,7 +37,10 @@ export class Embedder {
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
   readonly #listeners = new Set<() => void>();
-  readonly #slot = new SharedArrayBuffer(SLOT_BYTES);
+  /** Longest a query blocks for its vector (the evaluation raises it to measure ranking, not load). */
+  queryTimeoutMs = QUERY_TIMEOUT_MS;
+  /** Queries ranked lexically because their vector did not come in time or failed. */
+  fallbacks = 0;
 
   /** `disabled`: never start the model (lexical search, for baselines and tests). */
   constructor(options: { disabled?: boolean } = {}) {
@@ -100,12 +103,16 @@ export class Embedder {
    */
   embedQuerySync(text: string): Float32Array | undefined {
     if (!this.#worker || this.#state !== 'ready') return undefined;
-    const state = new Int32Array(this.#slot, 0, 1);
-    Atomics.store(state, 0, SLOT_EMPTY);
-    this.#worker.postMessage({ kind: 'query', text, slot: this.#slot } satisfies EmbeddingRequest);
-    const outcome = Atomics.wait(state, 0, SLOT_EMPTY, QUERY_TIMEOUT_MS);
-    if (outcome === 'timed-out' || Atomics.load(state, 0) !== SLOT_FILLED) return undefined;
-    return new Float32Array(this.#slot, 4, EMBEDDING_DIMENSIONS).slice();
+    // A slot per query: a late answer to an abandoned query lands in a slot nobody reads.
+    const slot = new SharedArrayBuffer(SLOT_BYTES);
+    const state = new Int32Array(slot, 0, 1);
+    this.#worker.postMessage({ kind: 'query', text, slot } satisfies EmbeddingRequest);
+    const outcome = Atomics.wait(state, 0, SLOT_EMPTY, this.queryTimeoutMs);
+    if (outcome === 'timed-out' || Atomics.load(state, 0) !== SLOT_FILLED) {
+      this.fallbacks++;
+      return undefined;
+    }
+    return new Float32Array(slot, 4, EMBEDDING_DIMENSIONS);
   }
 
   close(): void {
