@@ -6,6 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { LRUCache } from 'lru-cache';
 import { EMBEDDING_DIMENSIONS, SLOT_BYTES, SLOT_EMPTY, SLOT_FILLED } from '../../workers/embedding-protocol.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../workers/embedding-protocol.js';
 
@@ -13,6 +14,9 @@ import type { EmbeddingRequest, EmbeddingResponse } from '../../workers/embeddin
 export const QUERY_TIMEOUT_MS = 60;
 
 export type EmbedderState = 'starting' | 'ready' | 'unavailable';
+
+/** Query vectors remembered (2 KB each): a repeated query, in any catalog generation, costs no wait. */
+const QUERY_CACHE_SIZE = 1_000;
 
 /** Set CEM_SEMANTIC_SEARCH=off to never start the model (search is then lexical only). */
 const DISABLED = process.env['CEM_SEMANTIC_SEARCH'] === 'off';
@@ -39,6 +43,7 @@ export class Embedder {
   readonly #listeners = new Set<() => void>();
   /** Longest a query blocks for its vector (the evaluation raises it to measure ranking, not load). */
   queryTimeoutMs = QUERY_TIMEOUT_MS;
+  readonly #queries = new LRUCache<string, Float32Array>({ max: QUERY_CACHE_SIZE });
   /** Queries ranked lexically because their vector did not come in time or failed. */
   fallbacks = 0;
 
@@ -103,6 +108,8 @@ export class Embedder {
    */
   embedQuerySync(text: string): Float32Array | undefined {
     if (!this.#worker || this.#state !== 'ready') return undefined;
+    const known = this.#queries.get(text);
+    if (known) return known;
     // A slot per query: a late answer to an abandoned query lands in a slot nobody reads.
     const slot = new SharedArrayBuffer(SLOT_BYTES);
     const state = new Int32Array(slot, 0, 1);
@@ -112,7 +119,9 @@ export class Embedder {
       this.fallbacks++;
       return undefined;
     }
-    return new Float32Array(slot, 4, EMBEDDING_DIMENSIONS);
+    const vector = new Float32Array(slot, 4, EMBEDDING_DIMENSIONS);
+    this.#queries.set(text, vector);
+    return vector;
   }
 
   close(): void {
