@@ -17,6 +17,12 @@ export const SEMANTIC_WEIGHT = 1;
 export const TYPO_SEMANTIC_SHARE = 0.05;
 /** Tools the semantic side adds at most beyond the lexical hits. */
 export const SEMANTIC_CANDIDATES = 20;
+/**
+ * Largest catalog ranked semantically; a larger one is ranked lexically. Past it, the cosines
+ * alone (512 multiply-adds a tool, on the coordinator) would cost more than a few milliseconds a
+ * query, and embedding every tool would keep the worker busy for minutes after start.
+ */
+export const MAX_SEMANTIC_TOOLS = 3_000;
 /** Texts sent to the worker per message: small, so the backlog yields to queries often. */
 const BATCH_TEXTS = 4;
 /** Characters of a description embedded: its first sentence, capped (cost grows with length). */
@@ -60,7 +66,7 @@ export class SemanticIndex {
 
   /** Whether every tool has its vector and the model can embed queries. */
   get ready(): boolean {
-    return this.#started?.state === 'ready' && this.#missing === 0 && !this.#pumping;
+    return this.#started?.state === 'ready' && this.#missing === 0 && !this.#pumping && this.#slots.size <= MAX_SEMANTIC_TOOLS;
   }
 
   set(id: string, text: string): void {
@@ -84,26 +90,32 @@ export class SemanticIndex {
    * query's semantic scores, 0..1 relative to the catalog's spread, or undefined while lexical.
    */
   scores(query: string, accept: (id: string) => boolean): Map<string, number> | undefined {
+    if (this.#slots.size > MAX_SEMANTIC_TOOLS) return undefined; // the model is not even started
     if (!this.#started) this.#start();
     if (!this.ready || !this.#started) return undefined;
     const q = this.#started.embedQuerySync(query);
     if (!q) return undefined;
-    const all: { id: string; cos: number }[] = [];
+    // The best SEMANTIC_CANDIDATES + 1 cosines, kept sorted by insertion: no sort of the catalog.
+    const keep = SEMANTIC_CANDIDATES + 1;
+    const best: { id: string; cos: number }[] = [];
     for (const [id, slot] of this.#slots) {
       const v = slot.vector;
       if (!v || !accept(id)) continue;
-      let dot = 0;
-      for (let i = 0; i < EMBEDDING_DIMENSIONS; i++) dot += (v[i] as number) * (q[i] as number);
-      all.push({ id, cos: dot });
+      let cos = 0;
+      for (let i = 0; i < EMBEDDING_DIMENSIONS; i++) cos += (v[i] as number) * (q[i] as number);
+      if (best.length === keep && cos <= (best[keep - 1] as { cos: number }).cos) continue;
+      let at = best.length;
+      while (at > 0 && (best[at - 1] as { cos: number }).cos < cos) at--;
+      best.splice(at, 0, { id, cos });
+      if (best.length > keep) best.pop();
     }
-    all.sort((a, b) => b.cos - a.cos);
-    // Scaled between the best cosine and the (SEMANTIC_CANDIDATES+1)th: the encoder's raw
+    // Scaled between the best cosine and the next after the candidates: the encoder's raw
     // cosines sit in a narrow band that differs per query, its ranks do not.
-    const top = all[0]?.cos ?? 0;
-    const floor = all[Math.min(SEMANTIC_CANDIDATES, all.length - 1)]?.cos ?? 0;
+    const top = best[0]?.cos ?? 0;
+    const floor = best[best.length - 1]?.cos ?? 0;
     const out = new Map<string, number>();
     if (top <= floor) return out;
-    for (const { id, cos } of all.slice(0, SEMANTIC_CANDIDATES)) out.set(id, (cos - floor) / (top - floor));
+    for (const { id, cos } of best.slice(0, SEMANTIC_CANDIDATES)) out.set(id, (cos - floor) / (top - floor));
     return out;
   }
 
@@ -120,7 +132,7 @@ export class SemanticIndex {
   /** Embeds the backlog, one batch at a time, once the model is ready. */
   #changed(): void {
     const embedder = this.#started;
-    if (!embedder || this.#pumping || this.#missing === 0 || embedder.state !== 'ready') return;
+    if (!embedder || this.#pumping || this.#missing === 0 || embedder.state !== 'ready' || this.#slots.size > MAX_SEMANTIC_TOOLS) return;
     this.#pumping = true;
     const run = (async () => {
       try {

@@ -4,7 +4,7 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { Embedder, sharedEmbedder } from '../../src/catalog/embedding-client.js';
-import { embeddingsSettled, embeddingText } from '../../src/catalog/embedding-index.js';
+import { embeddingsSettled, embeddingText, MAX_SEMANTIC_TOOLS } from '../../src/catalog/embedding-index.js';
 import { entryId, ToolSearchIndex } from '../../src/catalog/search-index.js';
 import type { ToolEntry } from '../../src/catalog/index.js';
 
@@ -54,5 +54,14 @@ describe('semantic re-ranking', () => {
     const version = index.rankingVersion;
     index.search('create issue');
     expect(index.rankingVersion).toBe(version);
+  });
+
+  it(`ranks a catalog of more than ${MAX_SEMANTIC_TOOLS} tools lexically, without starting the model`, () => {
+    const index = new ToolSearchIndex(() => {
+      throw new Error('the model must not start for a catalog this large');
+    });
+    for (let i = 0; i <= MAX_SEMANTIC_TOOLS; i++) index.add(entry(['bulk', `tool_${i}`, `Does thing number ${i}`]));
+    index.add(entry(['github', 'create_issue', 'Create a new issue in a GitHub repository']));
+    expect(index.search('create issue')[0]?.id).toBe(entryId('github', 'create_issue'));
   });
 });
