@@ -71,6 +71,7 @@ export const searchBench: BenchSection = {
       const rss0 = process.memoryUsage().rss;
       const t0 = performance.now();
       // warmSemantic in two steps, to tell the model's memory from the vectors'.
+      sharedEmbedder({ disabled: false });
       catalog.search({ query: 'warm up', limit: 1, detail_level: 'name' });
       await sharedEmbedder().settled();
       const rssModel = process.memoryUsage().rss - rss0;

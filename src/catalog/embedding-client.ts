@@ -18,8 +18,10 @@ export type EmbedderState = 'starting' | 'ready' | 'unavailable';
 /** Query vectors remembered (2 KB each): a repeated query, in any catalog generation, costs no wait. */
 const QUERY_CACHE_SIZE = 1_000;
 
-/** Set CEM_SEMANTIC_SEARCH=off to never start the model (search is then lexical only). */
-const DISABLED = process.env['CEM_SEMANTIC_SEARCH'] === 'off';
+/** CEM_SEMANTIC_SEARCH=off: never start the model, search is lexical only (the test suite sets it). */
+function disabledByEnvironment(): boolean {
+  return process.env['CEM_SEMANTIC_SEARCH'] === 'off';
+}
 
 function workerUrl(): URL | undefined {
   // From source (vitest) the worker is taken from the build, as the sandbox workers are.
@@ -47,9 +49,9 @@ export class Embedder {
   /** Queries ranked lexically because their vector did not come in time or failed. */
   fallbacks = 0;
 
-  /** `disabled`: never start the model (lexical search, for baselines and tests). */
+  /** `disabled`: never start the model (lexical search); default: CEM_SEMANTIC_SEARCH=off. */
   constructor(options: { disabled?: boolean } = {}) {
-    const off = DISABLED || options.disabled === true;
+    const off = options.disabled ?? disabledByEnvironment();
     const url = off ? undefined : workerUrl();
     if (!url) {
       this.#fail(off ? 'semantic search is off' : 'embedding worker not built');
@@ -161,8 +163,8 @@ export class Embedder {
 
 let shared: Embedder | undefined;
 
-/** The process's embedder, started on first call. */
-export function sharedEmbedder(): Embedder {
-  shared ??= new Embedder();
+/** The process's embedder, started on first call (`options` apply to that first call only). */
+export function sharedEmbedder(options?: { disabled?: boolean }): Embedder {
+  shared ??= new Embedder(options);
   return shared;
 }

@@ -35,7 +35,7 @@ describe('semantic re-ranking', () => {
   });
 
   it('puts the tool a paraphrase describes first, once the model and the vectors are ready', async () => {
-    const index = indexWith(sharedEmbedder);
+    const index = indexWith(() => sharedEmbedder({ disabled: false })); // on, though the suite turns it off
     index.search('warm up'); // the first search starts the model
     expect(await sharedEmbedder().settled()).toBe('ready');
     await embeddingsSettled();
