@@ -29,7 +29,7 @@ import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
 import { descriptionOnlySignature } from './seed-format.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
-import { callabilityFields, checkInteger, checkSearchOptions, checkToolName } from './search-options.js';
+import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, MAX_QUERY_CHARS } from './search-options.js';
 import { closestNames } from './suggestions.js';
 
 export interface CatalogOptions {
@@ -225,6 +225,14 @@ export class Catalog {
     const suggestions = closestNames(category, names.map((c) => ({ label: c, keys: [c] })));
     const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(', ')}?` : '';
     throw new CatalogError('CATEGORY_NOT_FOUND', `Unknown category "${category}".${hint} Call list_tool_categories to see them all.`, suggestions);
+  }
+
+  /**
+   * Optional, before `search`: embeds the query for semantic ranking off the event loop, so the
+   * search that follows does not block waiting for the sentence encoder.
+   */
+  prepareSearch(query: string): Promise<void> {
+    return typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY_CHARS ? Promise.resolve() : this.#index.prepare(query);
   }
 
   /**

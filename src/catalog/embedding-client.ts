@@ -105,6 +105,19 @@ export class Embedder {
   }
 
   /**
+   * Embeds a query without blocking and remembers its vector, so a following embedQuerySync of
+   * the same text does not wait. Resolves once done (or failed, or the model is not ready).
+   */
+  async prepareQuery(text: string): Promise<void> {
+    if (this.#state !== 'ready' || this.#queries.has(text)) return;
+    try {
+      this.#queries.set(text, await this.embed([text]));
+    } catch {
+      // the synchronous path will try again, and fall back to lexical
+    }
+  }
+
+  /**
    * The unit vector of a query, computed while the caller blocks, or undefined (model not ready,
    * worker busy past QUERY_TIMEOUT_MS, or failed). Only call it when no batch is in flight.
    */

@@ -119,6 +119,13 @@ export class SemanticIndex {
     return out;
   }
 
+  /** Embeds the query ahead of a search without blocking (see ToolSearchIndex.prepare). */
+  async prepare(query: string): Promise<void> {
+    if (this.#slots.size > MAX_SEMANTIC_TOOLS) return;
+    if (!this.#started) this.#start();
+    if (this.ready && this.#started) await this.#started.prepareQuery(query);
+  }
+
   #start(): void {
     const embedder = this.#embedder();
     this.#started = embedder;

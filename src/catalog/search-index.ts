@@ -225,6 +225,14 @@ export class ToolSearchIndex {
     return total >= MIN_DOCS_FOR_PRUNING && (this.#df.get(term) ?? 0) > total * COMMON_TERM_SHARE;
   }
 
+  /**
+   * Embeds the query for semantic ranking without blocking the event loop: a search for the same
+   * text right after it does not wait for the encoder. Optional (search works without it).
+   */
+  prepare(query: string): Promise<void> {
+    return this.#semantic.prepare(query);
+  }
+
   /** Hits for a free-text query, by score, best first; `category` restricts to one category. */
   search(query: string, category?: string): readonly SearchHit[] {
     // Terms are analysed here once, deduplicated after stemming ('file files' is one term, not a

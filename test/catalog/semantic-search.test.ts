@@ -44,6 +44,20 @@ describe('semantic re-ranking', () => {
     expect(index.search('slack message')[0]?.id).toBe(entryId('slack', 'slack_post_message'));
   }, 60_000);
 
+  it('answers a query prepared ahead without waiting for the encoder', async () => {
+    const embedder = sharedEmbedder({ disabled: false });
+    expect(await embedder.settled()).toBe('ready');
+    const timeout = embedder.queryTimeoutMs;
+    embedder.queryTimeoutMs = 0; // a query not prepared cannot be answered in time
+    try {
+      await embedder.prepareQuery('show me the weather in Paris');
+      expect(embedder.embedQuerySync('show me the weather in Paris')).toBeDefined();
+      expect(embedder.embedQuerySync('a query nobody prepared')).toBeUndefined();
+    } finally {
+      embedder.queryTimeoutMs = timeout;
+    }
+  }, 60_000);
+
   it('is lexical only when the encoder is off: the same answers, and the ranking never changes version', () => {
     const off = new Embedder({ disabled: true });
     expect(off.state).toBe('unavailable');
