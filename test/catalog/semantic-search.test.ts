@@ -1,0 +1,81 @@
+// Semantic re-ranking (src/catalog/embedding-*.ts): the sentence encoder finds a tool a query
+// describes in other words, and search stays lexical, with the same answers for words the tools
+// use, when the encoder is off or missing.
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { Embedder, sharedEmbedder } from '../../src/catalog/embedding-client.js';
+import { embeddingsSettled, embeddingText, MAX_SEMANTIC_TOOLS } from '../../src/catalog/embedding-index.js';
+import { entryId, ToolSearchIndex } from '../../src/catalog/search-index.js';
+import type { ToolEntry } from '../../src/catalog/index.js';
+
+const TOOLS: [string, string, string][] = [
+  ['everart', 'generate_image', 'Generate images using EverArt Models. Returns a URL.'],
+  ['github', 'create_issue', 'Create a new issue in a GitHub repository'],
+  ['slack', 'slack_post_message', 'Post a new message to a Slack channel'],
+  ['filesystem', 'move_file', 'Move or rename files and directories.'],
+  ['google-maps', 'maps_elevation', 'Get elevation data for locations on the earth'],
+];
+
+function entry([server, name, description]: [string, string, string]): ToolEntry {
+  return { name, description, category: server, mcp_server: server, functions: [], use_cases: [], input_schema: { type: 'object' }, source: 'upstream' } as ToolEntry;
+}
+
+function indexWith(embedder: () => Embedder): ToolSearchIndex {
+  const index = new ToolSearchIndex(embedder);
+  for (const t of TOOLS) index.add(entry(t));
+  return index;
+}
+
+afterAll(() => sharedEmbedder().close());
+
+describe('semantic re-ranking', () => {
+  it('embeds a tool from its name in words and the first sentence of its description', () => {
+    expect(embeddingText('generate_image', 'Generate images using EverArt Models. Returns a URL.')).toBe('generate image: Generate images using EverArt Models.');
+    expect(embeddingText('getFileInfo', 'Line one\nline two')).toBe('get File Info: Line one\nline two');
+  });
+
+  it('puts the tool a paraphrase describes first, once the model and the vectors are ready', async () => {
+    const index = indexWith(() => sharedEmbedder({ disabled: false })); // on, though the suite turns it off
+    index.search('warm up'); // the first search starts the model
+    expect(await sharedEmbedder().settled()).toBe('ready');
+    await embeddingsSettled();
+    expect(index.search('draw a picture of a cat in space')[0]?.id).toBe(entryId('everart', 'generate_image'));
+    // A word the tools use still ranks its tool first.
+    expect(index.search('slack message')[0]?.id).toBe(entryId('slack', 'slack_post_message'));
+  }, 60_000);
+
+  it('answers a query prepared ahead without waiting for the encoder', async () => {
+    const embedder = sharedEmbedder({ disabled: false });
+    expect(await embedder.settled()).toBe('ready');
+    const timeout = embedder.queryTimeoutMs;
+    embedder.queryTimeoutMs = 0; // a query not prepared cannot be answered in time
+    try {
+      await embedder.prepareQuery('show me the weather in Paris');
+      expect(embedder.embedQuerySync('show me the weather in Paris')).toBeDefined();
+      expect(embedder.embedQuerySync('a query nobody prepared')).toBeUndefined();
+    } finally {
+      embedder.queryTimeoutMs = timeout;
+    }
+  }, 60_000);
+
+  it('is lexical only when the encoder is off: the same answers, and the ranking never changes version', () => {
+    const off = new Embedder({ disabled: true });
+    expect(off.state).toBe('unavailable');
+    expect(off.embedQuerySync('anything')).toBeUndefined();
+    const index = indexWith(() => off);
+    expect(index.search('create issue')[0]?.id).toBe(entryId('github', 'create_issue'));
+    expect(index.search('draw a picture of a cat in space')[0]?.score).toBeLessThan(index.search('create issue')[0]?.score ?? 0);
+    const version = index.rankingVersion;
+    index.search('create issue');
+    expect(index.rankingVersion).toBe(version);
+  });
+
+  it(`ranks a catalog of more than ${MAX_SEMANTIC_TOOLS} tools lexically, without starting the model`, () => {
+    const index = new ToolSearchIndex(() => {
+      throw new Error('the model must not start for a catalog this large');
+    });
+    for (let i = 0; i <= MAX_SEMANTIC_TOOLS; i++) index.add(entry(['bulk', `tool_${i}`, `Does thing number ${i}`]));
+    index.add(entry(['github', 'create_issue', 'Create a new issue in a GitHub repository']));
+    expect(index.search('create issue')[0]?.id).toBe(entryId('github', 'create_issue'));
+  });
+});
