@@ -32,6 +32,9 @@ import { entryId, ToolSearchIndex } from './search-index.js';
 import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, MAX_QUERY_CHARS } from './search-options.js';
 import { closestNames } from './suggestions.js';
 
+/** Longest a search waits for its query's vector (prepareSearch) before it ranks lexically, ms. */
+export const PREPARE_WAIT_MS = 250;
+
 export interface CatalogOptions {
   /** The catalog folder (`CATEGORY/TOOL.json` files). */
   dir: string;
@@ -232,7 +235,13 @@ export class Catalog {
    * search that follows does not block waiting for the sentence encoder.
    */
   prepareSearch(query: string): Promise<void> {
-    return typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY_CHARS ? Promise.resolve() : this.#index.prepare(query);
+    if (typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY_CHARS) return Promise.resolve();
+    // A busy or slow encoder delays the answer by at most this much; the search is then lexical.
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, PREPARE_WAIT_MS);
+    });
+    return Promise.race([this.#index.prepare(query), bound]).finally(() => clearTimeout(timer));
   }
 
   /**

@@ -10,8 +10,12 @@ import { LRUCache } from 'lru-cache';
 import { EMBEDDING_DIMENSIONS, SLOT_BYTES, SLOT_EMPTY, SLOT_FILLED } from '../../workers/embedding-protocol.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../workers/embedding-protocol.js';
 
-/** Longest the coordinator blocks for a query's vector before it ranks lexically. */
-export const QUERY_TIMEOUT_MS = 60;
+/**
+ * Longest the coordinator blocks for a query's vector before it ranks lexically: 0, it never
+ * does. Callers embed the query first, off the event loop (Catalog.prepareSearch); the evaluation
+ * and tests that rank without preparing raise it.
+ */
+export const QUERY_TIMEOUT_MS = 0;
 
 export type EmbedderState = 'starting' | 'ready' | 'unavailable';
 

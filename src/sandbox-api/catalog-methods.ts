@@ -24,6 +24,7 @@ export function catalogMethods(deps: CatalogMethodsDeps): Record<string, HostMet
     search_tools: async ([query, options], ctx) => {
       if (typeof query !== 'string') throw new HostError('INVALID_ARGUMENT', 'search_tools(query, options): query must be a string', 'TypeError');
       const o = (options !== null && typeof options === 'object' ? options : {}) as Record<string, unknown>;
+      await deps.catalog.prepareSearch(query);
       try {
         return deps.catalog.search(
           {

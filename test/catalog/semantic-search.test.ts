@@ -39,6 +39,7 @@ describe('semantic re-ranking', () => {
     index.search('warm up'); // the first search starts the model
     expect(await sharedEmbedder().settled()).toBe('ready');
     await embeddingsSettled();
+    await index.prepare('draw a picture of a cat in space');
     expect(index.search('draw a picture of a cat in space')[0]?.id).toBe(entryId('everart', 'generate_image'));
     // A word the tools use still ranks its tool first.
     expect(index.search('slack message')[0]?.id).toBe(entryId('slack', 'slack_post_message'));

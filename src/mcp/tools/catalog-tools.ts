@@ -47,6 +47,8 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
       annotations: READ_ONLY,
     },
     async (input) => {
+      // The query's vector is computed off the event loop first; search itself never waits for it.
+      await catalog.prepareSearch(input.query);
       const result = guard(() =>
         catalog.search(
           { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only === true },
