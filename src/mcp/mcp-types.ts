@@ -5,7 +5,9 @@ import type { Config, Permissions } from '../config/config-types.js';
 import type { Executor } from '../executor/executor-types.js';
 import type { Logger } from '../util/logger.js';
 import type { Workspace } from '../workspace/index.js';
+import type { SharedStoreHealth } from '../cluster/redis-connection.js';
 import type { CallRecorder } from './call-recorder.js';
+import type { SessionEventsFactory } from './http/event-store.js';
 import type { OptionalServices } from './optional-services.js';
 import type { PiiBoundary } from './pii-boundary.js';
 
@@ -42,6 +44,10 @@ export interface McpServices extends OptionalServices {
   startedAtMs: number;
   /** Open MCP sessions (HTTP daemon), for stats. */
   openSessions?: () => number;
+  /** Where HTTP sessions keep their resumable SSE events; in memory when absent. */
+  eventStores?: SessionEventsFactory;
+  /** The shared store of a cluster (Redis), for /healthz; absent when embedded. */
+  sharedStore?: { health(): SharedStoreHealth };
 }
 
 /**
