@@ -15,6 +15,7 @@ import { PASS_THROUGH_BOUNDARY, createPiiBoundary } from './mcp/pii-boundary.js'
 import type { VaultStore } from './pii/index.js';
 import type { ChangeBus } from './cluster/change-bus.js';
 import { openSharedState } from './cluster/shared-state.js';
+import type { ClusterMembership } from './cluster/cluster-membership.js';
 import { createSandboxApi } from './sandbox-api/index.js';
 import { SkillStore } from './skills/index.js';
 import type { SkillSummary } from './skills/index.js';
@@ -42,6 +43,8 @@ export interface Coordinator {
   readonly pii: VaultStore;
   /** Change notices to and from the other daemons of a cluster (none when embedded). */
   readonly changes: ChangeBus;
+  /** Joins the cluster once the daemon listens (serve); absent when embedded. */
+  readonly membership?: ClusterMembership;
   readonly skills: SkillStore;
   readonly catalog: Catalog;
   readonly upstream: UpstreamManager;
@@ -173,6 +176,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       upstream,
       ...(shared.eventStores ? { eventStores: shared.eventStores } : {}),
       ...(shared.store ? { sharedStore: shared.store } : {}),
+      ...(shared.membership ? { mintSessionId: shared.membership.mintSessionId.bind(shared.membership) } : {}),
       version: packageVersion(),
       now,
       startedAtMs,
@@ -185,6 +189,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       executor,
       pii,
       changes: bus,
+      ...(shared.membership ? { membership: shared.membership } : {}),
       skills,
       catalog,
       upstream,

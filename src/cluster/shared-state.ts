@@ -11,6 +11,7 @@ import { MemoryVaultStore, RedisVaultStore } from '../pii/index.js';
 import type { VaultScope, VaultStore } from '../pii/index.js';
 import type { Logger } from '../util/logger.js';
 import { NO_PEERS_BUS } from './change-bus.js';
+import { ClusterMembership } from './cluster-membership.js';
 import type { ChangeBus } from './change-bus.js';
 import { RedisChangeBus } from './redis-change-bus.js';
 import { RedisConnection } from './redis-connection.js';
@@ -25,6 +26,8 @@ export interface SharedState {
   bus: ChangeBus;
   /** Absent when embedded. */
   store?: { health(): SharedStoreHealth };
+  /** The daemon's place in its cluster (session ids the load balancer routes back); absent when embedded. */
+  membership?: ClusterMembership;
   close(): Promise<void>;
 }
 
@@ -53,12 +56,15 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
     const vaults = new RedisVaultStore({ redis, scope: vaultScopeFor(config), ttlSeconds: config.pii.sessionTtlSeconds, maxTokens: config.pii.maxTokensPerSession });
     const eventStores = new RedisEventStores({ redis, logger, ttlSeconds: serverSettings(config).sessionIdleSeconds });
     logger.info({ redis: redis.endpoint, vault_scope: vaultScopeFor(config) }, 'shared state in Redis');
+    const membership = new ClusterMembership(redis, logger.child({ subsystem: 'cluster' }));
     return {
       vaults,
       eventStores,
       bus,
       store: redis,
+      membership,
       close: async () => {
+        await membership.leave();
         await bus.close();
         await vaults.close();
         await redis.close();

@@ -181,6 +181,8 @@ export interface Config {
   redis?: string;
   /** AES-256 key (64 hex digits) sealing PII values and vault secrets in Redis; required with `redis`, the same on every daemon. */
   redisKey?: string;
+  /** With `redis`: this daemon's HOST:PORT as the load balancer's upstream list names it. Default: the bound host and port. */
+  clusterAddress?: string;
 
   /** Log lines on stderr: 'auto' (human text on a terminal, JSON otherwise), 'json' or 'text'. Default 'auto'. */
   logFormat?: 'auto' | 'json' | 'text';

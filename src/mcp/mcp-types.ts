@@ -46,6 +46,8 @@ export interface McpServices extends OptionalServices {
   openSessions?: () => number;
   /** Where HTTP sessions keep their resumable SSE events; in memory when absent. */
   eventStores?: SessionEventsFactory;
+  /** New HTTP session ids; behind a load balancer, ids it routes back to this daemon. randomUUID when absent. */
+  mintSessionId?: () => string;
   /** The shared store of a cluster (Redis), for /healthz; absent when embedded. */
   sharedStore?: { health(): SharedStoreHealth };
 }

@@ -76,7 +76,7 @@ export class SessionManager {
 
   /** A new session for `agent`; it is registered when its initialize request is handled. */
   async create(agent: AgentIdentity): Promise<HttpSession> {
-    const id = randomUUID();
+    const id = this.#services.mintSessionId?.() ?? randomUUID();
     const abort = new AbortController();
     const events = this.#eventStores.create(id);
     const transport = new StreamableHTTPServerTransport({

@@ -1,0 +1,93 @@
+// A daemon's place in its cluster: it announces the address the load balancer knows it by in
+// Redis (a heartbeat every second), reads the other live daemons, and mints MCP session ids that
+// nginx's consistent hash routes back to itself (nginx-chash.ts). Without peers, or with Redis
+// down, it mints against the last ring it knew; a ring with servers nginx does not have (or that
+// died) still routes right, because nginx skips dead servers' points just as if they were absent.
+
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../util/logger.js';
+import { buildRing, serverFor } from './nginx-chash.js';
+import type { ChashPoint } from './nginx-chash.js';
+import type { RedisConnection } from './redis-connection.js';
+
+/** How often a daemon renews its presence, ms. */
+export const HEARTBEAT_MS = 1_000;
+/** A daemon not heard from this long is left out of the ring, ms. */
+export const PEER_EXPIRY_MS = 10_000;
+/** Ids tried before giving up on routing and using a plain one (1 in N hits with N daemons). */
+const MAX_MINT_ATTEMPTS = 10_000;
+
+export class ClusterMembership {
+  readonly #redis: RedisConnection;
+  readonly #logger: Logger;
+  readonly #key: string;
+  #self: string | null = null;
+  #peers: string[] = [];
+  #ring: ChashPoint[] = [];
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(redis: RedisConnection, logger: Logger) {
+    this.#redis = redis;
+    this.#logger = logger;
+    this.#key = `${redis.prefix}daemons`;
+  }
+
+  /** The daemons in the ring, this one included. */
+  get peers(): readonly string[] {
+    return this.#peers;
+  }
+
+  /** Starts announcing `address` ("HOST:PORT" as in the load balancer's upstream list). */
+  async join(address: string): Promise<void> {
+    this.#self = address;
+    this.#setPeers([address]);
+    await this.#beat().catch(() => {});
+    this.#timer = setInterval(() => void this.#beat().catch(() => {}), HEARTBEAT_MS);
+    this.#timer.unref();
+    this.#logger.info({ address, peers: this.#peers }, 'joined the cluster');
+  }
+
+  /** A new session id that the load balancer's `hash $http_mcp_session_id consistent` routes here. */
+  mintSessionId(): string {
+    const self = this.#self;
+    if (self === null || this.#peers.length < 2) return randomUUID();
+    for (let i = 0; i < MAX_MINT_ATTEMPTS; i++) {
+      const id = randomUUID();
+      if (serverFor(this.#ring, id) === self) return id;
+    }
+    return randomUUID();
+  }
+
+  async #beat(): Promise<void> {
+    const self = this.#self;
+    if (self === null) return;
+    const now = Date.now();
+    const live = await this.#redis.run('cluster membership', async (client) => {
+      const [, , members] = (await client
+        .multi()
+        .zAdd(this.#key, { score: now, value: self })
+        .zRemRangeByScore(this.#key, 0, now - PEER_EXPIRY_MS * 6)
+        .zRangeByScore(this.#key, now - PEER_EXPIRY_MS, '+inf')
+        .exec()) as unknown[];
+      return Array.isArray(members) ? members.filter((m): m is string => typeof m === 'string') : [];
+    });
+    if (!live.includes(self)) live.push(self);
+    this.#setPeers(live);
+  }
+
+  #setPeers(peers: string[]): void {
+    const sorted = [...new Set(peers)].sort();
+    if (sorted.join(',') === this.#peers.join(',')) return;
+    this.#peers = sorted;
+    this.#ring = buildRing(sorted);
+  }
+
+  /** Leaves the ring at once (a clean stop), so others stop minting around this daemon. */
+  async leave(): Promise<void> {
+    clearInterval(this.#timer);
+    const self = this.#self;
+    this.#self = null;
+    if (self === null || !this.#redis.up) return;
+    await this.#redis.run('cluster membership', (client) => client.zRem(this.#key, self)).catch(() => {});
+  }
+}
