@@ -25,6 +25,7 @@ export class ClusterMembership {
   #peers: string[] = [];
   #ring: ChashPoint[] = [];
   #timer: NodeJS.Timeout | undefined;
+  #localCounts: () => ReadonlyMap<string, number> = () => new Map();
 
   constructor(redis: RedisConnection, logger: Logger) {
     this.#redis = redis;
@@ -47,6 +48,36 @@ export class ClusterMembership {
     this.#logger.info({ address, peers: this.#peers }, 'joined the cluster');
   }
 
+  /** Where this daemon's open sessions per agent come from; published with every heartbeat. */
+  reportSessions(counts: () => ReadonlyMap<string, number>): void {
+    this.#localCounts = counts;
+  }
+
+  /**
+   * Sessions `agent` holds open across the cluster: `local` (this daemon's, exact) plus what the
+   * other live daemons published at their last heartbeat (at most a second old, so a burst of
+   * initializes on several daemons at once can pass the limit by that much). With Redis down,
+   * the local count alone.
+   */
+  async sessionsOf(agent: string, local: number): Promise<number> {
+    const others = this.#peers.filter((p) => p !== this.#self);
+    if (others.length === 0 || !this.#redis.up) return local;
+    try {
+      const counts = await this.#redis.run('cluster session counts', async (client) => {
+        const multi = client.multi();
+        for (const peer of others) multi.hGet(this.#sessionsKey(peer), agent);
+        return (await multi.exec()) as unknown[];
+      });
+      return counts.reduce<number>((sum, n) => sum + (Number(n) || 0), local);
+    } catch {
+      return local;
+    }
+  }
+
+  #sessionsKey(daemon: string): string {
+    return `${this.#redis.prefix}sessions:${daemon}`;
+  }
+
   /** A new session id that the load balancer's `hash $http_mcp_session_id consistent` routes here. */
   mintSessionId(): string {
     const self = this.#self;
@@ -62,13 +93,17 @@ export class ClusterMembership {
     const self = this.#self;
     if (self === null) return;
     const now = Date.now();
+    const counts = [...this.#localCounts()].filter(([, n]) => n > 0).map(([agent, n]) => [agent, String(n)] as [string, string]);
+    const sessionsKey = this.#sessionsKey(self);
     const live = await this.#redis.run('cluster membership', async (client) => {
-      const [, , members] = (await client
-        .multi()
+      const multi = client.multi().del(sessionsKey);
+      if (counts.length > 0) multi.hSet(sessionsKey, counts).pExpire(sessionsKey, PEER_EXPIRY_MS);
+      const replies = (await multi
         .zAdd(this.#key, { score: now, value: self })
         .zRemRangeByScore(this.#key, 0, now - PEER_EXPIRY_MS * 6)
         .zRangeByScore(this.#key, now - PEER_EXPIRY_MS, '+inf')
         .exec()) as unknown[];
+      const members = replies[replies.length - 1];
       return Array.isArray(members) ? members.filter((m): m is string => typeof m === 'string') : [];
     });
     if (!live.includes(self)) live.push(self);
@@ -88,6 +123,6 @@ export class ClusterMembership {
     const self = this.#self;
     this.#self = null;
     if (self === null || !this.#redis.up) return;
-    await this.#redis.run('cluster membership', (client) => client.zRem(this.#key, self)).catch(() => {});
+    await this.#redis.run('cluster membership', (client) => client.multi().zRem(this.#key, self).del(this.#sessionsKey(self)).exec()).catch(() => {});
   }
 }

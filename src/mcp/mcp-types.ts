@@ -48,6 +48,11 @@ export interface McpServices extends OptionalServices {
   eventStores?: SessionEventsFactory;
   /** New HTTP session ids; behind a load balancer, ids it routes back to this daemon. randomUUID when absent. */
   mintSessionId?: () => string;
+  /** Sessions per agent across the daemons of a cluster (server.maxSessionsPerAgent holds cluster-wide); absent when embedded. */
+  clusterSessions?: {
+    reportSessions(counts: () => ReadonlyMap<string, number>): void;
+    sessionsOf(agent: string, local: number): Promise<number>;
+  };
   /** The shared store of a cluster (Redis), for /healthz; absent when embedded. */
   sharedStore?: { health(): SharedStoreHealth };
 }

@@ -17,6 +17,9 @@ import { buildRing, serverFor } from '../../src/cluster/nginx-chash.js';
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef';
+const CAROL = 'carol-token-0123456789abcdef';
+/** server.maxSessionsPerAgent of the cluster: it must hold across the daemons, not per daemon. */
+const MAX_SESSIONS_PER_AGENT = 30;
 let cluster: LocalCluster;
 const clients: Client[] = [];
 
@@ -39,8 +42,13 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return r.structuredContent as Record<string, unknown>;
 }
 
+/** A call lost with a dead daemon whose answer had started streaming only ends at the client's timeout. */
+const CALL_TIMEOUT_MS = 5_000;
+
 async function run(client: Client, code: string): Promise<unknown> {
-  const out = await call(client, 'execute_code', { code, language: 'javascript' });
+  const r = await client.callTool({ name: 'execute_code', arguments: { code, language: 'javascript' } }, undefined, { timeout: CALL_TIMEOUT_MS });
+  if (r.isError) throw new Error(`execute_code failed: ${JSON.stringify(r.content)}`);
+  const out = r.structuredContent as Record<string, unknown>;
   if (out['success'] !== true) throw new Error(`execute_code failed: ${JSON.stringify(out)}`);
   return out['result'];
 }
@@ -56,7 +64,7 @@ async function health(port: number): Promise<{ sessions: number; store?: { up: b
 
 beforeAll(async () => {
   const config = path.join(tmpdir(), `cluster-test-${process.pid}.json`);
-  writeFileSync(config, JSON.stringify({ agents: [{ name: 'alice', token: ALICE }, { name: 'bob', token: BOB }] }));
+  writeFileSync(config, JSON.stringify({ agents: [{ name: 'alice', token: ALICE }, { name: 'bob', token: BOB }, { name: 'carol', token: CAROL }], server: { maxSessionsPerAgent: MAX_SESSIONS_PER_AGENT } }));
   cluster = await startLocalCluster({ daemons: 3, configFile: config });
 });
 
@@ -105,6 +113,19 @@ describe('three daemons behind nginx with Redis', () => {
     expect(read['content']).toBe(content);
   });
 
+  it('holds server.maxSessionsPerAgent across the daemons, not per daemon', async () => {
+    for (let i = 0; i < MAX_SESSIONS_PER_AGENT; i++) await connect(cluster.url, CAROL);
+    // Each daemon holds about a third of them; the counts reach the others with the next heartbeat.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const res = await fetch(cluster.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${CAROL}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+    });
+    expect(res.status).toBe(429);
+    expect(await res.text()).toContain(`already holds ${MAX_SESSIONS_PER_AGENT} open sessions`);
+  });
+
   it('survives kill -9 of a daemon under load: others unaffected, its sessions re-initialize with their PII tokens', async () => {
     const victim = cluster.daemons[2]!;
     type Worker = { conn: Connected; onVictim: boolean; token: string; plain: string; errors: string[]; ok: number; recoveredAt?: number };
@@ -127,10 +148,12 @@ describe('three daemons behind nginx with Redis', () => {
         } catch (error) {
           const status = (error as { code?: unknown }).code;
           const message = `${typeof status === 'number' ? `HTTP ${status}: ` : ''}${error instanceof Error ? error.message : String(error)}`;
-          w.errors.push(message);
-          // The call in flight at the kill is lost (nginx answers 502; it was never acknowledged).
-          // The next one gets 404 for the unknown session, and then, as the bridge does by
-          // itself, the client opens a fresh session through the load balancer.
+          w.errors.push(`${message} [session ${w.conn.sessionId} on ${ownerOf(w.conn.sessionId)}, ${killedAt > 0 ? `${Date.now() - killedAt} ms after the kill` : 'before the kill'}]`);
+          // The call in flight at the kill is lost, never acknowledged: nginx answers 502, or, when
+          // the answer had started streaming, the client waits for its timeout (the SDK client
+          // tries to resume the stream and gets 404). The next call gets 404 for the unknown
+          // session, and then, as the stdio bridge does by itself, the client opens a fresh
+          // session through the load balancer.
           if (status === 404) {
             await w.conn.client.close().catch(() => {});
             w.conn = await connect(cluster.url);
@@ -142,24 +165,25 @@ describe('three daemons behind nginx with Redis', () => {
     killedAt = Date.now();
     victim.process.kill('SIGKILL');
     await victim.exited;
-    await new Promise((r) => setTimeout(r, 3_000));
+    await new Promise((r) => setTimeout(r, CALL_TIMEOUT_MS + 2_000));
     stop = true;
     await Promise.all(loops);
 
+    process.stderr.write(`victim ${victim.address}; workers: ${workers.map((w) => `${ownerOf(w.conn.sessionId)}${w.onVictim ? ' (victim)' : ''} ok=${w.ok} errors=${w.errors.length}`).join('; ')}\n`);
     for (const w of workers.filter((x) => !x.onVictim)) expect(w.errors).toEqual([]);
     const moved = workers.filter((w) => w.onVictim);
     for (const w of moved) {
       expect(w.errors.length).toBeGreaterThan(0);
-      expect(w.errors.filter((e) => !/\b(404|502)\b/.test(e))).toEqual([]);
-      expect(w.errors.some((e) => /\b404\b/.test(e))).toBe(true);
+      expect(w.errors.filter((e) => !/^HTTP (404|502)\b|\b502 Bad Gateway|^HTTP -32001: MCP error -32001: Request timed out/.test(e))).toEqual([]);
+      expect(w.errors.some((e) => e.startsWith('HTTP 404'))).toBe(true);
       expect(w.recoveredAt).toBeDefined();
       // The vault follows the agent: a token minted before the kill restores in the new session.
       const restored = await call(w.conn.client, 'restore_pii', { text: w.token });
       expect(restored['restored_text']).toBe(w.plain);
     }
-    const failoverMs = Math.max(...moved.map((w) => (w.recoveredAt as number) - killedAt));
-    process.stderr.write(`failover: kill -9 to first successful call of a moved session: ${failoverMs} ms (${moved.length} sessions moved)\n`);
-    expect(failoverMs).toBeLessThan(5_000);
+    const times = moved.map((w) => (w.recoveredAt as number) - killedAt).sort((a, b) => a - b);
+    process.stderr.write(`failover: kill -9 to first successful call of a moved session: ${times.join(' ms, ')} ms (${moved.length} sessions moved)\n`);
+    expect(times[times.length - 1]).toBeLessThan(CALL_TIMEOUT_MS + 3_000);
   });
 
   it('fails PII calls clearly while Redis is down and recovers when it returns', async () => {

@@ -70,6 +70,11 @@ export class SessionManager {
     return this.#byAgent.get(agent) ?? 0;
   }
 
+  /** Open sessions by agent name (those with none are absent). */
+  countsByAgent(): ReadonlyMap<string, number> {
+    return this.#byAgent;
+  }
+
   get(id: string): HttpSession | undefined {
     return this.#sessions.get(id);
   }
