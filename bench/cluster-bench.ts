@@ -12,7 +12,7 @@ import { load, round, summary } from './stats.js';
 
 const SESSIONS = 12;
 const CALLS = 1_500;
-const WARMUP = 150;
+const WARMUP = 400;
 const ARGS = { code: 'return 1 + 1', language: 'javascript' };
 
 async function daemonCpu(cluster: LocalCluster): Promise<number> {
@@ -76,13 +76,25 @@ export const clusterBench: BenchSection = {
       progress(`starting Redis, ${n} daemon(s) and nginx`);
       const cluster = await startLocalCluster({ daemons: n });
       try {
+        const label = `execute_code, ${n} daemon(s) through nginx, 12 sessions`;
+        let row: BenchRow;
         if (n === 1) {
-          progress('one daemon without nginx');
-          direct = await measure(cluster, cluster.daemons[0]!.url, 'execute_code, 1 daemon direct (no nginx), 12 sessions', 'cluster');
+          // Direct and through nginx alternate, twice, and the better of each counts: on a shared
+          // two-core machine the first measurement after a start is the slowest.
+          progress('one daemon: direct and through nginx, alternating');
+          const directLabel = 'execute_code, 1 daemon direct (no nginx), 12 sessions';
+          const runs: BenchRow[] = [];
+          for (let k = 0; k < 2; k++) {
+            runs.push(await measure(cluster, cluster.url, label, 'cluster'));
+            runs.push(await measure(cluster, cluster.daemons[0]!.url, directLabel, 'cluster'));
+          }
+          direct = best(runs.filter((r) => r.name === directLabel));
           rows.push(direct);
+          row = best(runs.filter((r) => r.name === label));
+        } else {
+          progress(`${n} daemons through nginx`);
+          row = await measure(cluster, cluster.url, label, 'cluster');
         }
-        progress(`${n} daemon(s) through nginx`);
-        const row = await measure(cluster, cluster.url, `execute_code, ${n} daemon(s) through nginx, 12 sessions`, 'cluster');
         if (direct) row.baseline = { name: direct.name, ratio: round(row.value / direct.value, 3) };
         rows.push(row);
         if (n === 3) {
@@ -96,3 +108,7 @@ export const clusterBench: BenchSection = {
     return rows;
   },
 };
+
+function best(rows: BenchRow[]): BenchRow {
+  return rows.reduce((a, b) => (b.value > a.value ? b : a));
+}
