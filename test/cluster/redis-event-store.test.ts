@@ -47,6 +47,14 @@ describe('RedisEventStores', () => {
     await expect(replay(other, ids[1]!)).rejects.toThrow(/unknown Last-Event-ID/);
   });
 
+  it('keeps events sealed in Redis', async () => {
+    const store = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60 }).create('session-sealed');
+    await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'secret result 4242' } });
+    const raw = await connection.client.lRange('cem:events:session-sealed:s', 0, -1);
+    expect(raw).toHaveLength(1);
+    expect(raw[0]).not.toContain('4242');
+  });
+
   it('refuses a resume from an event past the per-stream bound', async () => {
     const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60, maxEventsPerStream: 3 });
     const store = stores.create('session-c');

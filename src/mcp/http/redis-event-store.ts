@@ -1,7 +1,9 @@
 // Resumable-stream events in Redis (the SDK's EventStore), for daemons behind a load balancer:
 // what an SSE stream sent outlives this process's memory bounds and can be replayed from any
 // daemon that holds the session. One list per stream under the session's keys, trimmed to the
-// newest events, expiring with the session's idle time. Events are an aid to reconnection, not a
+// newest events, expiring with the session's idle time. Events carry results (data an agent may
+// not want anyone else to read), so each is sealed like PII values: AES-256-GCM under the
+// cluster's key, bound to its session and stream. Events are an aid to reconnection, not a
 // record: when Redis is down an event is sent but not kept, and a resume from it is then refused
 // with a clear message (as when a bound dropped it), never replayed with a hole.
 
@@ -66,6 +68,10 @@ class RedisSessionEvents implements SessionEvents {
     return `${this.#options.redis.prefix}events:${this.#sessionId}:${streamId}`;
   }
 
+  #place(streamId: StreamId): string {
+    return `events\0${this.#sessionId}\0${streamId}`;
+  }
+
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const seq = ++this.#seq;
     const id = `${streamId}.${seq}`;
@@ -74,9 +80,10 @@ class RedisSessionEvents implements SessionEvents {
     if (json.length > MAX_STORED_EVENT_BYTES) return id;
     this.#streams.add(streamId);
     const key = this.#key(streamId);
+    const sealed = this.#options.redis.sealer.seal(json, this.#place(streamId));
     const { maxEventsPerStream, ttlSeconds } = this.#options;
     try {
-      await this.#options.redis.run('the SSE event store', (client) => client.multi().rPush(key, json).lTrim(key, -maxEventsPerStream, -1).expire(key, ttlSeconds).exec());
+      await this.#options.redis.run('the SSE event store', (client) => client.multi().rPush(key, sealed).lTrim(key, -maxEventsPerStream, -1).expire(key, ttlSeconds).exec());
     } catch {
       this.#onLost();
     }
@@ -93,7 +100,8 @@ class RedisSessionEvents implements SessionEvents {
     const after = seqOf(lastEventId);
     if (streamId === undefined || after === undefined || !this.#streams.has(streamId)) throw new Error(`unknown Last-Event-ID "${lastEventId.slice(0, 80)}" for this session`);
     const raw = await this.#options.redis.run('the SSE event store', (client) => client.lRange(this.#key(streamId), 0, -1));
-    const events = raw.map((line) => JSON.parse(line) as Stored);
+    const place = this.#place(streamId);
+    const events = raw.map((sealed) => JSON.parse(this.#options.redis.sealer.open(sealed, place).toString('utf8')) as Stored);
     const at = events.findIndex((e) => e.seq === after);
     if (at < 0) throw new Error(`the events after ${lastEventId.slice(0, 80)} are no longer kept (bound reached or the shared store was down); repeat the request`);
     for (const e of events.slice(at + 1)) {
