@@ -45,8 +45,8 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 /** A call lost with a dead daemon whose answer had started streaming only ends at the client's timeout. */
 const CALL_TIMEOUT_MS = 5_000;
 
-async function run(client: Client, code: string): Promise<unknown> {
-  const r = await client.callTool({ name: 'execute_code', arguments: { code, language: 'javascript' } }, undefined, { timeout: CALL_TIMEOUT_MS });
+async function run(client: Client, code: string, contextVars?: Record<string, unknown>, timeoutMs = CALL_TIMEOUT_MS): Promise<unknown> {
+  const r = await client.callTool({ name: 'execute_code', arguments: { code, language: 'javascript', ...(contextVars ? { context_vars: contextVars } : {}) } }, undefined, { timeout: timeoutMs });
   if (r.isError) throw new Error(`execute_code failed: ${JSON.stringify(r.content)}`);
   const out = r.structuredContent as Record<string, unknown>;
   if (out['success'] !== true) throw new Error(`execute_code failed: ${JSON.stringify(out)}`);
@@ -126,23 +126,27 @@ describe('three daemons behind nginx with Redis', () => {
     expect(await res.text()).toContain(`already holds ${MAX_SESSIONS_PER_AGENT} open sessions`);
   });
 
-  it('survives kill -9 of a daemon under load: others unaffected, its sessions re-initialize with their PII tokens', async () => {
+  it('survives kill -9 of a daemon under load: others unaffected, its sessions re-initialize with their PII tokens, no acknowledged write lost', async () => {
     const victim = cluster.daemons[2]!;
-    type Worker = { conn: Connected; onVictim: boolean; token: string; plain: string; errors: string[]; ok: number; recoveredAt?: number };
+    type Worker = { id: number; conn: Connected; onVictim: boolean; token: string; plain: string; errors: string[]; ok: number; recoveredAt?: number };
+    /** Workspace files whose write_file call returned: each must be on the shared folder, whole. */
+    const acknowledged: string[] = [];
     const workers: Worker[] = [];
     for (let i = 0; workers.filter((w) => w.onVictim).length < 2 || workers.length < 6; i++) {
       if (i > 30) throw new Error('could not place two sessions on the victim');
       const conn = await connect(cluster.url);
       const plain = `write to worker${i}@example.com`;
       const sanitized = await call(conn.client, 'sanitize_pii', { text: plain });
-      workers.push({ conn, onVictim: ownerOf(conn.sessionId) === victim.address, token: String(sanitized['sanitized_text']), plain, errors: [], ok: 0 });
+      workers.push({ id: i, conn, onVictim: ownerOf(conn.sessionId) === victim.address, token: String(sanitized['sanitized_text']), plain, errors: [], ok: 0 });
     }
     let stop = false;
     let killedAt = 0;
     const loops = workers.map(async (w) => {
       while (!stop) {
         try {
-          expect(await run(w.conn.client, 'return 21 * 2')).toBe(42);
+          const file = `acks/w${w.id}-${w.ok}.txt`;
+          expect(await run(w.conn.client, `await write_file(${JSON.stringify(file)}, ${JSON.stringify(file)} + ':' + 'x'.repeat(4000)); return 21 * 2`)).toBe(42);
+          acknowledged.push(file);
           w.ok++;
           if (killedAt > 0 && w.errors.length > 0 && w.recoveredAt === undefined) w.recoveredAt = Date.now();
         } catch (error) {
@@ -168,6 +172,17 @@ describe('three daemons behind nginx with Redis', () => {
     await new Promise((r) => setTimeout(r, CALL_TIMEOUT_MS + 2_000));
     stop = true;
     await Promise.all(loops);
+
+    // Every write a client saw acknowledged is there, whole, read through a surviving daemon.
+    const survivor = await connect(cluster.daemons[0]!.url);
+    const missing = await run(
+      survivor.client,
+      "const bad = []; for (const f of FILES) { let got = null; try { got = await read_file(f); } catch {} if (got !== f + ':' + 'x'.repeat(4000)) bad.push(f); } return bad;",
+      { FILES: acknowledged },
+      30_000,
+    );
+    expect(acknowledged.length).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
 
     process.stderr.write(`victim ${victim.address}; workers: ${workers.map((w) => `${ownerOf(w.conn.sessionId)}${w.onVictim ? ' (victim)' : ''} ok=${w.ok} errors=${w.errors.length}`).join('; ')}\n`);
     for (const w of workers.filter((x) => !x.onVictim)) expect(w.errors).toEqual([]);
