@@ -14,6 +14,12 @@ import type { RedisConnection } from './redis-connection.js';
 export const HEARTBEAT_MS = 1_000;
 /** A daemon not heard from this long is left out of the ring, ms. */
 export const PEER_EXPIRY_MS = 10_000;
+/**
+ * A daemon once seen stays in this daemon's ring this long after it was last seen, ms. Minting
+ * against a ring with extra (dead) servers still routes right; against a ring missing a live one
+ * (a Redis restart empties the registry until every daemon's next heartbeat) it does not.
+ */
+export const PEER_FORGET_MS = 10 * 60_000;
 /** Ids tried before giving up on routing and using a plain one (1 in N hits with N daemons). */
 const MAX_MINT_ATTEMPTS = 10_000;
 
@@ -23,6 +29,8 @@ export class ClusterMembership {
   readonly #key: string;
   #self: string | null = null;
   #peers: string[] = [];
+  /** Every daemon seen, with when it was last seen alive in the registry (ms). */
+  readonly #lastSeen = new Map<string, number>();
   #ring: ChashPoint[] = [];
   #timer: NodeJS.Timeout | undefined;
   #localCounts: () => ReadonlyMap<string, number> = () => new Map();
@@ -41,6 +49,7 @@ export class ClusterMembership {
   /** Starts announcing `address` ("HOST:PORT" as in the load balancer's upstream list). */
   async join(address: string): Promise<void> {
     this.#self = address;
+    this.#lastSeen.set(address, Date.now());
     this.#setPeers([address]);
     await this.#beat().catch(() => {});
     this.#timer = setInterval(() => void this.#beat().catch(() => {}), HEARTBEAT_MS);
@@ -107,7 +116,9 @@ export class ClusterMembership {
       return Array.isArray(members) ? members.filter((m): m is string => typeof m === 'string') : [];
     });
     if (!live.includes(self)) live.push(self);
-    this.#setPeers(live);
+    for (const peer of live) this.#lastSeen.set(peer, now);
+    for (const [peer, seen] of this.#lastSeen) if (now - seen > PEER_FORGET_MS) this.#lastSeen.delete(peer);
+    this.#setPeers([...this.#lastSeen.keys()]);
   }
 
   #setPeers(peers: string[]): void {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalCluster } from '../../bench/cluster/local-cluster.js';
 import type { LocalCluster } from '../../bench/cluster/local-cluster.js';
 import { buildRing, serverFor } from '../../src/cluster/nginx-chash.js';
+import { startStdioClient } from '../fixtures/mcp/cli.js';
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef';
@@ -224,5 +225,27 @@ describe('three daemons behind nginx with Redis', () => {
     }
     expect(back).toBe(true);
     expect((await health(d1.port)).store?.up).toBe(true);
+  });
+  it('keeps a stdio bridge working when the daemon holding its session is killed, PII tokens included', async () => {
+    const alive = cluster.daemons.filter((d) => d.process.exitCode === null && d.process.signalCode === null);
+    expect(alive.length).toBeGreaterThanOrEqual(2);
+    const before = await Promise.all(alive.map((d) => health(d.port)));
+    const bridge = await startStdioClient({ ...(process.env as Record<string, string>), CODE_EXEC_TOKEN: ALICE, CODE_EXEC_LOG_FORMAT: 'json' }, ['--connect', cluster.url]);
+    try {
+      const sanitized = await bridge.client.callTool({ name: 'sanitize_pii', arguments: { text: 'mail bridge@example.com' } });
+      const token = String((sanitized.structuredContent as { sanitized_text: string }).sanitized_text);
+      const after = await Promise.all(alive.map((d) => health(d.port)));
+      const holder = alive.find((_, i) => after[i]!.sessions > before[i]!.sessions);
+      expect(holder).toBeDefined();
+      holder!.process.kill('SIGKILL');
+      await holder!.exited;
+      // The bridge meets 404 through nginx, re-initializes by itself and replays the call.
+      const r = await bridge.client.callTool({ name: 'execute_code', arguments: { code: 'return 6 * 7', language: 'javascript' } });
+      expect((r.structuredContent as { result?: unknown }).result).toBe(42);
+      const restored = await bridge.client.callTool({ name: 'restore_pii', arguments: { text: token } });
+      expect((restored.structuredContent as { restored_text: string }).restored_text).toBe('mail bridge@example.com');
+    } finally {
+      await bridge.close();
+    }
   });
 });
