@@ -3,6 +3,7 @@
 // a daemon to the first successful call of one of its sessions, re-initialized through nginx.
 // Every cluster is started by bench/cluster/local-cluster.ts (the `npm run cluster` code).
 
+import { rmSync } from 'node:fs';
 import type { BenchRow, BenchSection } from './bench-types.js';
 import { startLocalCluster } from './cluster/local-cluster.js';
 import type { LocalCluster } from './cluster/local-cluster.js';
@@ -103,6 +104,7 @@ export const clusterBench: BenchSection = {
         }
       } finally {
         await cluster.stop();
+        rmSync(cluster.dir, { recursive: true, force: true });
       }
     }
     return rows;

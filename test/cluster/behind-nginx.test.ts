@@ -5,7 +5,7 @@
 // sessions untouched while its sessions get 404, re-initialize and go on with their PII tokens;
 // Redis stopped and restarted: clear errors, then recovery. (Slow suite: vitest.slow.config.ts.)
 
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -72,6 +72,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
   await cluster?.stop();
+  if (cluster) rmSync(cluster.dir, { recursive: true, force: true });
 });
 
 describe('three daemons behind nginx with Redis', () => {
