@@ -2,7 +2,7 @@
 // workspace folders under one temp directory, and nginx in front hashing Mcp-Session-Id. Used by
 // `npm run cluster`, the cluster tests (test/cluster/) and the cluster benchmark.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -62,6 +62,9 @@ export interface LocalCluster {
 
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
   if (!Number.isInteger(options.daemons) || options.daemons < 1 || options.daemons > 32) throw new RangeError('--daemons must be an integer between 1 and 32');
+  for (const [bin, flag] of [['redis-server', '--version'], ['nginx', '-v']] as const) {
+    if (spawnSync(bin, [flag]).error) throw new Error(`${bin} is not installed (or not on PATH); install it: apt-get install -y redis-server nginx`);
+  }
   const dir = mkdtempSync(path.join(options.parentDir ?? tmpdir(), 'code-exec-cluster-'));
   for (const sub of ['skills', 'workspace', 'data', 'logs', 'redis', 'nginx/tmp']) mkdirSync(path.join(dir, sub), { recursive: true });
   const children: ChildProcess[] = [];
