@@ -11,6 +11,8 @@ export const SLOW_SUITES = [
   // Denial-of-service shapes and Python's limits: bombs and floods that take a minute each.
   'test/executor/dos.test.ts',
   'test/python/limits.test.ts',
+  // Three daemons behind a real nginx with a real Redis: routing, failover, Redis outages.
+  'test/cluster/behind-nginx*.test.ts',
 ];
 
 export default defineConfig({

@@ -18,6 +18,7 @@ const SECTION_FILES: Record<string, [string, string]> = {
   integration: ['./integration-bench.js', 'integrationBench'],
   search: ['./search-bench.js', 'searchBench'],
   tokens: ['./token-bench.js', 'tokenBench'],
+  cluster: ['./cluster-bench.js', 'clusterBench'],
 };
 const SECTIONS: Record<string, () => Promise<BenchSection>> = Object.fromEntries(
   Object.entries(SECTION_FILES).map(([name, [file, exported]]) => [

@@ -12,7 +12,10 @@ import type { CallIdentity, Executor } from './executor/index.js';
 import { CallRecorder } from './mcp/call-recorder.js';
 import type { McpServices } from './mcp/mcp-types.js';
 import { PASS_THROUGH_BOUNDARY, createPiiBoundary } from './mcp/pii-boundary.js';
-import { PiiVaults } from './pii/index.js';
+import type { VaultStore } from './pii/index.js';
+import type { ChangeBus } from './cluster/change-bus.js';
+import { openSharedState } from './cluster/shared-state.js';
+import type { ClusterMembership } from './cluster/cluster-membership.js';
 import { createSandboxApi } from './sandbox-api/index.js';
 import { SkillStore } from './skills/index.js';
 import type { SkillSummary } from './skills/index.js';
@@ -37,7 +40,11 @@ export interface Coordinator {
   readonly logger: Logger;
   readonly workspace: Workspace;
   readonly executor: Executor;
-  readonly pii: PiiVaults;
+  readonly pii: VaultStore;
+  /** Change notices to and from the other daemons of a cluster (none when embedded). */
+  readonly changes: ChangeBus;
+  /** Joins the cluster once the daemon listens (serve); absent when embedded. */
+  readonly membership?: ClusterMembership;
   readonly skills: SkillStore;
   readonly catalog: Catalog;
   readonly upstream: UpstreamManager;
@@ -79,11 +86,21 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       spillMaxAgeMs: limits.outputFileMaxAgeHours * 3600_000,
     });
     closers.push(async () => workspace.close());
-    const pii = new PiiVaults({ maxTokensPerSession: config.pii.maxTokensPerSession, sessionTtlSeconds: config.pii.sessionTtlSeconds });
-    closers.push(async () => pii.clear());
+    // Embedded (this process) or shared with the other daemons of a cluster (Redis).
+    const shared = await openSharedState(config, logger);
+    closers.push(() => shared.close());
+    const { vaults: pii, bus } = shared;
 
-    const catalog = new Catalog({ dir: config.catalogDir, logger: logger.child({ subsystem: 'catalog' }), watch: options.watch ?? true });
+    const catalog = new Catalog({
+      dir: config.catalogDir,
+      logger: logger.child({ subsystem: 'catalog' }),
+      watch: options.watch ?? true,
+      onFilesChanged: (paths) => bus.publish({ topic: 'catalog', names: paths }),
+    });
     closers.push(() => catalog.close());
+    bus.subscribe('catalog', (paths) => {
+      catalog.reloadPaths(paths).catch((error: unknown) => logger.warn({ err: error }, 'could not reload catalog files another daemon changed'));
+    });
     // Python skills are checked by CPython itself, in the Python pool, once the executor exists.
     const late: { executor?: Executor } = {};
     // The check runs as the saving agent (with no powers), in an interpreter already bound to it:
@@ -111,8 +128,13 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       catalog.setDynamicTools('skills', list.map(skillEntry), 'Skills saved by agents: call import_skill(name) in execute_code');
     };
     await publishSkills();
-    skills.onChange(() => {
+    skills.onChange((change) => {
       publishSkills().catch((error: unknown) => logger.warn({ err: error }, 'could not publish skills to the catalog'));
+      // Saves and deletes made through this daemon: the others reload the name at once.
+      if (change.source === 'api') bus.publish({ topic: 'skills', names: [change.name] });
+    });
+    bus.subscribe('skills', (names) => {
+      for (const name of names) void skills.reload(name);
     });
 
     // Upstream servers add their live tools as category = server name.
@@ -152,6 +174,9 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       catalog,
       skills,
       upstream,
+      ...(shared.eventStores ? { eventStores: shared.eventStores } : {}),
+      ...(shared.store ? { sharedStore: shared.store } : {}),
+      ...(shared.membership ? { mintSessionId: shared.membership.mintSessionId.bind(shared.membership), clusterSessions: shared.membership } : {}),
       version: packageVersion(),
       now,
       startedAtMs,
@@ -163,6 +188,8 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       workspace,
       executor,
       pii,
+      changes: bus,
+      ...(shared.membership ? { membership: shared.membership } : {}),
       skills,
       catalog,
       upstream,

@@ -61,6 +61,8 @@ export interface CatalogFilesOptions {
    * categories whose description changed and the time the work started.
    */
   onApplied: (reason: 'load' | 'files', described: Set<string>, started: number) => void;
+  /** Called with each batch the folder watcher reports (for telling other daemons). */
+  onWatchBatch?: (batch: WatchBatch) => void;
 }
 
 export class CatalogFiles {
@@ -170,10 +172,17 @@ export class CatalogFiles {
       onBatch: (batch) => {
         void this.#enqueue(() => this.#applyBatch(batch)).catch(() => {});
         this.#scheduleRecheck(batch.files);
+        this.#options.onWatchBatch?.(batch);
       },
     });
     this.#watcher = watcher; // before the first await: a second poll tick sees it and backs off
     await watcher.start();
+  }
+
+  /** Re-reads these files and category folders now (another daemon saw them change); resolves when applied. */
+  reloadPaths(batch: WatchBatch): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return this.#enqueue(() => this.#applyBatch(batch));
   }
 
   /** Stop watching and wait for the batch in progress. */

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../util/logger.js';
 import { CatalogFiles, WarnOnce } from './catalog-files.js';
+import type { WatchBatch } from './catalog-watcher.js';
 import { CatalogError } from './catalog-types.js';
 import type {
   CatalogChange,
@@ -49,6 +50,8 @@ export interface CatalogOptions {
   watch?: boolean;
   /** Categories preferred, in order, when a bare tool name exists in several. Default ['sandbox']. */
   categoryOrder?: readonly string[];
+  /** Called with the paths the folder watcher saw change (files; category folders end in '/'), to tell other daemons. */
+  onFilesChanged?: (paths: string[]) => void;
 }
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './search-options.js';
@@ -86,6 +89,7 @@ export class Catalog {
       debounceMs: checkInteger(options.debounceMs, 'debounceMs', 0, 10_000, 50),
       watch: options.watch ?? true,
       onApplied: (reason, described, started) => this.#commit(reason, started, described),
+      ...(options.onFilesChanged ? { onWatchBatch: (batch: WatchBatch) => options.onFilesChanged?.(toPaths(batch)) } : {}),
     });
     const resultCacheSize = checkInteger(options.resultCacheSize, 'resultCacheSize', 1, 100_000, 500);
     this.#results = new LRUCache<string, SearchResult>({ max: resultCacheSize });
@@ -95,6 +99,24 @@ export class Catalog {
   /** Bumped on every visible change; callers may key derived data (file trees) on it. */
   get generation(): number {
     return this.#generation;
+  }
+
+  /**
+   * Re-reads catalog paths another daemon reported changed (the change bus): files relative to the
+   * folder, and category folders with a trailing '/'. Paths that leave the folder are ignored.
+   */
+  reloadPaths(paths: readonly string[]): Promise<void> {
+    const files = new Set<string>();
+    const dirs = new Set<string>();
+    for (const p of paths) {
+      if (typeof p !== 'string' || p === '' || p.startsWith('/') || p.split('/').some((part) => part === '..' || part.startsWith('.'))) continue;
+      if (p.endsWith('/')) {
+        const dir = p.slice(0, -1);
+        if (dir !== '' && !dir.includes('/')) dirs.add(dir);
+      } else files.add(p);
+    }
+    if (files.size === 0 && dirs.size === 0) return Promise.resolve();
+    return this.#source.reloadPaths({ files, dirs });
   }
 
   /** Load every catalog file, then watch the folder. Calling it again returns the same promise. */
@@ -377,3 +399,8 @@ export class Catalog {
   }
 }
 
+
+/** A watcher batch as paths: files as they are, category folders with a trailing '/'. */
+function toPaths(batch: WatchBatch): string[] {
+  return [...batch.files, ...[...batch.dirs].map((d) => `${d}/`)];
+}

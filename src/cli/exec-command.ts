@@ -62,7 +62,7 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
     const session = { sessionId, agent, transport: 'stdio' as const, signal: abort.signal };
     const { boundary } = coordinator.services;
     const result = boundary.active
-      ? { ...raw, result: boundary.outgoingValue(raw.result, session), output: raw.output.map((l) => boundary.outgoingText(l, session)) }
+      ? { ...raw, result: await boundary.outgoingValue(raw.result, session), output: await Promise.all(raw.output.map((l) => boundary.outgoingText(l, session))) }
       : raw;
     await write(io.stdout, `${JSON.stringify(result, null, 2)}\n`);
     return result.success ? EXIT_OK : EXIT_FAILED;

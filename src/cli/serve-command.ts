@@ -49,6 +49,8 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
         'listening',
       );
     }
+    // Behind a load balancer: announce the address its upstream list knows this daemon by.
+    await coordinator.membership?.join(config.clusterAddress ?? `${info.host}:${info.port}`);
     const portFile = parsed.own['port-file'];
     if (portFile !== undefined) await writeFileAtomic(path.resolve(io.cwd, portFile), `${info.port}\n`);
 

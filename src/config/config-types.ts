@@ -174,6 +174,16 @@ export interface Config {
    */
   server?: ServerConfig;
 
+  /**
+   * Redis URL shared by the daemons of a cluster: PII vaults, resumable SSE events and skill and
+   * catalog change notices. Absent: everything stays in this process (the embedded default).
+   */
+  redis?: string;
+  /** AES-256 key (64 hex digits) sealing PII values and vault secrets in Redis; required with `redis`, the same on every daemon. */
+  redisKey?: string;
+  /** With `redis`: this daemon's HOST:PORT as the load balancer's upstream list names it. Default: the bound host and port. */
+  clusterAddress?: string;
+
   /** Log lines on stderr: 'auto' (human text on a terminal, JSON otherwise), 'json' or 'text'. Default 'auto'. */
   logFormat?: 'auto' | 'json' | 'text';
 

@@ -2,6 +2,7 @@
 // environment variables, then flags. Every problem found is reported together, each naming its
 // key, and the result is deeply frozen so nothing downstream can drift from what was validated.
 
+import { parseSealingKey } from '../cluster/sealing.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config-types.js';
@@ -188,6 +189,19 @@ function crossCheck(config: Config, problems: string[]): void {
   }
   if (config.authToken !== undefined && config.agents.some((a) => a.token === config.authToken)) {
     problems.push('authToken must differ from every agents[].token (it identifies the default agent)');
+  }
+  if (config.redis !== undefined) {
+    let protocol = '';
+    try {
+      protocol = new URL(config.redis).protocol;
+    } catch {
+      // reported below
+    }
+    if (protocol !== 'redis:' && protocol !== 'rediss:') problems.push('redis (CODE_EXEC_REDIS / --redis) must be a URL such as redis://127.0.0.1:6379 or rediss://:PASSWORD@HOST:6380/0');
+    if (config.redisKey === undefined) problems.push('redis needs redisKey (CODE_EXEC_REDIS_KEY / --redis-key), the same on every daemon, to seal PII in Redis; generate one with: openssl rand -hex 32');
+  }
+  if (config.redisKey !== undefined && parseSealingKey(config.redisKey) === null) {
+    problems.push('redisKey (CODE_EXEC_REDIS_KEY / --redis-key) must be 64 hex digits (32 bytes); generate one with: openssl rand -hex 32');
   }
 }
 

@@ -90,6 +90,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'server.bodyTimeoutSeconds', env: 'CODE_EXEC_BODY_TIMEOUT_SECONDS', flag: 'body-timeout-seconds', kind: 'int', min: 1, max: 3600, arg: 'S', doc: 'Time a client has to send a whole request body, seconds; a 10 s pause inside a body also ends it (408)', defaultText: '30', commands: ['serve'] },
   { key: 'server.keepAliveSeconds', env: 'CODE_EXEC_KEEP_ALIVE_SECONDS', flag: 'keep-alive-seconds', kind: 'int', min: 1, max: 3600, arg: 'S', doc: 'How long an idle keep-alive HTTP connection stays open, seconds', defaultText: '5', commands: ['serve'] },
 
+  { key: 'redis', env: 'CODE_EXEC_REDIS', flag: 'redis', kind: 'string', arg: 'URL', doc: 'Redis shared by the daemons of a cluster (redis://[:PASSWORD@]HOST:PORT[/DB]): PII vaults, resumable streams and change notices live there; none keeps everything in this process', defaultText: 'none', secret: true, commands: ['serve', 'stdio'] },
+  { key: 'redisKey', env: 'CODE_EXEC_REDIS_KEY', flag: 'redis-key', kind: 'string', arg: 'KEY', doc: 'AES-256 key sealing what the daemons keep in Redis (64 hex digits; the same on every daemon; required with --redis): openssl rand -hex 32', defaultText: 'none', secret: true, commands: ['serve', 'stdio'] },
+
+  { key: 'clusterAddress', env: 'CODE_EXEC_CLUSTER_ADDRESS', flag: 'cluster-address', kind: 'string', arg: 'HOST:PORT', doc: "With --redis: this daemon's address exactly as the load balancer's upstream list writes it (session ids are minted to hash back to it)", defaultText: 'the bound host:port', commands: ['serve'] },
+
   { key: 'logFormat', env: 'CODE_EXEC_LOG_FORMAT', flag: 'log-format', kind: 'enum', values: LOG_FORMATS, arg: 'FORMAT', doc: 'Log lines on stderr: auto (human text on a terminal, JSON lines otherwise), json or text', defaultText: 'auto', commands: ['serve'] },
   { key: 'logLevel', env: 'CODE_EXEC_LOG_LEVEL', flag: 'log-level', kind: 'enum', values: LOG_LEVELS, arg: 'LEVEL', doc: `Log level on stderr (${LOG_LEVELS.join(', ')})`, defaultText: 'info' },
 ];

@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { RequestId, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import { StoreError } from '../cluster/store-error.js';
 import { WorkspaceError } from '../workspace/index.js';
 import type { CallOutcome, McpServices, SessionInfo } from './mcp-types.js';
 import type { SessionLog } from './session-log.js';
@@ -110,6 +111,8 @@ function toFailure(tool: string, error: unknown): ToolFailure {
     const outcome: CallOutcome = error.code === 'PATH_OUTSIDE' ? 'denied' : 'error';
     return new ToolFailure(error.code, `${tool} failed: ${error.message}${hint ? `; ${hint}` : ''}`, outcome);
   }
+  // The shared store (Redis) is down or refused: its message says what and that it comes back.
+  if (error instanceof StoreError) return new ToolFailure(error.code, `${tool} failed: ${error.message}`, 'error');
   const message = error instanceof Error ? error.message : String(error);
   return new ToolFailure('INTERNAL', `${tool} failed because of an internal error (${message}); the daemon logged it. Retry, and report it if it persists.`, 'internal');
 }

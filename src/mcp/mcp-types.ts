@@ -5,7 +5,9 @@ import type { Config, Permissions } from '../config/config-types.js';
 import type { Executor } from '../executor/executor-types.js';
 import type { Logger } from '../util/logger.js';
 import type { Workspace } from '../workspace/index.js';
+import type { SharedStoreHealth } from '../cluster/redis-connection.js';
 import type { CallRecorder } from './call-recorder.js';
+import type { SessionEventsFactory } from './http/event-store.js';
 import type { OptionalServices } from './optional-services.js';
 import type { PiiBoundary } from './pii-boundary.js';
 
@@ -42,6 +44,17 @@ export interface McpServices extends OptionalServices {
   startedAtMs: number;
   /** Open MCP sessions (HTTP daemon), for stats. */
   openSessions?: () => number;
+  /** Where HTTP sessions keep their resumable SSE events; in memory when absent. */
+  eventStores?: SessionEventsFactory;
+  /** New HTTP session ids; behind a load balancer, ids it routes back to this daemon. randomUUID when absent. */
+  mintSessionId?: () => string;
+  /** Sessions per agent across the daemons of a cluster (server.maxSessionsPerAgent holds cluster-wide); absent when embedded. */
+  clusterSessions?: {
+    reportSessions(counts: () => ReadonlyMap<string, number>): void;
+    sessionsOf(agent: string, local: number): Promise<number>;
+  };
+  /** The shared store of a cluster (Redis), for /healthz; absent when embedded. */
+  sharedStore?: { health(): SharedStoreHealth };
 }
 
 /**

@@ -2,32 +2,33 @@
 // (execute_code results and output, read_workspace_file content, progress lines) passes through
 // here and is tokenized with the session's vault. Without pii.auto it passes through unchanged.
 
-import type { PiiVaults } from '../pii/index.js';
+import type { VaultOwner, VaultStore } from '../pii/index.js';
 import type { SessionInfo } from './mcp-types.js';
 
 export interface PiiBoundary {
   /** True when outgoing data is tokenized. */
   readonly active: boolean;
-  outgoingText(text: string, session: SessionInfo): string;
-  /** outgoingText for texts of any size (a workspace file): a long one yields to the event loop between slices. */
-  outgoingTextAsync(text: string, session: SessionInfo): Promise<string>;
+  /** A text of any size (a long one is scanned in slices, yielding to the event loop). */
+  outgoingText(text: string, session: SessionInfo): Promise<string>;
   /** A JSON value: every string inside it is tokenized. */
-  outgoingValue(value: unknown, session: SessionInfo): unknown;
+  outgoingValue(value: unknown, session: SessionInfo): Promise<unknown>;
 }
 
 export const PASS_THROUGH_BOUNDARY: PiiBoundary = Object.freeze({
   active: false,
-  outgoingText: (text: string) => text,
-  outgoingTextAsync: (text: string) => Promise.resolve(text),
-  outgoingValue: (value: unknown) => value,
+  outgoingText: (text: string) => Promise.resolve(text),
+  outgoingValue: (value: unknown) => Promise.resolve(value),
 });
 
-/** The pii.auto boundary over the session vaults: each session tokenizes with its own vault. */
-export function createPiiBoundary(vaults: PiiVaults): PiiBoundary {
+function ownerOf(session: SessionInfo): VaultOwner {
+  return { sessionId: session.sessionId, agent: session.agent.name };
+}
+
+/** The pii.auto boundary over the vault store: each session tokenizes with its own vault. */
+export function createPiiBoundary(vaults: VaultStore): PiiBoundary {
   return Object.freeze({
     active: true,
-    outgoingText: (text: string, session: SessionInfo) => vaults.vault(session.sessionId).tokenize(text).text,
-    outgoingTextAsync: async (text: string, session: SessionInfo) => (await vaults.vault(session.sessionId).tokenizeAsync(text)).text,
-    outgoingValue: (value: unknown, session: SessionInfo) => vaults.vault(session.sessionId).tokenizeValue(value),
+    outgoingText: async (text: string, session: SessionInfo) => (await vaults.tokenize(ownerOf(session), text)).text,
+    outgoingValue: (value: unknown, session: SessionInfo) => vaults.tokenizeValue(ownerOf(session), value),
   });
 }

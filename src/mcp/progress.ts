@@ -15,8 +15,8 @@ export interface ProgressOptions {
   totalSeconds: number;
   send: (notification: ServerNotification) => Promise<void>;
   now: () => number;
-  /** Applied to each streamed line before it leaves (PII boundary). */
-  transformLine?: (line: string) => string;
+  /** Applied to each streamed line before it leaves (PII boundary); lines still leave in order. */
+  transformLine?: (line: string) => Promise<string>;
 }
 
 export class ProgressReporter {
@@ -26,6 +26,8 @@ export class ProgressReporter {
   #lines = 0;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
+  /** Transformed lines leave one after another, in the order the code printed them. */
+  #lineChain: Promise<void> = Promise.resolve();
 
   constructor(options: ProgressOptions) {
     this.#options = options;
@@ -43,7 +45,16 @@ export class ProgressReporter {
     this.#lines++;
     if (this.#lines > MAX_STREAMED_LINES) return;
     const line = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text;
-    this.#emit(this.#options.transformLine ? this.#options.transformLine(line) : line);
+    const transform = this.#options.transformLine;
+    if (!transform) return this.#emit(line);
+    this.#lineChain = this.#lineChain.then(async () => {
+      try {
+        const safe = await transform(line);
+        if (!this.#stopped) this.#emit(safe);
+      } catch {
+        // A line that cannot be made safe (shared store down) is not streamed; the result says why.
+      }
+    });
   }
 
   stop(): void {

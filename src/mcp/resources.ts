@@ -48,7 +48,7 @@ function registerWorkspaceResources(server: McpServer, ctx: ToolContext): void {
         requireAccess(session.agent, 'workspace', 'read', 'resources/read');
         return view().readFile(file);
       });
-      return { contents: [{ uri: uri.href, mimeType: mimeOf(file), text: services.boundary.outgoingText(content, session) }] };
+      return { contents: [{ uri: uri.href, mimeType: mimeOf(file), text: await services.boundary.outgoingText(content, session) }] };
     },
   );
 }

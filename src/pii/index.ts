@@ -17,3 +17,7 @@ export type {
 export { formatToken, tokensIn } from './tokens.js';
 export { DEFAULT_MAX_TOKENS, PiiVault } from './vault.js';
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_SECONDS, PiiVaults } from './vaults.js';
+export { MemoryVaultStore } from './vault-store.js';
+export type { VaultOwner, VaultStore } from './vault-store.js';
+export { RedisVaultStore } from './redis-vault-store.js';
+export type { RedisVaultStoreOptions, VaultScope } from './redis-vault-store.js';

@@ -14,6 +14,7 @@ import type {
   TokenizeResult,
 } from './pii-types.js';
 import { allocateToken, TOKEN_RE } from './tokens.js';
+import { mapStrings } from './walk.js';
 
 /** Tokens kept per vault by default. */
 export const DEFAULT_MAX_TOKENS = 100_000;
@@ -102,14 +103,14 @@ export class PiiVault {
    * as they are; an object is copied as a plain object of its own enumerable properties.
    */
   tokenizeValue(value: unknown): unknown {
-    return this.#walk(value, (s) => this.tokenize(s).text, new Set());
+    return mapStrings(value, (s) => this.tokenize(s).text);
   }
 
   /** Detokenizes JSON-shaped data deeply, keys included, like tokenizeValue. */
   detokenizeValue(value: unknown): DetokenizeValueResult {
     const unknown = new Set<string>();
     const types = new Set<PiiType>();
-    const restored = this.#walk(value, (s) => this.#restore(s, unknown, types), new Set());
+    const restored = mapStrings(value, (s) => this.#restore(s, unknown, types));
     return { value: restored, unknown: [...unknown], types: sortTypes(types) };
   }
 
@@ -197,30 +198,5 @@ export class PiiVault {
       types.add(entry.type);
       return entry.value;
     });
-  }
-
-  #walk(value: unknown, mapString: (s: string) => string, ancestors: Set<object>): unknown {
-    if (typeof value === 'string') return mapString(value);
-    if (typeof value !== 'object' || value === null) return value;
-    if (ancestors.has(value)) return '[Circular]';
-    ancestors.add(value);
-    try {
-      if (Array.isArray(value)) return value.map((item: unknown) => this.#walk(item, mapString, ancestors));
-      const toJSON: unknown = (value as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') return this.#walk(toJSON.call(value), mapString, ancestors);
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) {
-        // defineProperty, not assignment: a "__proto__" key must stay data, not a prototype.
-        Object.defineProperty(out, mapString(k), {
-          value: this.#walk(v, mapString, ancestors),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return out;
-    } finally {
-      ancestors.delete(value);
-    }
   }
 }

@@ -8,13 +8,14 @@ import type { Catalog } from '../catalog/index.js';
 import { HostError } from '../executor/index.js';
 import type { CallIdentity, HostMethod } from '../executor/index.js';
 import { checkFlow, piiTypesIn } from '../pii/index.js';
-import type { PiiVaults } from '../pii/index.js';
+import type { VaultStore } from '../pii/index.js';
+import { ownerOf } from './pii-methods.js';
 import { UpstreamError, closestNames } from '../upstream/index.js';
 import type { UpstreamManager } from '../upstream/index.js';
 import { serverProblem } from './catalog-access.js';
 import { requireTool, toolAllowed } from './permissions.js';
 
-export function toolMethods(config: Config, upstream: UpstreamManager, vaults: PiiVaults | undefined, catalog?: Catalog): Record<string, HostMethod> {
+export function toolMethods(config: Config, upstream: UpstreamManager, vaults: VaultStore | undefined, catalog?: Catalog): Record<string, HostMethod> {
   return {
     call_tool: async ([server, tool, args], ctx) => {
       if (typeof server !== 'string' || typeof tool !== 'string') throw new HostError('INVALID_ARGUMENT', 'tools.SERVER.TOOL(args): server and tool must be names', 'TypeError');
@@ -23,7 +24,7 @@ export function toolMethods(config: Config, upstream: UpstreamManager, vaults: P
       checkReachable(config, upstream, catalog, ctx.identity, server, tool);
       let outgoing: unknown = args ?? {};
       if (vaults && config.pii.auto) {
-        const restored = vaults.vault(ctx.identity.sessionId).detokenizeValue(outgoing);
+        const restored = await vaults.detokenizeValue(ownerOf(ctx.identity), outgoing);
         if (restored.unknown.length > 0) {
           throw new HostError(
             'UNKNOWN_PII_TOKEN',

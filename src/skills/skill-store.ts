@@ -15,7 +15,7 @@ import type { SkillCaller } from './skill-access.js';
 import { CODE_FILES, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, skillFolderNames, writeSkillFolder } from './skill-disk.js';
 import { defaultDescription, renderSkillBody } from './skill-docs.js';
 import { SkillError } from './skill-error.js';
-import { assertSkillName, suggestNames } from './skill-names.js';
+import { assertSkillName, skillNameProblem, suggestNames } from './skill-names.js';
 import { changeKind, interpretFolder, invalidEntry, ownerOf, UNKNOWN_OWNER } from './skill-record.js';
 import type { IndexEntry, SkillRecord } from './skill-record.js';
 import { SkillWatcher } from './skill-watcher.js';
@@ -230,6 +230,16 @@ export class SkillStore {
    */
   async checkImportGraph(name: string, caller?: SkillCaller): Promise<string[]> {
     return walkImportGraph(name, (skill) => this.compileSkill(skill, caller));
+  }
+
+  /**
+   * Re-reads one skill from disk now: another daemon sharing the folder said it changed (the
+   * change bus), which a network file system's events may never tell this one. Names that are not
+   * skill names are ignored.
+   */
+  async reload(name: string): Promise<void> {
+    if (skillNameProblem(name) !== null) return;
+    await this.#reloadFromWatcher(name);
   }
 
   /** Calls `listener` after every change (saves, deletes, hand edits); returns an unsubscribe function. */

@@ -164,3 +164,17 @@ describe('--help', () => {
     expect(optionsHelp('serve')).toContain('mcpServers');
   });
 });
+
+describe('cluster options', () => {
+  it('take the Redis URL and its sealing key from the environment', () => {
+    const key = 'ab'.repeat(32);
+    const { config } = loadConfig({ cwd: tempCwd(), env: { CODE_EXEC_REDIS: 'redis://127.0.0.1:6379', CODE_EXEC_REDIS_KEY: key } });
+    expect(config).toMatchObject({ redis: 'redis://127.0.0.1:6379', redisKey: key });
+  });
+
+  it('refuse redis without redisKey, a URL that is not redis://, and a malformed key, naming the option', () => {
+    expect(problems(() => loadConfig({ cwd: tempCwd(), env: { CODE_EXEC_REDIS: 'redis://127.0.0.1:6379' } })).join('\n')).toMatch(/redis needs redisKey/);
+    expect(problems(() => loadConfig({ cwd: tempCwd(), env: { CODE_EXEC_REDIS: 'http://x', CODE_EXEC_REDIS_KEY: 'ab'.repeat(32) } })).join('\n')).toMatch(/redis \(CODE_EXEC_REDIS \/ --redis\) must be a URL/);
+    expect(problems(() => loadConfig({ cwd: tempCwd(), env: { CODE_EXEC_REDIS: 'redis://h:1', CODE_EXEC_REDIS_KEY: 'short' } })).join('\n')).toMatch(/redisKey .* must be 64 hex digits/);
+  });
+});

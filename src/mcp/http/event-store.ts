@@ -21,6 +21,33 @@ export interface EventStoreLimits {
 
 export const DEFAULT_EVENT_LIMITS: Readonly<EventStoreLimits> = Object.freeze({ maxEventsPerStream: 1_000, maxBytesPerSession: 8 * 1024 * 1024, maxStreamsPerSession: 1_000 });
 
+/** One session's event store: the SDK's EventStore, freed when the session ends. */
+export interface SessionEvents extends EventStore {
+  close(): void;
+}
+
+/** Where sessions keep their events: this process (the default) or a shared store (Redis). */
+export interface SessionEventsFactory {
+  readonly kind: 'memory' | 'redis';
+  create(sessionId: string): SessionEvents;
+}
+
+/** The embedded factory: every session's events in memory, under one byte budget. */
+export class MemoryEventStores implements SessionEventsFactory {
+  readonly kind = 'memory' as const;
+  readonly #budget: EventBudget;
+  readonly #limits: EventStoreLimits;
+
+  constructor(budget: EventBudget, limits: EventStoreLimits = DEFAULT_EVENT_LIMITS) {
+    this.#budget = budget;
+    this.#limits = limits;
+  }
+
+  create(): SessionEvents {
+    return new SessionEventStore(this.#budget, this.#limits);
+  }
+}
+
 /** Bytes all sessions' events may hold together. */
 export class EventBudget {
   #used = 0;
@@ -56,7 +83,7 @@ interface Stream {
 /** Event ids are `<streamId>.<n>`: the SDK's stream ids are random UUIDs, n counts per session. */
 const SEPARATOR = '.';
 
-export class SessionEventStore implements EventStore {
+export class SessionEventStore implements SessionEvents {
   readonly #streams = new Map<StreamId, Stream>();
   readonly #budget: EventBudget;
   readonly #limits: EventStoreLimits;
@@ -157,12 +184,12 @@ export class SessionEventStore implements EventStore {
   }
 }
 
-function streamOf(eventId: EventId): StreamId | undefined {
+export function streamOf(eventId: EventId): StreamId | undefined {
   const at = eventId.lastIndexOf(SEPARATOR);
   return at > 0 ? eventId.slice(0, at) : undefined;
 }
 
-function seqOf(eventId: EventId): number | undefined {
+export function seqOf(eventId: EventId): number | undefined {
   const n = Number(eventId.slice(eventId.lastIndexOf(SEPARATOR) + 1));
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }

@@ -3,6 +3,7 @@
 // code) otherwise, with the problems named. The JSON shape is documented in the README.
 
 import type { ExecutorStats } from '../../executor/executor-types.js';
+import type { SharedStoreHealth } from '../../cluster/redis-connection.js';
 import type { McpServices } from '../mcp-types.js';
 
 export type HealthStatus = 'ok' | 'degraded' | 'draining';
@@ -24,6 +25,8 @@ export interface HealthReport {
   /** By language kind ('js', 'python'); absent when the executor does not list its processes. */
   processes?: Record<string, ProcessHealth>;
   upstream: { up: number; failed: number; connecting: number; servers: Record<string, string> };
+  /** The shared store of a cluster (Redis); absent when the daemon keeps its state in memory. */
+  store?: SharedStoreHealth;
   /** What makes the status 'degraded', one sentence each. */
   problems: string[];
 }
@@ -61,6 +64,11 @@ export function healthReport(services: McpServices, figures: { sessions: number;
     } else upstream.connecting++;
   }
 
+  // Redis down: code still runs, but PII tools and cross-daemon notices fail until it returns.
+  // Still 200: every daemon shares the one Redis, and taking them all out of rotation helps no one.
+  const store = services.sharedStore?.health();
+  if (store && !store.up) problems.push(`the shared store (Redis at ${store.endpoint}) is unreachable${store.error ? ` (${store.error.slice(0, 200)})` : ''}: PII tools fail until it returns`);
+
   const status: HealthStatus = figures.draining ? 'draining' : problems.length > 0 ? 'degraded' : 'ok';
   const body: HealthReport = {
     status,
@@ -71,6 +79,7 @@ export function healthReport(services: McpServices, figures: { sessions: number;
     pool: { processes: pool.processes, threads: pool.threads, busy: pool.busy, queued: pool.queued, process_restarts: pool.process_restarts, completed: pool.completed, failed: pool.failed },
     ...(processes ? { processes } : {}),
     upstream,
+    ...(store ? { store } : {}),
     problems,
   };
   return { status: figures.draining || !jsReady ? 503 : 200, body };

@@ -74,6 +74,7 @@ export class HttpDaemon {
     this.#hosts = new HostPolicy(config.host, config.allowedHosts, config.allowedOrigins);
     this.#sessions = new SessionManager(services, { idleSeconds: serverSettings(config).sessionIdleSeconds, maxBodyBytes: config.maxBodyBytes });
     services.openSessions = () => this.#sessions.size;
+    services.clusterSessions?.reportSessions(() => this.#sessions.countsByAgent());
     const settings = serverSettings(config);
     // Node checks header and request deadlines on this interval (30 s by default).
     this.#server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
@@ -231,12 +232,15 @@ export class HttpDaemon {
       }
       // Without agents every client is the one local agent: only the global cap applies.
       const perAgent = settings.maxSessionsPerAgent;
-      if (this.#services.config.agents.length > 0 && this.#sessions.countFor(agent.name) >= perAgent) {
+      // In a cluster the limit holds across daemons (counts published with each heartbeat).
+      const local = this.#sessions.countFor(agent.name);
+      const held = this.#services.config.agents.length > 0 && this.#services.clusterSessions ? await this.#services.clusterSessions.sessionsOf(agent.name, local) : local;
+      if (this.#services.config.agents.length > 0 && held >= perAgent) {
         return this.#refuse(
           res,
           'agent_sessions',
           429,
-          jsonRpcError(-32000, `agent "${agent.name}" already holds ${this.#sessions.countFor(agent.name)} open sessions (server.maxSessionsPerAgent = ${perAgent}); close sessions it no longer uses (HTTP DELETE with their Mcp-Session-Id) or wait for idle ones to expire (server.sessionIdleSeconds)`),
+          jsonRpcError(-32000, `agent "${agent.name}" already holds ${held} open sessions (server.maxSessionsPerAgent = ${perAgent}); close sessions it no longer uses (HTTP DELETE with their Mcp-Session-Id) or wait for idle ones to expire (server.sessionIdleSeconds)`),
           { 'Retry-After': '5' },
         );
       }

@@ -11,8 +11,8 @@ import type { McpSession } from '../create-server.js';
 import { createMcpSession } from '../create-server.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
 import type { ObservedTransport } from '../observed-transport.js';
-import { DEFAULT_EVENT_LIMITS, EventBudget, SessionEventStore } from './event-store.js';
-import type { EventStoreLimits } from './event-store.js';
+import { DEFAULT_EVENT_LIMITS, EventBudget, MemoryEventStores } from './event-store.js';
+import type { EventStoreLimits, SessionEvents, SessionEventsFactory } from './event-store.js';
 
 /** How long a client whose SSE stream dropped waits before it reconnects (the SSE `retry` field), ms. */
 export const SSE_RETRY_MS = 1_000;
@@ -27,7 +27,7 @@ export interface HttpSession {
   readonly mcp: McpSession;
   readonly abort: AbortController;
   /** What this session's SSE streams sent, for clients that reconnect with Last-Event-ID. */
-  readonly events: SessionEventStore;
+  readonly events: SessionEvents;
   lastActivityMs: number;
   /** POST requests of this session being answered right now. */
   activeRequests: number;
@@ -45,13 +45,12 @@ export class SessionManager {
   #created = 0;
   #sweeper: NodeJS.Timeout | undefined;
 
-  readonly #eventBudget: EventBudget;
-  readonly #eventLimits: EventStoreLimits;
+  readonly #eventStores: SessionEventsFactory;
 
   constructor(services: McpServices, options: { idleSeconds: number; maxBodyBytes: number; eventBudgetBytes?: number; eventLimits?: EventStoreLimits }) {
     this.#services = services;
-    this.#eventBudget = new EventBudget(options.eventBudgetBytes ?? EVENT_BUDGET_BYTES);
-    this.#eventLimits = options.eventLimits ?? DEFAULT_EVENT_LIMITS;
+    // The composition root may hand over a shared store (Redis); the bounded in-memory one otherwise.
+    this.#eventStores = services.eventStores ?? new MemoryEventStores(new EventBudget(options.eventBudgetBytes ?? EVENT_BUDGET_BYTES), options.eventLimits ?? DEFAULT_EVENT_LIMITS);
     this.#maxBodyBytes = options.maxBodyBytes;
     const idleMs = options.idleSeconds * 1000;
     this.#sweeper = setInterval(() => this.#sweep(idleMs), Math.max(250, Math.min(idleMs / 2, 30_000)));
@@ -71,15 +70,20 @@ export class SessionManager {
     return this.#byAgent.get(agent) ?? 0;
   }
 
+  /** Open sessions by agent name (those with none are absent). */
+  countsByAgent(): ReadonlyMap<string, number> {
+    return this.#byAgent;
+  }
+
   get(id: string): HttpSession | undefined {
     return this.#sessions.get(id);
   }
 
   /** A new session for `agent`; it is registered when its initialize request is handled. */
   async create(agent: AgentIdentity): Promise<HttpSession> {
-    const id = randomUUID();
+    const id = this.#services.mintSessionId?.() ?? randomUUID();
     const abort = new AbortController();
-    const events = new SessionEventStore(this.#eventBudget, this.#eventLimits);
+    const events = this.#eventStores.create(id);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       maxRequestBodySize: this.#maxBodyBytes,
@@ -115,7 +119,12 @@ export class SessionManager {
     } catch (error) {
       this.#services.logger.warn({ err: error, session: id }, 'session close failed');
     }
-    this.#services.pii?.drop(id);
+    try {
+      await this.#services.pii?.dropSession({ sessionId: id, agent: session.agent.name });
+    } catch (error) {
+      // Redis down: the vault then expires after its idle TTL.
+      this.#services.logger.warn({ err: error, session: id }, 'could not drop the session PII vault');
+    }
     session.events.close();
     this.#services.logger.info({ session: id, agent: session.agent.name, reason }, 'session closed');
   }

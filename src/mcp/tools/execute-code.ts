@@ -152,7 +152,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
   }
 
   result = await withLanguage(result, input.code, language, detect);
-  const outgoing = services.boundary.active ? protect(result, ctx) : result;
+  const outgoing = services.boundary.active ? await protect(result, ctx) : result;
   const outcome: CallOutcome = result.success ? 'ok' : (OUTCOME_BY_ERROR_TYPE[result.error_type ?? ''] ?? 'error');
   return {
     result: outgoing as unknown as Record<string, unknown>,
@@ -190,14 +190,21 @@ export async function withLanguage(result: ExecutionResult, code: string, langua
 }
 
 /** pii.auto: tokenize every string that goes back to the model. */
-function protect(result: ExecutionResult, ctx: ToolContext): ExecutionResult {
+async function protect(result: ExecutionResult, ctx: ToolContext): Promise<ExecutionResult> {
   const { boundary } = ctx.services;
   const s = ctx.session;
+  // One value, one store round trip: the result, the output lines, the error and the traceback.
+  const safe = (await boundary.outgoingValue({ result: result.result, output: result.output, error: result.error ?? null, traceback: result.traceback ?? null }, s)) as {
+    result: unknown;
+    output: string[];
+    error: string | null;
+    traceback: string | null;
+  };
   return {
     ...result,
-    result: boundary.outgoingValue(result.result, s),
-    output: result.output.map((line) => boundary.outgoingText(line, s)),
-    ...(result.error !== undefined ? { error: boundary.outgoingText(result.error, s) } : {}),
-    ...(result.traceback !== undefined ? { traceback: boundary.outgoingText(result.traceback, s) } : {}),
+    result: safe.result,
+    output: safe.output,
+    ...(result.error !== undefined && safe.error !== null ? { error: safe.error } : {}),
+    ...(result.traceback !== undefined && safe.traceback !== null ? { traceback: safe.traceback } : {}),
   };
 }

@@ -3,13 +3,13 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { PiiVaults } from '../../pii/index.js';
+import type { VaultOwner, VaultStore } from '../../pii/index.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { args, text } from '../schema-helpers.js';
 
-export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: PiiVaults): void {
-  const vault = () => vaults.vault(ctx.session.sessionId);
+export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: VaultStore): void {
+  const owner: VaultOwner = { sessionId: ctx.session.sessionId, agent: ctx.session.agent.name };
 
   defineTool(
     server,
@@ -24,7 +24,7 @@ export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: Pi
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ text: input }) => {
-      const { text: sanitized, found, types } = await vault().tokenizeAsync(input);
+      const { text: sanitized, found, types } = await vaults.tokenize(owner, input);
       return { result: { sanitized_text: sanitized, pii_found: found, pii_types: types } };
     },
   );
@@ -42,7 +42,7 @@ export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: Pi
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ text: input }) => {
-      const { text: restored, unknown } = vault().detokenize(input);
+      const { text: restored, unknown } = await vaults.detokenize(owner, input);
       return { result: { restored_text: restored, ...(unknown.length > 0 ? { unknown_tokens: unknown } : {}) } };
     },
   );

@@ -102,7 +102,7 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
           transport: session.transport,
           ...(operator && services.openSessions ? { sessions: services.openSessions() } : {}),
         },
-        ...(operator ? operatorStats(ctx) : agentStats(ctx)),
+        ...(operator ? await operatorStats(ctx) : agentStats(ctx)),
       };
       return { result };
     },
@@ -117,12 +117,12 @@ function serverUsable(ctx: ToolContext, server: string): boolean {
 }
 
 /** Daemon-wide figures of the subsystems that are wired (catalog, skills, PII, upstream). */
-function operatorStats(ctx: ToolContext): Record<string, unknown> {
+async function operatorStats(ctx: ToolContext): Promise<Record<string, unknown>> {
   const { catalog, skills, pii, upstream } = ctx.services;
   return {
     ...(skills ? { skills: skills.stats() } : {}),
     ...(catalog ? { catalog: catalog.stats() } : {}),
-    ...(pii ? { pii: { ...pii.stats(), auto: ctx.services.config.pii.auto } } : {}),
+    ...(pii ? { pii: { ...(await pii.stats().catch(() => ({ unavailable: true }))), store: pii.kind, auto: ctx.services.config.pii.auto } } : {}),
     ...(upstream ? { upstream: upstream.status() } : {}),
   };
 }

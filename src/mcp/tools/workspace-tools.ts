@@ -49,7 +49,7 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
     async ({ filename }) => {
       requireAccess(session.agent, 'workspace', 'read', 'read_workspace_file');
       const { content, size } = await view().readFile(filename);
-      return { result: { success: true, filename, content: await services.boundary.outgoingTextAsync(content, session), size } };
+      return { result: { success: true, filename, content: await services.boundary.outgoingText(content, session), size } };
     },
   );
 

@@ -1,0 +1,77 @@
+// Where the state that daemons of a cluster must share lives, chosen once from the config: with
+// `redis`, PII vaults, resumable-stream events and change notices go to Redis; without it, the
+// embedded defaults (in-memory vaults and events, no peers to notify). The composition root wires
+// whatever this returns and never asks which it got.
+
+import type { Config } from '../config/config-types.js';
+import { serverSettings } from '../config/defaults.js';
+import { RedisEventStores } from '../mcp/http/redis-event-store.js';
+import type { SessionEventsFactory } from '../mcp/http/event-store.js';
+import { MemoryVaultStore, RedisVaultStore } from '../pii/index.js';
+import type { VaultScope, VaultStore } from '../pii/index.js';
+import type { Logger } from '../util/logger.js';
+import { NO_PEERS_BUS } from './change-bus.js';
+import { ClusterMembership } from './cluster-membership.js';
+import type { ChangeBus } from './change-bus.js';
+import { RedisChangeBus } from './redis-change-bus.js';
+import { RedisConnection } from './redis-connection.js';
+import type { SharedStoreHealth } from './redis-connection.js';
+import { parseSealingKey } from './sealing.js';
+import { StoreError } from './store-error.js';
+
+export interface SharedState {
+  vaults: VaultStore;
+  /** Absent: sessions keep their events in memory (the HTTP front's default). */
+  eventStores?: SessionEventsFactory;
+  bus: ChangeBus;
+  /** Absent when embedded. */
+  store?: { health(): SharedStoreHealth };
+  /** The daemon's place in its cluster (session ids the load balancer routes back); absent when embedded. */
+  membership?: ClusterMembership;
+  close(): Promise<void>;
+}
+
+/**
+ * How PII vaults are keyed in a shared store: by agent when agents are configured (a vault then
+ * follows its agent to any daemon and any new session after a failover; one agent's sessions
+ * share it), by MCP session otherwise (every anonymous client is the same local agent, so keying
+ * by agent would let any client restore any other's tokens).
+ */
+export function vaultScopeFor(config: Readonly<Config>): VaultScope {
+  return config.agents.length > 0 ? 'agent' : 'session';
+}
+
+export async function openSharedState(config: Readonly<Config>, logger: Logger): Promise<SharedState> {
+  const vaultOptions = { maxTokensPerSession: config.pii.maxTokensPerSession, sessionTtlSeconds: config.pii.sessionTtlSeconds };
+  if (config.redis === undefined) {
+    const vaults = new MemoryVaultStore(vaultOptions);
+    return { vaults, bus: NO_PEERS_BUS, close: () => vaults.close() };
+  }
+  const key = config.redisKey === undefined ? null : parseSealingKey(config.redisKey);
+  if (key === null) throw new StoreError('STORE_UNAVAILABLE', 'redis needs a valid redisKey (64 hex digits, the same on every daemon): openssl rand -hex 32');
+  const redis = new RedisConnection({ url: config.redis, sealingKey: key, logger: logger.child({ subsystem: 'redis' }) });
+  await redis.connect();
+  try {
+    const bus = await RedisChangeBus.start(redis, logger.child({ subsystem: 'changes' }));
+    const vaults = new RedisVaultStore({ redis, scope: vaultScopeFor(config), ttlSeconds: config.pii.sessionTtlSeconds, maxTokens: config.pii.maxTokensPerSession });
+    const eventStores = new RedisEventStores({ redis, logger, ttlSeconds: serverSettings(config).sessionIdleSeconds });
+    logger.info({ redis: redis.endpoint, vault_scope: vaultScopeFor(config) }, 'shared state in Redis');
+    const membership = new ClusterMembership(redis, logger.child({ subsystem: 'cluster' }));
+    return {
+      vaults,
+      eventStores,
+      bus,
+      store: redis,
+      membership,
+      close: async () => {
+        await membership.leave();
+        await bus.close();
+        await vaults.close();
+        await redis.close();
+      },
+    };
+  } catch (error) {
+    await redis.close();
+    throw error;
+  }
+}

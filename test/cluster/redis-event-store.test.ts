@@ -1,0 +1,79 @@
+// Resumable-stream events in a real Redis: a reconnecting client gets what it missed, only from
+// its own session; a resume from an event no longer kept is refused, never replayed with a hole;
+// Redis down: events are sent but not kept, and resuming from them is refused clearly.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { RedisConnection } from '../../src/cluster/redis-connection.js';
+import { RedisEventStores } from '../../src/mcp/http/redis-event-store.js';
+import { createLogger } from '../../src/util/logger.js';
+import { startTestRedis } from './redis-server.js';
+import type { TestRedis } from './redis-server.js';
+
+const logger = createLogger('silent');
+let redis: TestRedis;
+let connection: RedisConnection;
+
+function message(n: number): JSONRPCMessage {
+  return { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: n } };
+}
+
+async function replay(store: ReturnType<RedisEventStores['create']>, after: string): Promise<number[]> {
+  const seen: number[] = [];
+  await store.replayEventsAfter(after, { send: async (_id, m) => void seen.push((m as unknown as { params: { progress: number } }).params.progress) });
+  return seen;
+}
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  connection = new RedisConnection({ url: redis.url, sealingKey: Buffer.alloc(32, 1), logger });
+  await connection.connect();
+});
+
+afterAll(async () => {
+  await connection.close();
+  await redis.stop();
+});
+
+describe('RedisEventStores', () => {
+  it('replays the events after the last one the client saw, from its own session only', async () => {
+    const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60 });
+    const mine = stores.create('session-a');
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i++) ids.push(await mine.storeEvent('stream-1', message(i)));
+    expect(await mine.getStreamIdForEventId?.(ids[1]!)).toBe('stream-1');
+    expect(await replay(mine, ids[1]!)).toEqual([3, 4, 5]);
+    const other = stores.create('session-b');
+    await expect(replay(other, ids[1]!)).rejects.toThrow(/unknown Last-Event-ID/);
+  });
+
+  it('keeps events sealed in Redis', async () => {
+    const store = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60 }).create('session-sealed');
+    await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'secret result 4242' } });
+    const raw = await connection.client.lRange('cem:events:session-sealed:s', 0, -1);
+    expect(raw).toHaveLength(1);
+    expect(raw[0]).not.toContain('4242');
+  });
+
+  it('refuses a resume from an event past the per-stream bound', async () => {
+    const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60, maxEventsPerStream: 3 });
+    const store = stores.create('session-c');
+    const ids: string[] = [];
+    for (let i = 1; i <= 6; i++) ids.push(await store.storeEvent('s', message(i)));
+    expect(await replay(store, ids[3]!)).toEqual([5, 6]);
+    await expect(replay(store, ids[0]!)).rejects.toThrow(/no longer kept/);
+  });
+
+  it('sends events while Redis is down and refuses to resume from them', async () => {
+    const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60 });
+    const store = stores.create('session-d');
+    await redis.stop();
+    try {
+      const id = await store.storeEvent('s', message(1));
+      expect(id).toMatch(/^s\.1$/);
+      await expect(replay(store, id)).rejects.toThrow(/unavailable|no longer kept/);
+    } finally {
+      await redis.start();
+    }
+  });
+});

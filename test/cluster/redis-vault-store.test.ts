@@ -1,0 +1,134 @@
+// PII vaults in a real Redis: a token minted through one daemon's connection restores through
+// another's; owners never see each other's tokens; what Redis holds is sealed; an outage fails
+// with STORE_UNAVAILABLE and the store recovers when Redis returns.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { RedisConnection } from '../../src/cluster/redis-connection.js';
+import { RedisChangeBus } from '../../src/cluster/redis-change-bus.js';
+import { RedisVaultStore } from '../../src/pii/index.js';
+import { createLogger } from '../../src/util/logger.js';
+import { startTestRedis } from './redis-server.js';
+import type { TestRedis } from './redis-server.js';
+
+const KEY = Buffer.alloc(32, 7);
+const logger = createLogger('silent');
+let redis: TestRedis;
+const connections: RedisConnection[] = [];
+
+async function connection(key: Uint8Array = KEY): Promise<RedisConnection> {
+  const c = new RedisConnection({ url: redis.url, sealingKey: key, logger });
+  await c.connect();
+  connections.push(c);
+  return c;
+}
+
+function store(c: RedisConnection, scope: 'session' | 'agent' = 'session', maxTokens = 1000): RedisVaultStore {
+  return new RedisVaultStore({ redis: c, scope, ttlSeconds: 60, maxTokens });
+}
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+
+afterAll(async () => {
+  for (const c of connections) await c.close();
+  await redis.stop();
+});
+
+describe('RedisVaultStore', () => {
+  it('restores through another daemon a token minted through one, and gives the same token again', async () => {
+    const a = store(await connection());
+    const b = store(await connection());
+    const owner = { sessionId: 's-1', agent: 'alice' };
+    const out = await a.tokenize(owner, 'mail ann@example.com or call +1 415 555 0100');
+    expect(out.found).toBe(2);
+    expect(out.text).not.toContain('ann@example.com');
+    expect((await b.detokenize(owner, out.text)).text).toBe('mail ann@example.com or call +1 415 555 0100');
+    expect((await b.tokenize(owner, 'ann@example.com')).text).toBe(out.text.match(/\[EMAIL_[0-9a-f]{8}\]/)?.[0]);
+  });
+
+  it('keeps sessions apart, and agents apart when vaults follow agents', async () => {
+    const c = await connection();
+    const sessions = store(c);
+    const t = (await sessions.tokenize({ sessionId: 's-a', agent: 'x' }, 'bob@example.com')).text;
+    expect((await sessions.detokenize({ sessionId: 's-b', agent: 'x' }, t)).unknown).toEqual([t]);
+    const agents = store(c, 'agent');
+    const u = (await agents.tokenize({ sessionId: 'one', agent: 'alice' }, 'bob@example.com')).text;
+    expect((await agents.detokenize({ sessionId: 'two', agent: 'alice' }, u)).text).toBe('bob@example.com');
+    expect((await agents.detokenize({ sessionId: 'one', agent: 'mallory' }, u)).unknown).toEqual([u]);
+  });
+
+  it('tokenizes and restores values deeply, keys included', async () => {
+    const s = store(await connection());
+    const owner = { sessionId: 's-deep', agent: 'a' };
+    const value = { 'carol@example.org': [{ ip: '10.1.2.3', n: 1 }], note: null };
+    const tokenized = await s.tokenizeValue(owner, value);
+    expect(JSON.stringify(tokenized)).not.toMatch(/carol|10\.1\.2\.3/);
+    expect((await s.detokenizeValue(owner, tokenized)).value).toEqual(value);
+  });
+
+  it('holds only sealed values in Redis, which another key cannot open', async () => {
+    const c = await connection();
+    await store(c).tokenize({ sessionId: 's-sealed', agent: 'a' }, 'dave@example.net');
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      const keys = await raw.keys('cem:pii:*');
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) {
+        const dump = (await raw.type(key)) === 'hash' ? JSON.stringify(await raw.hGetAll(key)) : String(await raw.get(key));
+        expect(dump).not.toContain('dave@example.net');
+      }
+    } finally {
+      await raw.close();
+    }
+    const other = store(await connection(Buffer.alloc(32, 9)));
+    await expect(other.tokenize({ sessionId: 's-sealed', agent: 'a' }, 'x@example.com')).rejects.toMatchObject({ code: 'STORE_CORRUPT' });
+  });
+
+  it('refuses new values past the token limit with STORE_FULL', async () => {
+    const s = store(await connection(), 'session', 2);
+    const owner = { sessionId: 's-full', agent: 'a' };
+    await s.tokenize(owner, 'a@example.com b@example.com');
+    await expect(s.tokenize(owner, 'c@example.com')).rejects.toMatchObject({ code: 'STORE_FULL' });
+  });
+
+  it('drops a session vault', async () => {
+    const s = store(await connection());
+    const owner = { sessionId: 's-drop', agent: 'a' };
+    const t = (await s.tokenize(owner, 'erin@example.com')).text;
+    await s.dropSession(owner);
+    expect((await s.detokenize(owner, t)).unknown).toEqual([t]);
+  });
+});
+
+describe('RedisChangeBus', () => {
+  it('delivers a notice to the other daemons, not back to the sender', async () => {
+    const a = await RedisChangeBus.start(await connection(), logger);
+    const b = await RedisChangeBus.start(await connection(), logger);
+    const toA: string[][] = [];
+    a.subscribe('skills', (names) => toA.push(names));
+    const received = new Promise<string[]>((resolve) => b.subscribe('skills', resolve));
+    a.publish({ topic: 'skills', names: ['my_skill'] });
+    expect(await received).toEqual(['my_skill']);
+    expect(toA).toEqual([]);
+  });
+});
+
+describe('a Redis outage', () => {
+  it('fails with STORE_UNAVAILABLE while Redis is down and recovers when it returns', async () => {
+    const c = await connection();
+    const s = store(c);
+    const owner = { sessionId: 's-outage', agent: 'a' };
+    await s.tokenize(owner, 'frank@example.com');
+    await redis.stop();
+    await expect(s.tokenize(owner, 'frank@example.com')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('retry') });
+    expect(c.health()).toMatchObject({ kind: 'redis', up: false });
+    await redis.start();
+    const deadline = Date.now() + 10_000;
+    while (!c.up && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(c.health().up).toBe(true);
+    expect((await s.tokenize(owner, 'frank@example.com')).found).toBe(1);
+  }, 20_000);
+});
