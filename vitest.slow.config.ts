@@ -8,7 +8,7 @@ export default defineConfig({
   test: {
     // Search stays lexical in daemons the tests start: the sentence encoder would load in each
     // (about 200 MB, seconds of CPU). Its own tests turn it on (test/catalog/semantic-search.test.ts).
-    env: { CEM_SEMANTIC_SEARCH: 'off' },
+    env: { CODE_EXEC_SEMANTIC_SEARCH: 'false' },
     include: SLOW_SUITES,
     testTimeout: 120_000,
     hookTimeout: 180_000,

@@ -96,6 +96,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       logger: logger.child({ subsystem: 'catalog' }),
       watch: options.watch ?? true,
       onFilesChanged: (paths) => bus.publish({ topic: 'catalog', names: paths }),
+      semanticSearch: config.semanticSearch,
     });
     closers.push(() => catalog.close());
     bus.subscribe('catalog', (paths) => {

@@ -29,6 +29,7 @@ import type { CatalogView, DynamicCategory } from './catalog-view.js';
 import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
 import { descriptionOnlySignature } from './seed-format.js';
+import { lexicalEmbedder, sharedEmbedder } from './embedding-client.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
 import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, MAX_QUERY_CHARS } from './search-options.js';
 import { closestNames } from './suggestions.js';
@@ -52,6 +53,8 @@ export interface CatalogOptions {
   categoryOrder?: readonly string[];
   /** Called with the paths the folder watcher saw change (files; category folders end in '/'), to tell other daemons. */
   onFilesChanged?: (paths: string[]) => void;
+  /** Semantic re-ranking with the process's sentence encoder; false: lexical only. Default true. */
+  semanticSearch?: boolean;
 }
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './search-options.js';
@@ -62,7 +65,7 @@ export class Catalog {
   readonly #warnings: WarnOnce;
   readonly #source: CatalogFiles;
   readonly #compareCategories: (a: string, b: string) => number;
-  readonly #index = new ToolSearchIndex();
+  readonly #index: ToolSearchIndex;
   readonly #results: LRUCache<string, SearchResult>;
   #resultHits = 0;
   #resultMisses = 0;
@@ -79,6 +82,7 @@ export class Catalog {
     if (typeof options.dir !== 'string' || options.dir.length === 0) {
       throw new CatalogError('INVALID_OPTION', 'dir must be a non-empty path to the catalog folder');
     }
+    this.#index = new ToolSearchIndex(options.semanticSearch === false ? lexicalEmbedder : sharedEmbedder);
     this.#logger = options.logger;
     this.#warnings = new WarnOnce(options.logger);
     this.#source = new CatalogFiles({

@@ -22,9 +22,12 @@ export type EmbedderState = 'starting' | 'ready' | 'unavailable';
 /** Query vectors remembered (2 KB each): a repeated query, in any catalog generation, costs no wait. */
 const QUERY_CACHE_SIZE = 1_000;
 
-/** CEM_SEMANTIC_SEARCH=off: never start the model, search is lexical only (the test suite sets it). */
+/**
+ * CODE_EXEC_SEMANTIC_SEARCH=false (the test suite sets it): never start the model. The daemon reads
+ * the variable through its configuration (semanticSearch); this covers catalogs made directly.
+ */
 function disabledByEnvironment(): boolean {
-  return process.env['CEM_SEMANTIC_SEARCH'] === 'off';
+  return ['false', '0', 'no', 'off'].includes((process.env['CODE_EXEC_SEMANTIC_SEARCH'] ?? '').trim().toLowerCase());
 }
 
 function workerUrl(): URL | undefined {
@@ -53,7 +56,7 @@ export class Embedder {
   /** Queries ranked lexically because their vector did not come in time or failed. */
   fallbacks = 0;
 
-  /** `disabled`: never start the model (lexical search); default: CEM_SEMANTIC_SEARCH=off. */
+  /** `disabled`: never start the model (lexical search); default: CODE_EXEC_SEMANTIC_SEARCH=false. */
   constructor(options: { disabled?: boolean } = {}) {
     const off = options.disabled ?? disabledByEnvironment();
     const url = off ? undefined : workerUrl();
@@ -179,6 +182,13 @@ export class Embedder {
 }
 
 let shared: Embedder | undefined;
+let lexical: Embedder | undefined;
+
+/** The embedder of a catalog configured without semantic search (semanticSearch: false): never started. */
+export function lexicalEmbedder(): Embedder {
+  lexical ??= new Embedder({ disabled: true });
+  return lexical;
+}
 
 /** The process's embedder, started on first call (`options` apply to that first call only). */
 export function sharedEmbedder(options?: { disabled?: boolean }): Embedder {

@@ -184,6 +184,12 @@ export interface Config {
   /** With `redis`: this daemon's HOST:PORT as the load balancer's upstream list names it. Default: the bound host and port. */
   clusterAddress?: string;
 
+  /**
+   * search_tools re-ranks with a sentence encoder (src/catalog/embedding-client.ts), started by the
+   * first search (about 200 MB); false keeps search lexical. Default true.
+   */
+  semanticSearch?: boolean;
+
   /** Log lines on stderr: 'auto' (human text on a terminal, JSON otherwise), 'json' or 'text'. Default 'auto'. */
   logFormat?: 'auto' | 'json' | 'text';
 

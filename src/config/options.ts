@@ -96,6 +96,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'clusterAddress', env: 'CODE_EXEC_CLUSTER_ADDRESS', flag: 'cluster-address', kind: 'string', arg: 'HOST:PORT', doc: "With --redis: this daemon's address exactly as the load balancer's upstream list writes it (session ids are minted to hash back to it)", defaultText: 'the bound host:port', commands: ['serve'] },
 
   { key: 'logFormat', env: 'CODE_EXEC_LOG_FORMAT', flag: 'log-format', kind: 'enum', values: LOG_FORMATS, arg: 'FORMAT', doc: 'Log lines on stderr: auto (human text on a terminal, JSON lines otherwise), json or text', defaultText: 'auto', commands: ['serve'] },
+  { key: 'semanticSearch', env: 'CODE_EXEC_SEMANTIC_SEARCH', flag: 'semantic-search', kind: 'bool', arg: 'BOOL', doc: 'Re-rank search_tools with a sentence encoder (Universal Sentence Encoder lite in a worker thread, started by the first search: about 200 MB, catalogs up to 3,000 tools); false: lexical only', defaultText: 'true' },
   { key: 'logLevel', env: 'CODE_EXEC_LOG_LEVEL', flag: 'log-level', kind: 'enum', values: LOG_LEVELS, arg: 'LEVEL', doc: `Log level on stderr (${LOG_LEVELS.join(', ')})`, defaultText: 'info' },
 ];
 

@@ -85,6 +85,14 @@ describe('load order', () => {
     expect(config.workspaceDir).toBe(path.join(cwd, 'data'));
   });
 
+  it('semantic search: on unless the file, CODE_EXEC_SEMANTIC_SEARCH or --semantic-search turns it off', () => {
+    expect(loadConfig({ cwd: tempCwd(), env: {} }).config.semanticSearch ?? true).toBe(true);
+    expect(loadConfig({ cwd: tempCwd({ semanticSearch: false }), env: {} }).config.semanticSearch).toBe(false);
+    expect(loadConfig({ cwd: tempCwd(), env: { CODE_EXEC_SEMANTIC_SEARCH: 'false' } }).config.semanticSearch).toBe(false);
+    expect(loadConfig({ cwd: tempCwd({ semanticSearch: false }), env: {}, flags: { 'semantic-search': 'true' } }).config.semanticSearch).toBe(true);
+    expect(() => loadConfig({ cwd: tempCwd(), env: { CODE_EXEC_SEMANTIC_SEARCH: 'maybe' } })).toThrow(/semanticSearch must be true or false; got "maybe" \(from CODE_EXEC_SEMANTIC_SEARCH\)/);
+  });
+
   it('--no-pii-auto overrides a file that turns it on', () => {
     const { config } = loadConfig({ cwd: tempCwd({ pii: { auto: true } }), env: {}, flags: { 'no-pii-auto': true } });
     expect(config.pii.auto).toBe(false);
