@@ -16,6 +16,7 @@ import { sortTypes } from './detectors.js';
 import type { DetokenizeResult, DetokenizeValueResult, PiiMatch, PiiType, PiiVaultsStats, TokenizeResult } from './pii-types.js';
 import { TOKEN_RE, tokenCandidate } from './tokens.js';
 import type { VaultOwner, VaultStore } from './vault-store.js';
+import { replaceMatches } from './replace-matches.js';
 import { mapStrings, stringsIn } from './walk.js';
 
 /** How vaults are keyed: by MCP session, or by agent (they then follow the agent across sessions and daemons). */
@@ -70,7 +71,7 @@ export class RedisVaultStore implements VaultStore {
     const matches = await findPiiYielding(text);
     if (matches.length === 0) return { text, found: 0, types: [] };
     const tokens = await this.#tokensFor(owner, matches);
-    return replaceMatches(text, matches, tokens);
+    return replaceMatches(text, matches, tokenIn(tokens));
   }
 
   async tokenizeValue(owner: VaultOwner, value: unknown): Promise<unknown> {
@@ -86,7 +87,7 @@ export class RedisVaultStore implements VaultStore {
     const tokens = await this.#tokensFor(owner, all);
     return mapStrings(value, (s) => {
       const matches = byString.get(s);
-      return matches && matches.length > 0 ? replaceMatches(s, matches, tokens).text : s;
+      return matches && matches.length > 0 ? replaceMatches(s, matches, tokenIn(tokens)).text : s;
     });
   }
 
@@ -229,21 +230,13 @@ function pairKey(type: PiiType, value: string): string {
   return `${type}\0${value}`;
 }
 
-function replaceMatches(text: string, matches: readonly PiiMatch[], tokens: ReadonlyMap<string, string>): TokenizeResult {
-  let out = '';
-  let at = 0;
-  const distinct = new Set<string>();
-  const types = new Set<PiiType>();
-  for (const m of matches) {
+/** The token of a match from the tokens resolved for it (every detected value has one). */
+function tokenIn(tokens: ReadonlyMap<string, string>): (m: PiiMatch) => string {
+  return (m) => {
     const token = tokens.get(pairKey(m.type, m.value));
     if (token === undefined) throw new Error('internal: a detected value has no token');
-    out += text.slice(at, m.start) + token;
-    distinct.add(token);
-    types.add(m.type);
-    at = m.end;
-  }
-  out += text.slice(at);
-  return { text: out, found: distinct.size, types: sortTypes(types) };
+    return token;
+  };
 }
 
 function restore(text: string, known: ReadonlyMap<string, Resolved>, unknown: Set<string>, types: Set<PiiType>): string {

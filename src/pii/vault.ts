@@ -14,6 +14,7 @@ import type {
   TokenizeResult,
 } from './pii-types.js';
 import { allocateToken, TOKEN_RE } from './tokens.js';
+import { replaceMatches } from './replace-matches.js';
 import { mapStrings } from './walk.js';
 
 /** Tokens kept per vault by default. */
@@ -123,25 +124,7 @@ export class PiiVault {
   }
 
   #replace(text: string, matches: readonly PiiMatch[]): TokenizeResult {
-    const first = matches[0];
-    if (matches.length === 1 && first !== undefined) {
-      // The common case of a short record with one value: no sets, no joins.
-      const token = this.#tokenFor(first.type, first.value);
-      return { text: text.slice(0, first.start) + token + text.slice(first.end), found: 1, types: [first.type] };
-    }
-    let out = '';
-    const distinct = new Set<string>();
-    const types = new Set<PiiType>();
-    let at = 0;
-    for (const m of matches) {
-      const token = this.#tokenFor(m.type, m.value);
-      out += text.slice(at, m.start) + token;
-      distinct.add(token);
-      types.add(m.type);
-      at = m.end;
-    }
-    out += text.slice(at);
-    return { text: out, found: distinct.size, types: sortTypes(types) };
+    return replaceMatches(text, matches, (m) => this.#tokenFor(m.type, m.value));
   }
 
   #tokenFor(type: PiiType, value: string): string {
