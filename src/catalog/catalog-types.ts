@@ -1,5 +1,6 @@
 // The catalog's contract: entry, search and stats shapes that the MCP front, the sandbox and
 // the upstream client share. Kept apart from the implementation so callers import types only.
+import type { Logger } from '../util/logger.js';
 
 /** Where an entry came from: a catalog file, a live upstream MCP server, or a saved skill. */
 export type ToolSource = 'catalog' | 'upstream' | 'skill';
@@ -195,4 +196,25 @@ export class CatalogError extends Error {
   ) {
     super(message);
   }
+}
+
+/** How a Catalog is made (src/catalog/catalog.ts). */
+export interface CatalogOptions {
+  /** The catalog folder (`CATEGORY/TOOL.json` files). */
+  dir: string;
+  logger: Logger;
+  /** Parsed catalog files kept in the LRU, keyed by path, size and times. Default 10,000. */
+  cacheSize?: number;
+  /** Search results kept in the LRU, keyed by catalog generation and query. Default 500. */
+  resultCacheSize?: number;
+  /** Window that gathers file events into one reload, ms. Default 50. */
+  debounceMs?: number;
+  /** Watch the folder for changes after loading. Default true. */
+  watch?: boolean;
+  /** Categories preferred, in order, when a bare tool name exists in several. Default ['sandbox']. */
+  categoryOrder?: readonly string[];
+  /** Called with the paths the folder watcher saw change (files; category folders end in '/'), to tell other daemons. */
+  onFilesChanged?: (paths: string[]) => void;
+  /** Semantic re-ranking with the process's sentence encoder; false: lexical only. Default true. */
+  semanticSearch?: boolean;
 }

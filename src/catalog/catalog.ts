@@ -6,6 +6,8 @@ import type { Logger } from '../util/logger.js';
 import { CatalogFiles, WarnOnce } from './catalog-files.js';
 import type { WatchBatch } from './catalog-watcher.js';
 import { CatalogError } from './catalog-types.js';
+import type { CatalogOptions } from './catalog-types.js';
+export type { CatalogOptions } from './catalog-types.js';
 import type {
   CatalogChange,
   CatalogChangeListener,
@@ -37,25 +39,6 @@ import { closestNames } from './suggestions.js';
 /** Longest a search waits for its query's vector (prepareSearch) before it ranks lexically, ms. */
 export const PREPARE_WAIT_MS = 250;
 
-export interface CatalogOptions {
-  /** The catalog folder (`CATEGORY/TOOL.json` files). */
-  dir: string;
-  logger: Logger;
-  /** Parsed catalog files kept in the LRU, keyed by path, size and times. Default 10,000. */
-  cacheSize?: number;
-  /** Search results kept in the LRU, keyed by catalog generation and query. Default 500. */
-  resultCacheSize?: number;
-  /** Window that gathers file events into one reload, ms. Default 50. */
-  debounceMs?: number;
-  /** Watch the folder for changes after loading. Default true. */
-  watch?: boolean;
-  /** Categories preferred, in order, when a bare tool name exists in several. Default ['sandbox']. */
-  categoryOrder?: readonly string[];
-  /** Called with the paths the folder watcher saw change (files; category folders end in '/'), to tell other daemons. */
-  onFilesChanged?: (paths: string[]) => void;
-  /** Semantic re-ranking with the process's sentence encoder; false: lexical only. Default true. */
-  semanticSearch?: boolean;
-}
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './search-options.js';
 
