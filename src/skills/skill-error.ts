@@ -43,6 +43,12 @@ export interface SkillErrorDetails {
 
 export class SkillError extends Error {
   override readonly name = 'SkillError';
+
+  /** What every call on a closed store fails with. */
+  static closed(): SkillError {
+    return new SkillError('STORE_CLOSED', 'The skill store is closed.');
+  }
+
   readonly line?: number;
   readonly column?: number;
   readonly suggestions?: string[];

@@ -21,18 +21,7 @@ import type { IndexEntry, SkillRecord } from './skill-record.js';
 import { SkillWatcher } from './skill-watcher.js';
 import { walkImportGraph } from './import-graph.js';
 import { analyzeForSave, validateSaveInput } from './save-input.js';
-import type {
-  CompiledSkill,
-  LoadedSkill,
-  SaveSkillInput,
-  SaveSkillResult,
-  SkillChange,
-  SkillChangeListener,
-  SkillList,
-  SkillMetadata,
-  SkillStoreOptions,
-  SkillStoreStats,
-} from './skill-types.js';
+import type { CompiledSkill, LoadedSkill, SaveSkillInput, SaveSkillResult, SkillChange, SkillChangeListener, SkillList, SkillMetadata, SkillStoreOptions, SkillStoreStats } from './skill-types.js';
 
 export const DEFAULT_SKILL_CACHE_SIZE = 256;
 export const DEFAULT_MAX_SKILL_CODE_BYTES = 256 * 1024;
@@ -85,7 +74,7 @@ export class SkillStore {
 
   /** Loads every skill and watches the folder; hand edits are then picked up within a second. */
   start(): Promise<void> {
-    if (this.#isClosed()) return Promise.reject(closedError());
+    if (this.#isClosed()) return Promise.reject(SkillError.closed());
     this.#starting ??= this.#start();
     return this.#starting;
   }
@@ -172,7 +161,7 @@ export class SkillStore {
   /** A skill the caller may see; another agent's private skill is SKILL_NOT_FOUND, as if it did not exist. */
   async load(name: string, caller?: SkillCaller): Promise<LoadedSkill> {
     const record = await this.#lookup(name, caller);
-    return { name: record.name, code: record.code, metadata: copyMetadata(record.metadata) };
+    return { name: record.name, code: record.code, metadata: { ...record.metadata, exports: [...record.metadata.exports] } };
   }
 
   /** Every valid skill the caller may see, by name. */
@@ -393,18 +382,10 @@ export class SkillStore {
   }
 
   #assertOpen(): void {
-    if (this.#isClosed()) throw closedError();
+    if (this.#isClosed()) throw SkillError.closed();
   }
 
   #isClosed(): boolean {
     return this.#state === 'closed';
   }
-}
-
-function closedError(): SkillError {
-  return new SkillError('STORE_CLOSED', 'The skill store is closed.');
-}
-
-function copyMetadata(metadata: SkillMetadata): SkillMetadata {
-  return { ...metadata, exports: [...metadata.exports] };
 }
