@@ -79,6 +79,29 @@ describe('the host file system', () => {
     }
   });
 
+  it('two agents alternating on the Python processes each read only their own namespace, whatever the other planted', async () => {
+    for (const [ns, text] of [['py-alice', 'alice-data'], ['py-bob', 'bob-data']]) {
+      mkdirSync(path.join(h.workspace.root, ns), { recursive: true });
+      writeFileSync(path.join(h.workspace.root, ns, 'mine.txt'), text);
+    }
+    for (let round = 0; round < 2; round++) {
+      // Bob plants what he can reach: the sandbox function, the module it came from, a builtin.
+      const planted = await h.run(
+        "import builtins\nread_file.__globals__['host_sync'] = lambda *a: 'planted'\nbuiltins.read_file = lambda p: 'planted'\nresult = read_file('mine.txt')",
+        { namespace: 'py-bob' },
+      );
+      // Whatever it did within Bob's own call (his namespace is fresh each call), it never shows Alice's data.
+      expect(JSON.stringify(planted)).not.toContain('alice-data');
+      const alice = await h.run("result = [read_file('mine.txt'), read_file('./mine.txt')]", { namespace: 'py-alice' });
+      expect(alice.result).toEqual(['alice-data', 'alice-data']);
+      const bob = await h.run("result = read_file('mine.txt')", { namespace: 'py-bob' });
+      expect(bob.result).toBe('bob-data');
+      const climb = await h.run("result = read_file('../py-alice/mine.txt')", { namespace: 'py-bob' });
+      expect(climb.error_type).toBe('PermissionError');
+      expect(JSON.stringify(climb)).not.toContain('alice-data');
+    }
+  });
+
   it('cannot be written', async () => {
     for (const code of [
       (m: string) => `open(${JSON.stringify(m)}, 'w').write('x')`,
