@@ -14,7 +14,7 @@ import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
 import { TokenLedger } from '../util/tokens.js';
 import type { CountBudget, TokenCount } from '../util/tokens.js';
-import type { Workspace } from '../workspace/index.js';
+import type { WorkspaceStore } from '../workspace/index.js';
 import type {
   CallIdentity,
   ExecuteOptions,
@@ -38,7 +38,7 @@ export interface ExecutorOptions {
   /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
   pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox };
   /** Where over-budget output is spilled; without it output is only cut. */
-  workspace?: Workspace;
+  workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
   countTokens?: (value: unknown, budget?: CountBudget) => number | TokenCount;
 }
@@ -57,7 +57,7 @@ export class PooledExecutor implements Executor {
   readonly #config: Config;
   readonly #host: HostApi;
   readonly #log: Logger;
-  readonly #workspace: Workspace | undefined;
+  readonly #workspace: WorkspaceStore | undefined;
   readonly #countTokens: ((value: unknown, budget?: CountBudget) => number | TokenCount) | undefined;
   readonly #js: SandboxPool;
   readonly #python: SandboxPool | undefined;

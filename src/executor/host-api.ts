@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
 import { WorkspaceError } from '../workspace/index.js';
-import type { Workspace, WorkspaceView } from '../workspace/index.js';
+import type { WorkspaceNamespace, WorkspaceStore } from '../workspace/index.js';
 import type { CallIdentity, HostApi, HostCallContext } from './executor-types.js';
 import { HostError } from './executor-types.js';
 
@@ -24,7 +24,7 @@ export interface VirtualTree {
 
 export interface HostApiDeps {
   config: Config;
-  workspace: Workspace;
+  workspace: WorkspaceStore;
   logger: Logger;
   /** Further methods contributed by subsystems (skills, PII, catalog, upstream tools, fetch). */
   extensions?: Readonly<Record<string, HostMethod>>;
@@ -47,7 +47,7 @@ function treeOf(trees: readonly VirtualTree[], file: unknown): { tree: VirtualTr
 
 export function createHostApi(deps: HostApiDeps): HostApi {
   const { workspace } = deps;
-  const view = (ctx: HostCallContext, write: boolean): WorkspaceView => {
+  const view = (ctx: HostCallContext, write: boolean): WorkspaceNamespace => {
     const access = ctx.identity.permissions.workspace;
     if (access === 'none' || (write && access !== 'read-write')) {
       throw new HostError('PERMISSION_DENIED', `permission denied: this agent's workspace permission is "${access}"; ${write ? 'writing' : 'reading'} files needs "${write ? 'read-write' : 'read'}"`, 'PermissionError');

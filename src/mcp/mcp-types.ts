@@ -4,7 +4,7 @@
 import type { Config, Permissions } from '../config/config-types.js';
 import type { Executor } from '../executor/executor-types.js';
 import type { Logger } from '../util/logger.js';
-import type { Workspace } from '../workspace/index.js';
+import type { WorkspaceStore } from '../workspace/index.js';
 import type { SharedStoreHealth } from '../cluster/redis-connection.js';
 import type { CallRecorder } from './call-recorder.js';
 import type { SessionEventsFactory } from './http/event-store.js';
@@ -33,7 +33,7 @@ export interface SessionInfo {
 export interface McpServices extends OptionalServices {
   config: Readonly<Config>;
   executor: Executor;
-  workspace: Workspace;
+  workspace: WorkspaceStore;
   logger: Logger;
   recorder: CallRecorder;
   /** PII tokenization of what leaves the daemon (pii.auto); PASS_THROUGH_BOUNDARY otherwise. */

@@ -3,7 +3,7 @@
 
 import type { Catalog } from '../catalog/index.js';
 import type { VaultStore } from '../pii/index.js';
-import type { SkillStore } from '../skills/index.js';
+import type { SkillRepository } from '../skills/index.js';
 import type { UpstreamManager } from '../upstream/index.js';
 
 export interface OptionalServices {
@@ -12,7 +12,7 @@ export interface OptionalServices {
   /** Tool catalog: search_tools, get_tool_definition, list_tool_categories. */
   catalog?: Catalog;
   /** Skill store: save_skill, load_skill, list_skills, delete_skill. */
-  skills?: SkillStore;
+  skills?: SkillRepository;
   /** Upstream MCP servers: their status in get_execution_stats. */
   upstream?: UpstreamManager;
 }

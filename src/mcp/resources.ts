@@ -9,7 +9,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { isSkillError } from '../skills/index.js';
-import type { SkillCaller, SkillLanguage, SkillStore } from '../skills/index.js';
+import type { SkillCaller, SkillLanguage, SkillRepository } from '../skills/index.js';
 import { WorkspaceError } from '../workspace/index.js';
 import type { ToolContext } from './define-tool.js';
 import { requireAccess } from './permissions.js';
@@ -53,7 +53,7 @@ function registerWorkspaceResources(server: McpServer, ctx: ToolContext): void {
   );
 }
 
-function registerSkillResources(server: McpServer, ctx: ToolContext, skills: SkillStore): void {
+function registerSkillResources(server: McpServer, ctx: ToolContext, skills: SkillRepository): void {
   const { agent } = ctx.session;
   // The same caller as the skill tools: another agent's private skill is not there at all.
   const caller: SkillCaller = { agent: agent.name, agentsConfigured: ctx.services.config.agents.length > 0 };

@@ -5,7 +5,7 @@ import type { Config } from '../config/config-types.js';
 import type { CallIdentity, HostMethod, VirtualTree } from '../executor/index.js';
 import type { Catalog } from '../catalog/index.js';
 import type { VaultStore } from '../pii/index.js';
-import type { SkillStore } from '../skills/index.js';
+import type { SkillRepository } from '../skills/index.js';
 import type { UpstreamManager } from '../upstream/index.js';
 import { catalogMethods, serversTree } from './catalog-methods.js';
 import { fetchMethod } from './fetch-method.js';
@@ -17,7 +17,7 @@ export { hostAllowed, toolAllowed } from './permissions.js';
 
 export interface SandboxApiDeps {
   config: Config;
-  skills?: SkillStore;
+  skills?: SkillRepository;
   pii?: VaultStore;
   catalog?: Catalog;
   upstream?: UpstreamManager;

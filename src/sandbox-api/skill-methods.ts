@@ -7,7 +7,7 @@ import { preprocess } from '../../workers/preprocess.js';
 import { HostError } from '../executor/index.js';
 import type { CallIdentity, HostMethod } from '../executor/index.js';
 import { isSkillError } from '../skills/index.js';
-import type { SkillCaller, SkillLanguage, SkillStore } from '../skills/index.js';
+import type { SkillCaller, SkillLanguage, SkillRepository } from '../skills/index.js';
 import { requireSkills } from './permissions.js';
 
 interface ModuleSource {
@@ -20,7 +20,7 @@ interface ModuleSource {
  * `agentsConfigured`: whether the daemon lists agents; then skills have owners. Without agents
  * (one user), every skill is visible and changeable, as in the seed.
  */
-export function skillMethods(skills: SkillStore, agentsConfigured: boolean): Record<string, HostMethod> {
+export function skillMethods(skills: SkillRepository, agentsConfigured: boolean): Record<string, HostMethod> {
   // Keyed by content hash: an unchanged skill is never preprocessed twice, a changed one never stale.
   const sources = new LRUCache<string, ModuleSource>({ max: 1_000 });
   const callerOf = (identity: CallIdentity): SkillCaller => ({ agent: identity.agent, agentsConfigured });

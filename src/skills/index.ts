@@ -10,6 +10,7 @@ export { CODE_FILES } from './skill-disk.js';
 export { SKILL_LANGUAGES, SKILL_VISIBILITIES } from './skill-types.js';
 export { skillVisibleTo } from './skill-access.js';
 export type { SkillCaller } from './skill-access.js';
+export type { SkillRepository } from './skill-repository.js';
 export type {
   CompiledSkill,
   InvalidSkill,

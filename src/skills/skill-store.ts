@@ -18,6 +18,7 @@ import { SkillError } from './skill-error.js';
 import { assertSkillName, skillNameProblem, suggestNames } from './skill-names.js';
 import { changeKind, interpretFolder, invalidEntry, ownerOf, UNKNOWN_OWNER } from './skill-record.js';
 import type { IndexEntry, SkillRecord } from './skill-record.js';
+import type { SkillRepository } from './skill-repository.js';
 import { SkillWatcher } from './skill-watcher.js';
 import { walkImportGraph } from './import-graph.js';
 import { analyzeForSave, validateSaveInput } from './save-input.js';
@@ -33,7 +34,7 @@ export const DEFAULT_DEBRIS_SWEEP_MS = 60_000;
 
 type StoreState = 'idle' | 'starting' | 'started' | 'closed';
 
-export class SkillStore {
+export class SkillStore implements SkillRepository {
   readonly #dir: string;
   readonly #logger: Logger;
   readonly #now: () => Date;

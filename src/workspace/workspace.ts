@@ -6,6 +6,7 @@ import { constants as fsc } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import type { WorkspaceNamespace, WorkspaceStore } from './workspace-store.js';
 import { isTempName, writeFileAtomic } from '../util/atomic-write.js';
 import { isSpillFile, pruneSpills, sweepDebris } from './debris-sweeper.js';
 import type { SpillPolicy } from './debris-sweeper.js';
@@ -60,7 +61,7 @@ export const DEFAULT_SPILL_FILES_KEPT = 100;
 export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 3600_000;
 const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60_000;
 
-export class Workspace {
+export class Workspace implements WorkspaceStore {
   readonly root: string;
   readonly maxFileBytes: number;
   readonly quota: QuotaLimits;
@@ -115,7 +116,7 @@ export class Workspace {
   }
 }
 
-export class WorkspaceView {
+export class WorkspaceView implements WorkspaceNamespace {
   #realRoot: string | undefined;
   readonly #quota: NamespaceQuota;
 

@@ -80,7 +80,7 @@ describe('the host file system', () => {
   });
 
   it('two agents alternating on the Python processes each read only their own namespace, whatever the other planted', async () => {
-    for (const [ns, text] of [['py-alice', 'alice-data'], ['py-bob', 'bob-data']]) {
+    for (const [ns, text] of [['py-alice', 'alice-data'], ['py-bob', 'bob-data']] as const) {
       mkdirSync(path.join(h.workspace.root, ns), { recursive: true });
       writeFileSync(path.join(h.workspace.root, ns, 'mine.txt'), text);
     }

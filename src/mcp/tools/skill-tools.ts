@@ -5,7 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { SKILL_LANGUAGES, isSkillError } from '../../skills/index.js';
-import type { SkillCaller, SkillLanguage, SkillStore } from '../../skills/index.js';
+import type { SkillCaller, SkillLanguage, SkillRepository } from '../../skills/index.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { requireAccess } from '../permissions.js';
@@ -14,7 +14,7 @@ import { ToolFailure } from '../tool-result.js';
 
 const NAME_HINT = 'letters, digits, _ and -, starting with a letter or _';
 
-export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: SkillStore): void {
+export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: SkillRepository): void {
   const agent = ctx.session.agent;
   const agentsConfigured = ctx.services.config.agents.length > 0;
   const caller: SkillCaller = { agent: agent.name, agentsConfigured };
