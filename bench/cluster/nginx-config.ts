@@ -48,7 +48,7 @@ ${o.servers.map((s) => `    server ${s} max_fails=1 fail_timeout=2s;`).join('\n'
       proxy_read_timeout 3600s;
       proxy_send_timeout 3600s;
       proxy_connect_timeout 2s;
-      proxy_next_upstream error timeout;
+      proxy_next_upstream error timeout non_idempotent;
       proxy_next_upstream_tries 3;
     }
   }
