@@ -72,7 +72,7 @@ export class HttpDaemon {
     this.#services = services;
     this.#agents = new AgentDirectory(config);
     this.#hosts = new HostPolicy(config.host, config.allowedHosts, config.allowedOrigins);
-    this.#sessions = new SessionManager(services, { idleSeconds: serverSettings(config).sessionIdleSeconds, maxBodyBytes: config.maxBodyBytes });
+    this.#sessions = new SessionManager(services, { idleSeconds: serverSettings(config).sessionIdleSeconds });
     services.openSessions = () => this.#sessions.size;
     services.clusterSessions?.reportSessions(() => this.#sessions.countsByAgent());
     const settings = serverSettings(config);

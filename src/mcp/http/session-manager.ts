@@ -5,12 +5,12 @@
 // the session's own event store (event-store.ts) replays what a reconnecting client missed.
 
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSession } from '../create-server.js';
 import { createMcpSession } from '../create-server.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
 import type { ObservedTransport } from '../observed-transport.js';
+import { NodeStreamableHttpTransport } from './node-transport.js';
 import { DEFAULT_EVENT_LIMITS, EventBudget, MemoryEventStores } from './event-store.js';
 import type { EventStoreLimits, SessionEvents, SessionEventsFactory } from './event-store.js';
 
@@ -22,7 +22,7 @@ export const EVENT_BUDGET_BYTES = 128 * 1024 * 1024;
 export interface HttpSession {
   readonly id: string;
   readonly agent: AgentIdentity;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHttpTransport;
   readonly observed: ObservedTransport;
   readonly mcp: McpSession;
   readonly abort: AbortController;
@@ -41,17 +41,15 @@ export class SessionManager {
   readonly #services: McpServices;
   readonly #sessions = new Map<string, HttpSession>();
   readonly #byAgent = new Map<string, number>();
-  readonly #maxBodyBytes: number;
   #created = 0;
   #sweeper: NodeJS.Timeout | undefined;
 
   readonly #eventStores: SessionEventsFactory;
 
-  constructor(services: McpServices, options: { idleSeconds: number; maxBodyBytes: number; eventBudgetBytes?: number; eventLimits?: EventStoreLimits }) {
+  constructor(services: McpServices, options: { idleSeconds: number; eventBudgetBytes?: number; eventLimits?: EventStoreLimits }) {
     this.#services = services;
     // The composition root may hand over a shared store (Redis); the bounded in-memory one otherwise.
     this.#eventStores = services.eventStores ?? new MemoryEventStores(new EventBudget(options.eventBudgetBytes ?? EVENT_BUDGET_BYTES), options.eventLimits ?? DEFAULT_EVENT_LIMITS);
-    this.#maxBodyBytes = options.maxBodyBytes;
     const idleMs = options.idleSeconds * 1000;
     this.#sweeper = setInterval(() => this.#sweep(idleMs), Math.max(250, Math.min(idleMs / 2, 30_000)));
     this.#sweeper.unref();
@@ -84,9 +82,8 @@ export class SessionManager {
     const id = this.#services.mintSessionId?.() ?? randomUUID();
     const abort = new AbortController();
     const events = this.#eventStores.create(id);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      maxRequestBodySize: this.#maxBodyBytes,
+    const transport = new NodeStreamableHttpTransport({
+      sessionId: id,
       eventStore: events,
       retryInterval: SSE_RETRY_MS,
       onsessionclosed: (closedId) => {
