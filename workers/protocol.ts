@@ -136,6 +136,14 @@ export interface SandboxProcessOptions {
   maxMemoryMb: number;
   /** How often the process checks its resident memory against running calls' limits, ms. */
   memoryPollMs: number;
+  /** Where its worker threads send the host calls a guest awaits (workers/sandbox/host-link.ts). */
+  hostLink?: HostLinkInfo;
+}
+
+/** The coordinator's host-call socket, and the secret that names this process on it. */
+export interface HostLinkInfo {
+  path: string;
+  secret: string;
 }
 
 /** Prefix put before the user's first line: kept on that line so line numbers match. */

@@ -10,7 +10,7 @@ import { buildGlobals } from './sandbox/globals.js';
 import type { Evaluator } from './sandbox/globals.js';
 import { retainedBytes, setBaseline } from './sandbox/memory.js';
 import { lockdownRealm } from './sandbox/realm.js';
-import { claimTask, threadPort } from './sandbox/thread-channel.js';
+import { claimTask, hostLink, threadPort } from './sandbox/thread-channel.js';
 import { newBudget, toJsonSafe } from './sandbox/serialize.js';
 
 /** Characters of result a worker serializes at most; the coordinator spills what passes its budget. */
@@ -41,7 +41,7 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
     return { ok: true, value: null, output: [] };
   }
   claimTask(task.interrupt);
-  const scope = new CallScope(threadPort, task.id, task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars);
+  const scope = new CallScope(threadPort, task.id, task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars, hostLink);
   current = scope;
   let compartment: Compartment | undefined;
   const evaluator = (): Evaluator => compartment as unknown as Evaluator;

@@ -55,7 +55,7 @@ function createGeneration(options: SandboxProcessOptions, events: PoolEvents): G
     // CPython's recursion needs a deep native stack; 4 MB lets a deeply nested repr kill Pyodide.
     resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, stackSizeMb: options.kind === 'python' ? 64 : 4 },
     recordTiming: false,
-    workerData: { state },
+    workerData: { state, hostLink: options.hostLink },
   });
   pool.on('error', events.onError);
   pool.on('message', (m: unknown) => {

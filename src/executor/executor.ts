@@ -14,6 +14,7 @@ import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
 import { TokenLedger } from '../util/tokens.js';
 import type { CountBudget, TokenCount } from '../util/tokens.js';
+import type { HostLinkServer } from './host-link-server.js';
 import type { WorkspaceStore } from '../workspace/index.js';
 import type {
   CallIdentity,
@@ -41,6 +42,11 @@ export interface ExecutorOptions {
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
   countTokens?: (value: unknown, budget?: CountBudget) => number | TokenCount;
+  /**
+   * Where JavaScript worker threads send the host calls a guest awaits, straight to this process
+   * (createExecutor opens one; false: none, every host call goes through the pool host's IPC).
+   */
+  hostLink?: HostLinkServer | false;
 }
 
 const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
@@ -49,6 +55,11 @@ const RESERVED = new Set<string>([...SANDBOX_API_NAMES, '__proto__', 'constructo
 const CHARS_PER_TOKEN = 4;
 /** Largest context_vars, as JSON characters. */
 const MAX_CONTEXT_CHARS = 16 * 1024 * 1024;
+
+/** The largest argument of one host call, characters: a file write, with a little room for its name. */
+export function maxHostArgChars(limits: Config['limits']): number {
+  return limits.maxFileBytes + 64 * 1024;
+}
 
 /** The reason a call's signal carries once it ended (a shared value: no stack captured per call). */
 const CALL_ENDED = Object.freeze(new Error('the execute_code call ended'));
@@ -66,6 +77,7 @@ export class PooledExecutor implements Executor {
   readonly #ledger = new TokenLedger();
   /** Host folders whose names must never reach a guest in an error message, longest first. */
   readonly #hostRoots: string[];
+  readonly #link: HostLinkServer | undefined;
   #completed = 0;
   #failed = 0;
   #closed = false;
@@ -88,7 +100,9 @@ export class PooledExecutor implements Executor {
       count: sandbox.processes,
       limits: shares(sandbox.processes * sandbox.threadsPerProcess),
       log: this.#log.child({ pool: 'js' }),
+      ...(options.hostLink ? { hostLink: options.hostLink } : {}),
     });
+    this.#link = options.hostLink || undefined;
     this.#python =
       sandbox.pythonProcesses > 0
         ? new SandboxPool({
@@ -131,8 +145,7 @@ export class PooledExecutor implements Executor {
       fetchAllowed: this.#host.fetchAllowed(identity),
       readGrant: await this.#readGrant(identity),
       streamOutput: options.onOutput !== undefined,
-      // A file write is the largest legitimate argument; a little room for its name.
-      maxArgChars: limits.maxFileBytes + 64 * 1024,
+      maxArgChars: maxHostArgChars(limits),
     };
     // Only calls that use a host power need a signal: made on first use, so a trivial call
     // allocates no AbortController and ending it creates no DOMException.
@@ -229,6 +242,7 @@ export class PooledExecutor implements Executor {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.all([this.#js.close(), this.#python?.close()]);
+    await this.#link?.close();
   }
 
   #validate(r: ExecutionRequest): string | undefined {

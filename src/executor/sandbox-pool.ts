@@ -16,6 +16,7 @@
 
 import type { AbortReason, HostReply, Outcome, RunRequest, SandboxProcessOptions } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
+import type { HostLinkServer } from './host-link-server.js';
 import { refusal } from './admission.js';
 import { policyFor } from './dispatch-policy.js';
 import type { DispatchPolicy } from './dispatch-policy.js';
@@ -81,6 +82,8 @@ export interface SandboxPoolOptions {
   launch?: LaunchSandbox;
   /** Shared between the pools of one executor; a pool of its own by default. */
   recycleSupport?: RecycleSupport;
+  /** Where worker threads send awaited host calls directly; without it they go through IPC. */
+  hostLink?: HostLinkServer;
 }
 
 interface Queued {
@@ -345,9 +348,9 @@ export class SandboxPool {
     const proc = new SandboxProcess(
       this.#o.process,
       {
-        onHostCall: (id, callId, method, args) => {
+        onHostCall: (id, callId, method, args, viaLink) => {
           const entry = this.#calls.get(id);
-          entry?.call.onHostCall(callId, method, args, (reply) => entry.proc.reply(id, reply));
+          entry?.call.onHostCall(callId, method, args, viaLink ?? ((reply) => entry.proc.reply(id, reply)));
         },
         onOutput: (id, lines) => this.#calls.get(id)?.call.onOutput(lines),
         onExit: (p, code, signal, spawnError) => this.#onExit(p, code, signal, spawnError),
@@ -355,6 +358,7 @@ export class SandboxPool {
       },
       this.#log,
       this.#o.launch,
+      this.#o.hostLink,
     );
     proc.ready.then(
       () => {

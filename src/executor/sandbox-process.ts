@@ -12,6 +12,7 @@ import type { AbortReason, FromSandbox, HostReply, Outcome, RunRequest, SandboxP
 import { batchingSender, unbatch } from '../../workers/ipc-batch.js';
 import type { Batch } from '../../workers/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
+import type { HostLinkServer } from './host-link-server.js';
 
 /** How long a sandbox process may take to warm its threads before it counts as failed, ms. */
 export const STARTUP_TIMEOUT_MS = 30_000;
@@ -43,7 +44,8 @@ export interface Finished {
 }
 
 export interface SandboxProcessEvents {
-  onHostCall(id: number, callId: number, method: string, args: unknown[]): void;
+  /** `reply` is given when the call came over the host link: its answer goes back there. */
+  onHostCall(id: number, callId: number, method: string, args: unknown[], reply?: (r: HostReply) => void): void;
   onOutput(id: number, lines: string[]): void;
   /** The process is gone (exited, never started, or killed and unconfirmed); `spawnError` when the fork failed. */
   onExit(proc: SandboxProcess, code: number | null, signal: NodeJS.Signals | null, spawnError?: Error): void;
@@ -83,8 +85,14 @@ export class SandboxProcess {
   /** performance.now() of the last call sent here, for least-recently-used choices. */
   lastUsedAt = 0;
 
-  constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, launch: LaunchSandbox = launchWithFork) {
+  constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, launch: LaunchSandbox = launchWithFork, link?: HostLinkServer) {
     this.threads = options.threads;
+    // Its threads' host links may carry calls for what runs here, and nothing else.
+    const place = link?.register((call, reply) => {
+      if (this.#inflight.has(call.id)) events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
+    });
+    this.#dropLink = place?.drop;
+    if (place) options = { ...options, hostLink: place.info };
     this.kind = options.kind;
     this.#events = events;
     this.#log = log;
@@ -139,6 +147,7 @@ export class SandboxProcess {
   }
 
   #rejectStart: (why: string) => void = () => {};
+  readonly #dropLink: (() => void) | undefined;
 
   get pid(): number | undefined {
     return this.#child.pid;
@@ -317,6 +326,7 @@ export class SandboxProcess {
     if (this.#state === 'dead') return;
     const wasStarting = this.#state === 'starting';
     this.#state = 'dead';
+    this.#dropLink?.();
     if (this.#killTimer) clearTimeout(this.#killTimer);
     this.#recycled?.(false);
     this.#probe?.(false);

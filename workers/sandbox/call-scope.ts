@@ -6,6 +6,7 @@ import { receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import type { ToThread, WorkerMessage } from '../protocol.js';
 import { formatArgs } from './format.js';
+import type { WorkerHostLink } from './host-link.js';
 import { quickBytes, retainedBytes } from './memory.js';
 
 /** Output lines kept per call; beyond it lines are counted, not kept. */
@@ -60,11 +61,14 @@ export class CallScope {
     readonly deadline: number,
     readonly streamOutput: boolean,
     readonly maxArgChars: number = Number.MAX_SAFE_INTEGER,
+    /** The thread's own socket to the coordinator, for async host calls (host-link.ts). */
+    readonly link?: WorkerHostLink,
   ) {
     this.#onMessage = (m) => {
       if (m.id === this.id) this.#dispatch(m);
     };
     port.on('message', this.#onMessage);
+    if (link) link.onReply = this.#onMessage;
   }
 
   get active(): boolean {
@@ -115,7 +119,7 @@ export class CallScope {
     this.assertActive(method);
     this.#checkSize(method, args);
     const callId = this.#nextCallId++;
-    this.#post(callId, method, args);
+    this.#post(callId, method, args, false);
     for (;;) {
       const remaining = this.deadline - performance.now();
       if (remaining <= 0) throw makeError('TimeoutError', `${method} did not answer before the call's time limit`);
@@ -147,7 +151,7 @@ export class CallScope {
       const send = (): void => {
         const callId = this.#nextCallId++;
         this.#pending.set(callId, { resolve, reject });
-        this.#post(callId, method, args);
+        this.#post(callId, method, args, true);
       };
       if (this.#pending.size < MAX_ASYNC_IN_FLIGHT) send();
       else this.#waiting.push(send);
@@ -163,9 +167,10 @@ export class CallScope {
     }
   }
 
-  #post(callId: number, method: string, args: unknown[]): void {
+  /** Sends a host call: an awaited one over the link when it is up, everything else via the pool host. */
+  #post(callId: number, method: string, args: unknown[], awaited: boolean): void {
     const msg: WorkerMessage = { kind: 'host-call', id: this.id, callId, method, args };
-    this.port.postMessage(msg);
+    if (!awaited || !this.link?.send(msg)) this.port.postMessage(msg);
   }
 
   #dispatch(msg: ToThread): void {
@@ -238,8 +243,9 @@ export class CallScope {
     // Pending host calls are dropped, not rejected: a rejection would run guest handlers after the end.
     this.#pending.clear();
     this.#waiting.length = 0;
-    // The channel is the thread's and stays open for its next call.
+    // The channel and the link are the thread's and stay open for its next call.
     this.port.off('message', this.#onMessage);
+    if (this.link?.onReply === this.#onMessage) this.link.onReply = undefined;
   }
 }
 

@@ -3,8 +3,10 @@
 // call). Every message on it carries the id of the call it belongs to, and each side drops what
 // is not for the call running now: a late host reply for an ended call never reaches the next one.
 
-import { MessageChannel, parentPort, threadId } from 'node:worker_threads';
+import { MessageChannel, parentPort, threadId, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
+import type { HostLinkInfo } from '../protocol.js';
+import { WorkerHostLink } from './host-link.js';
 
 /** Posted to the pool host (piscina relays it as a 'message' event of the pool) at thread start. */
 export interface ChannelOffer {
@@ -25,6 +27,10 @@ function open(): MessagePort {
 
 /** This thread's end of the channel. */
 export const threadPort: MessagePort = open();
+
+const linkInfo = (workerData as { hostLink?: HostLinkInfo } | null | undefined)?.hostLink;
+/** This thread's socket to the coordinator, when its process was given one. */
+export const hostLink: WorkerHostLink | undefined = linkInfo ? new WorkerHostLink(linkInfo) : undefined;
 
 /** Marks `interrupt[1]` with this thread's id, so the pool host can find the channel of a call. */
 export function claimTask(interrupt: Int32Array): void {

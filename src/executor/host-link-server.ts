@@ -1,0 +1,150 @@
+// The coordinator's end of the worker threads' host links (workers/sandbox/host-link.ts): one
+// Unix socket in a fresh folder only this user can enter. Each sandbox process is registered
+// with a random secret it gets at spawn; a connection that does not open with a registered
+// secret within a second is closed unheard. What a connection carries is handed to the process
+// that owns its secret, which serves only calls running on it (sandbox-process.ts), and answers
+// go back on the connection the call came from.
+
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { LineReader } from '../../workers/line-reader.js';
+import type { HostLinkInfo, HostReply } from '../../workers/protocol.js';
+import type { Logger } from '../util/logger.js';
+
+/** A host call as a link carries it. */
+export interface LinkCall {
+  id: number;
+  callId: number;
+  method: string;
+  args: unknown[];
+}
+
+export type LinkHandler = (call: LinkCall, reply: (r: HostReply) => void) => void;
+
+/** How long a new connection may take to name its process, ms. */
+const HELLO_MS = 1_000;
+
+export class HostLinkServer {
+  readonly #server: net.Server;
+  readonly #dir: string;
+  readonly #handlers = new Map<string, LinkHandler>();
+  readonly #connections = new Map<string, Set<net.Socket>>();
+  readonly #maxLineBytes: number;
+  readonly #log: Logger;
+  readonly path: string;
+  /** Host calls received over links (for tests and stats). */
+  calls = 0;
+
+  private constructor(dir: string, maxLineBytes: number, log: Logger) {
+    this.#dir = dir;
+    this.path = path.join(dir, 'host.sock');
+    this.#maxLineBytes = maxLineBytes;
+    this.#log = log;
+    this.#server = net.createServer((socket) => this.#accept(socket));
+  }
+
+  /** Listens on a socket in a new private folder. `maxLineBytes` bounds one call's frame. */
+  static async open(maxLineBytes: number, log: Logger): Promise<HostLinkServer> {
+    // mkdtemp makes the folder 0700: no other user can reach the socket inside.
+    const dir = await mkdtemp(path.join(tmpdir(), 'cem-host-'));
+    const server = new HostLinkServer(dir, maxLineBytes, log);
+    await new Promise<void>((resolve, reject) => {
+      server.#server.once('error', reject);
+      server.#server.listen(server.path, () => {
+        server.#server.off('error', reject);
+        resolve();
+      });
+    });
+    server.#server.unref();
+    return server;
+  }
+
+  /** A new process's place on the link; `drop` closes its connections and forgets its secret. */
+  register(handler: LinkHandler): { info: HostLinkInfo; drop: () => void } {
+    const secret = randomBytes(24).toString('base64url');
+    this.#handlers.set(secret, handler);
+    return {
+      info: { path: this.path, secret },
+      drop: () => {
+        this.#handlers.delete(secret);
+        for (const socket of this.#connections.get(secret) ?? []) socket.destroy();
+        this.#connections.delete(secret);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const sockets of this.#connections.values()) for (const s of sockets) s.destroy();
+    this.#connections.clear();
+    this.#handlers.clear();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await rm(this.#dir, { recursive: true, force: true });
+  }
+
+  #accept(socket: net.Socket): void {
+    let secret: string | undefined;
+    let refused = false;
+    const hello = setTimeout(() => socket.destroy(), HELLO_MS);
+    const write = (line: string): void => {
+      if (!socket.destroyed) socket.write(line);
+    };
+    const reader = new LineReader(this.#maxLineBytes, (line) => {
+      if (refused) return;
+      if (secret === undefined) {
+        clearTimeout(hello);
+        secret = this.#greet(line, socket);
+        refused = secret === undefined;
+        return;
+      }
+      const handler = this.#handlers.get(secret);
+      const call = parseCall(line);
+      if (!handler || !call) return;
+      this.calls++;
+      handler(call, (reply) => write(`${JSON.stringify({ ...reply, id: call.id })}\n`));
+    });
+    socket.on('data', (chunk: Buffer) => {
+      if (!reader.push(chunk)) {
+        this.#log.warn({ code: 'HOST_LINK_FRAME_TOO_LARGE' }, 'a host link sent a frame over the size limit; closing it');
+        socket.destroy();
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      clearTimeout(hello);
+      if (secret !== undefined) this.#connections.get(secret)?.delete(socket);
+    });
+  }
+
+  /** The secret a connection's first line names, or undefined after closing it. */
+  #greet(line: string, socket: net.Socket): string | undefined {
+    let secret: unknown;
+    try {
+      secret = (JSON.parse(line) as { hello?: unknown }).hello;
+    } catch {
+      secret = undefined;
+    }
+    if (typeof secret !== 'string' || !this.#handlers.has(secret)) {
+      this.#log.warn({ code: 'HOST_LINK_REFUSED' }, 'a connection to the host link did not name a sandbox process; closed');
+      socket.destroy();
+      return undefined;
+    }
+    let set = this.#connections.get(secret);
+    if (!set) this.#connections.set(secret, (set = new Set()));
+    set.add(socket);
+    return secret;
+  }
+}
+
+function parseCall(line: string): LinkCall | undefined {
+  let m: Partial<LinkCall> & { kind?: unknown };
+  try {
+    m = JSON.parse(line) as Partial<LinkCall> & { kind?: unknown };
+  } catch {
+    return undefined;
+  }
+  if (m.kind !== 'host-call' || typeof m.id !== 'number' || typeof m.callId !== 'number' || typeof m.method !== 'string' || !Array.isArray(m.args)) return undefined;
+  return { id: m.id, callId: m.callId, method: m.method, args: m.args };
+}

@@ -1,0 +1,63 @@
+// A worker thread's own connection to the coordinator, for the host calls a guest awaits
+// (upstream tools, fetch). Without it every such call and its answer went worker → pool host's
+// main thread → IPC → coordinator and back, waking the relay thread twice per call. The link is a
+// Unix socket in a folder only the daemon's user can enter, and the first line a thread sends is
+// its process's secret (given to the process by the coordinator, never to guest code): the
+// coordinator routes what a link carries to that process only, and only for calls running there.
+//
+// Calls the guest waits for synchronously (files, skills) still go through the pool host: this
+// thread is blocked in Atomics.wait then and cannot read a socket. If the link is not up (still
+// connecting, refused, closed), async calls take that same path, so a link problem costs speed,
+// never a call.
+
+import net from 'node:net';
+import { LineReader } from '../line-reader.js';
+import type { HostLinkInfo, ToThread, WorkerMessage } from '../protocol.js';
+
+/** The longest reply line a thread accepts, bytes (a read_file answer is at most maxFileBytes). */
+const MAX_REPLY_BYTES = 512 * 1024 * 1024;
+
+export class WorkerHostLink {
+  readonly #socket: net.Socket;
+  #up = false;
+  /** Where replies go: the call running on this thread, which drops those of other calls. */
+  onReply: ((reply: ToThread) => void) | undefined;
+
+  constructor(info: HostLinkInfo) {
+    const reader = new LineReader(MAX_REPLY_BYTES, (line) => {
+      try {
+        this.onReply?.(JSON.parse(line) as ToThread);
+      } catch {
+        // A line that is not JSON: nothing in this process sent it; ignore it.
+      }
+    });
+    this.#socket = net.createConnection(info.path);
+    this.#socket.unref();
+    this.#socket.once('connect', () => {
+      this.#socket.write(`${JSON.stringify({ hello: info.secret })}\n`);
+      this.#up = true;
+    });
+    this.#socket.on('data', (chunk: Buffer) => {
+      if (!reader.push(chunk)) this.#socket.destroy();
+    });
+    this.#socket.on('error', () => {
+      this.#up = false;
+    });
+    this.#socket.on('close', () => {
+      this.#up = false;
+    });
+  }
+
+  /** Sends a host call; false when the link is not up (the caller uses the pool host instead). */
+  send(msg: WorkerMessage): boolean {
+    if (!this.#up || this.#socket.destroyed) return false;
+    let line: string;
+    try {
+      line = `${JSON.stringify(msg)}\n`;
+    } catch {
+      return false;
+    }
+    this.#socket.write(line);
+    return true;
+  }
+}
