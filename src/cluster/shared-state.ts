@@ -1,9 +1,12 @@
 // Where the state that daemons of a cluster must share lives, chosen once from the config: with
-// `redis`, PII vaults, resumable-stream events and change notices go to Redis; without it, the
-// embedded defaults (in-memory vaults and events, no peers to notify). The composition root wires
+// `redis`, PII vaults, resumable-stream events, change notices and the cluster-wide counters (calls
+// in flight, workspace quotas) go to Redis; without it, the embedded defaults (in-memory vaults and
+// events, no peers to notify, per-daemon counters). The composition root wires
 // whatever this returns and never asks which it got.
 
 import type { Config } from '../config/config-types.js';
+import { LOCAL_GATE } from '../executor/call-gate.js';
+import type { CallGate } from '../executor/call-gate.js';
 import { serverSettings } from '../config/defaults.js';
 import { RedisEventStores } from '../mcp/http/redis-event-store.js';
 import type { SessionEventsFactory } from '../mcp/http/event-store.js';
@@ -13,6 +16,7 @@ import type { Logger } from '../util/logger.js';
 import { NO_PEERS_BUS } from './change-bus.js';
 import { ClusterMembership } from './cluster-membership.js';
 import type { ChangeBus } from './change-bus.js';
+import { RedisCallGate } from './redis-call-gate.js';
 import { RedisChangeBus } from './redis-change-bus.js';
 import { RedisConnection } from './redis-connection.js';
 import type { SharedStoreHealth } from './redis-connection.js';
@@ -24,6 +28,8 @@ export interface SharedState {
   /** Absent: sessions keep their events in memory (the HTTP front's default). */
   eventStores?: SessionEventsFactory;
   bus: ChangeBus;
+  /** Where an agent's calls in flight are counted: the daemon's own pools, or across the cluster. */
+  gate: CallGate;
   /** Absent when embedded. */
   store?: { health(): SharedStoreHealth };
   /** The daemon's place in its cluster (session ids the load balancer routes back); absent when embedded. */
@@ -45,7 +51,7 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
   const vaultOptions = { maxTokensPerSession: config.pii.maxTokensPerSession, sessionTtlSeconds: config.pii.sessionTtlSeconds };
   if (config.redis === undefined) {
     const vaults = new MemoryVaultStore(vaultOptions);
-    return { vaults, bus: NO_PEERS_BUS, close: () => vaults.close() };
+    return { vaults, bus: NO_PEERS_BUS, gate: LOCAL_GATE, close: () => vaults.close() };
   }
   const key = config.redisKey === undefined ? null : parseSealingKey(config.redisKey);
   if (key === null) throw new StoreError('STORE_UNAVAILABLE', 'redis needs a valid redisKey (64 hex digits, the same on every daemon): openssl rand -hex 32');
@@ -57,14 +63,17 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
     const eventStores = new RedisEventStores({ redis, logger, ttlSeconds: serverSettings(config).sessionIdleSeconds });
     logger.info({ redis: redis.endpoint, vault_scope: vaultScopeFor(config) }, 'shared state in Redis');
     const membership = new ClusterMembership(redis, logger.child({ subsystem: 'cluster' }));
+    const gate = await RedisCallGate.start(redis, logger.child({ subsystem: 'cluster' }));
     return {
       vaults,
       eventStores,
       bus,
+      gate,
       store: redis,
       membership,
       close: async () => {
         await membership.leave();
+        await gate.close();
         await bus.close();
         await vaults.close();
         await redis.close();
