@@ -13,12 +13,14 @@ import type { SessionEventsFactory } from '../mcp/http/event-store.js';
 import { MemoryVaultStore, RedisVaultStore } from '../pii/index.js';
 import type { VaultScope, VaultStore } from '../pii/index.js';
 import type { Logger } from '../util/logger.js';
+import type { QuotaCounterFactory } from '../workspace/quota.js';
 import { NO_PEERS_BUS } from './change-bus.js';
 import { ClusterMembership } from './cluster-membership.js';
 import type { ChangeBus } from './change-bus.js';
 import { RedisCallGate } from './redis-call-gate.js';
 import { RedisChangeBus } from './redis-change-bus.js';
 import { RedisConnection } from './redis-connection.js';
+import { redisQuotas } from './redis-quota.js';
 import type { SharedStoreHealth } from './redis-connection.js';
 import { parseSealingKey } from './sealing.js';
 import { StoreError } from './store-error.js';
@@ -30,6 +32,8 @@ export interface SharedState {
   bus: ChangeBus;
   /** Where an agent's calls in flight are counted: the daemon's own pools, or across the cluster. */
   gate: CallGate;
+  /** Where workspace quotas are counted; absent: by each daemon (the workspace's default). */
+  quotas?: QuotaCounterFactory;
   /** Absent when embedded. */
   store?: { health(): SharedStoreHealth };
   /** The daemon's place in its cluster (session ids the load balancer routes back); absent when embedded. */
@@ -69,6 +73,7 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
       eventStores,
       bus,
       gate,
+      quotas: redisQuotas(redis, logger.child({ subsystem: 'workspace' })),
       store: redis,
       membership,
       close: async () => {
