@@ -25,6 +25,8 @@ export interface Usage {
   files: number;
 }
 
+const EMPTY: Usage = Object.freeze({ bytes: 0, files: 0 });
+
 /** Bytes and regular files below `root` (symlinks and temporary files not counted), stopping past `maxFiles`. */
 export async function measureUsage(root: string, maxFiles: number): Promise<Usage> {
   const usage: Usage = { bytes: 0, files: 0 };
@@ -84,6 +86,10 @@ export class NamespaceQuota implements QuotaCounter {
   #usage: Usage | undefined;
   #measuredAt = 0;
   #measuring: Promise<Usage> | undefined;
+  /** Growth of the writes admitted and not yet settled: a walk may not see them on disk. */
+  readonly #pending = { bytes: 0, files: 0 };
+  /** While a walk runs: what it may miss (writes pending at its start or admitted since). */
+  #unseen: { bytes: number; files: number } | undefined;
 
   constructor(root: () => Promise<string>, limits: QuotaLimits) {
     this.#root = root;
@@ -94,12 +100,16 @@ export class NamespaceQuota implements QuotaCounter {
   async usage(fresh = false): Promise<Usage> {
     if (!fresh && this.#usage && Date.now() - this.#measuredAt < USAGE_TTL_MS) return this.#usage;
     this.#measuring ??= (async () => {
+      const unseen = (this.#unseen = { ...this.#pending });
       try {
         const measured = await measureUsage(await this.#root(), this.limits.files);
-        this.#usage = measured;
+        // Counting what the walk may have missed keeps the count on the safe side (a write it did
+        // see is counted twice until the next measure); forgetting it would let writes pass the quota.
+        this.#usage = { bytes: measured.bytes + unseen.bytes, files: measured.files + unseen.files };
         this.#measuredAt = Date.now();
-        return measured;
+        return this.#usage;
       } finally {
+        this.#unseen = undefined;
         this.#measuring = undefined;
       }
     })();
@@ -107,14 +117,26 @@ export class NamespaceQuota implements QuotaCounter {
   }
 
   async admit(bytes: number, files: number, what: string, namespace: string): Promise<string | undefined> {
-    let usage = await this.usage();
-    if (this.#over(usage, bytes, files)) usage = await this.usage(true);
-    const refused = quotaRefusal(usage, this.limits, bytes, files, what, namespace);
-    if (refused === undefined) this.apply(bytes, files);
-    return refused;
+    // The count as it is after the awaits, never a snapshot from before them: concurrent first
+    // writes would all see the same measure and all pass.
+    await this.usage();
+    if (this.#over(this.#usage ?? EMPTY, bytes, files)) await this.usage(true);
+    const refused = quotaRefusal(this.#usage ?? EMPTY, this.limits, bytes, files, what, namespace);
+    if (refused !== undefined) return refused;
+    this.apply(bytes, files);
+    const growth = { bytes: Math.max(0, bytes), files: Math.max(0, files) };
+    this.#pending.bytes += growth.bytes;
+    this.#pending.files += growth.files;
+    if (this.#unseen) {
+      this.#unseen.bytes += growth.bytes;
+      this.#unseen.files += growth.files;
+    }
+    return undefined;
   }
 
   settle(bytes: number, files: number, written: boolean): void {
+    this.#pending.bytes -= Math.max(0, bytes);
+    this.#pending.files -= Math.max(0, files);
     if (!written) this.apply(-bytes, -files);
   }
 
