@@ -6,9 +6,10 @@
 // only if the sum stays within the limit. So the limit holds strictly while Redis keeps its data:
 // every start is decided by Redis alone, against every live daemon's exact count.
 //
-// Each daemon writes only its own field, always as an absolute count of what it holds (on taking,
-// on releasing, and on a heartbeat while it holds anything), so a release lost in an outage, or a
-// Redis restart that forgot everything, is repaired by the next heartbeat. A killed daemon's lease
+// Each daemon writes only its own field, one command after another on one connection: an
+// absolute count when it takes a slot (one take at a time per agent, so it knows its exact count)
+// and on a heartbeat while it holds anything, one less when it releases. A release lost in an
+// outage, or a Redis restart that forgot everything, is repaired by the next heartbeat. A killed daemon's lease
 // lapses after SLOT_LEASE_MS, and its slots with it. Calls past the limit wait here, in order,
 // within the agent's queue bound, their deadline and cancellation, and try again when a daemon
 // announces a release and at least every SLOT_RETRY_MS (a dead daemon's lapse is not announced).
@@ -55,6 +56,16 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
 return -1
+`;
+
+/**
+ * KEYS: the agent's slot hash. ARGV: daemon id, release channel. One slot less, relative: a take
+ * of this daemon's may be on its way (its absolute count, sent earlier, does not know of this).
+ */
+const RELEASE = `
+if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
+redis.call('PUBLISH', ARGV[2], KEYS[1])
+return 1
 `;
 
 interface Waiter {
@@ -219,14 +230,8 @@ export class RedisCallGate implements CallGate {
 
   #release(line: Line): void {
     line.held = Math.max(0, line.held - 1);
-    const held = line.held;
     this.#redis
-      .run(WHAT, (client) => {
-        const multi = client.multi();
-        if (held > 0) multi.hSet(line.key, this.#id, String(held));
-        else multi.hDel(line.key, this.#id);
-        return multi.publish(this.#channel, line.key).exec();
-      })
+      .run(WHAT, (client) => client.eval(RELEASE, { keys: [line.key], arguments: [this.#id, this.#channel] }))
       .catch(() => {
         line.dirty = true;
       });
@@ -240,6 +245,8 @@ export class RedisCallGate implements CallGate {
       if (line.held === 0 && !line.acquiring && !line.dirty && line.waiters.length === 0) this.#lines.delete(key);
     }
     if (lines.length === 0 || !this.#redis.up) return;
+    // Counted with a take under way: if Redis refuses it, the next heartbeat writes the exact count.
+    const guessed = new Set(lines.filter((l) => l.acquiring));
     try {
       await this.#redis.run(WHAT, (client) => {
         const multi = client.multi().set(this.#leaseKey, '1', { expiration: { type: 'PX', value: SLOT_LEASE_MS } });
@@ -251,7 +258,7 @@ export class RedisCallGate implements CallGate {
         }
         return multi.exec();
       });
-      for (const line of lines) line.dirty = line.acquiring;
+      for (const line of lines) line.dirty = guessed.has(line);
     } catch (error) {
       this.#logger.debug({ err: error }, 'could not renew the cluster-wide slots of this daemon');
     }

@@ -81,6 +81,34 @@ describe('RedisCallGate', () => {
     expect(b.gate.held()).toEqual({});
   });
 
+  it("keeps a daemon's count when it releases a slot while taking another for the same agent", async () => {
+    const [a, b] = [await daemon(), await daemon()];
+    let running = 0;
+    let max = 0;
+    const work = (done: Promise<void>) => async (): Promise<Finished> => {
+      max = Math.max(max, ++running);
+      await done;
+      running--;
+      return ok;
+    };
+    let endFirst: () => void = () => {};
+    let endSecond: () => void = () => {};
+    const first = a.gate.run(slot('frank'), call(), work(new Promise<void>((r) => (endFirst = r))));
+    await sleep(100);
+    // The take for the second call is sent, then the first call's release, before Redis answers.
+    const second = a.gate.run(slot('frank'), call(), work(new Promise<void>((r) => (endSecond = r))));
+    endFirst();
+    await first;
+    await sleep(100);
+    expect(a.gate.held()).toEqual({ 'js:frank': 1 });
+    const others = [b.gate.run(slot('frank'), call(), work(sleep(300))), b.gate.run(slot('frank'), call(), work(sleep(300)))];
+    await sleep(200);
+    expect(max).toBe(2);
+    endSecond();
+    await Promise.all([second, ...others]);
+    expect(max).toBe(2);
+  });
+
   it('keeps waiting calls within the queue bound, their deadline and cancellation', async () => {
     const [a, b] = [await daemon(), await daemon()];
     let free: () => void = () => {};
