@@ -16,6 +16,7 @@ export type ErrorType =
   | 'SandboxCrashError'
   | 'OverloadedError'
   | 'ValidationError'
+  | 'StoreError' // a cluster's shared store (Redis) did not answer for a call that needs it
   | (string & {}); // guest errors keep their own class name: TypeError, ValueError, ...
 
 export interface ExecutionRequest {
