@@ -76,6 +76,11 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
   };
 
   try {
+    // Embedded (this process) or shared with the other daemons of a cluster (Redis).
+    const shared = await openSharedState(config, logger);
+    closers.push(() => shared.close());
+    const { vaults: pii, bus } = shared;
+
     const { limits } = config;
     const workspace = new Workspace({
       root: config.workspaceDir,
@@ -84,12 +89,9 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       quotaFiles: limits.workspaceQuotaFiles,
       spillFilesKept: limits.outputFilesKept,
       spillMaxAgeMs: limits.outputFileMaxAgeHours * 3600_000,
+      ...(shared.quotas ? { quotaCounter: shared.quotas } : {}),
     });
     closers.push(async () => workspace.close());
-    // Embedded (this process) or shared with the other daemons of a cluster (Redis).
-    const shared = await openSharedState(config, logger);
-    closers.push(() => shared.close());
-    const { vaults: pii, bus } = shared;
 
     const catalog = new Catalog({
       dir: config.catalogDir,
@@ -159,7 +161,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       toolNames: sandboxApi.toolNames,
       virtual: sandboxApi.virtual,
     });
-    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens: measureTokens });
+    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens: measureTokens, gate: shared.gate });
     late.executor = executor;
     closers.push(() => executor.close());
 

@@ -128,7 +128,12 @@ export class RedisConnection {
           if (client.isOpen) await client.close();
           else client.destroy();
         } catch {
-          client.destroy();
+          // Already destroyed (the client throws "The client is closed"), or failing to close.
+          try {
+            client.destroy();
+          } catch {
+            // nothing left to close
+          }
         }
       }
     })();

@@ -1,20 +1,26 @@
 // Where the state that daemons of a cluster must share lives, chosen once from the config: with
-// `redis`, PII vaults, resumable-stream events and change notices go to Redis; without it, the
-// embedded defaults (in-memory vaults and events, no peers to notify). The composition root wires
+// `redis`, PII vaults, resumable-stream events, change notices and the cluster-wide counters (calls
+// in flight, workspace quotas) go to Redis; without it, the embedded defaults (in-memory vaults and
+// events, no peers to notify, per-daemon counters). The composition root wires
 // whatever this returns and never asks which it got.
 
 import type { Config } from '../config/config-types.js';
+import { LOCAL_GATE } from '../executor/call-gate.js';
+import type { CallGate } from '../executor/call-gate.js';
 import { serverSettings } from '../config/defaults.js';
 import { RedisEventStores } from '../mcp/http/redis-event-store.js';
 import type { SessionEventsFactory } from '../mcp/http/event-store.js';
 import { MemoryVaultStore, RedisVaultStore } from '../pii/index.js';
 import type { VaultScope, VaultStore } from '../pii/index.js';
 import type { Logger } from '../util/logger.js';
+import type { QuotaCounterFactory } from '../workspace/quota.js';
 import { NO_PEERS_BUS } from './change-bus.js';
 import { ClusterMembership } from './cluster-membership.js';
 import type { ChangeBus } from './change-bus.js';
+import { RedisCallGate } from './redis-call-gate.js';
 import { RedisChangeBus } from './redis-change-bus.js';
 import { RedisConnection } from './redis-connection.js';
+import { redisQuotas } from './redis-quota.js';
 import type { SharedStoreHealth } from './redis-connection.js';
 import { parseSealingKey } from './sealing.js';
 import { StoreError } from './store-error.js';
@@ -24,6 +30,10 @@ export interface SharedState {
   /** Absent: sessions keep their events in memory (the HTTP front's default). */
   eventStores?: SessionEventsFactory;
   bus: ChangeBus;
+  /** Where an agent's calls in flight are counted: the daemon's own pools, or across the cluster. */
+  gate: CallGate;
+  /** Where workspace quotas are counted; absent: by each daemon (the workspace's default). */
+  quotas?: QuotaCounterFactory;
   /** Absent when embedded. */
   store?: { health(): SharedStoreHealth };
   /** The daemon's place in its cluster (session ids the load balancer routes back); absent when embedded. */
@@ -45,7 +55,7 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
   const vaultOptions = { maxTokensPerSession: config.pii.maxTokensPerSession, sessionTtlSeconds: config.pii.sessionTtlSeconds };
   if (config.redis === undefined) {
     const vaults = new MemoryVaultStore(vaultOptions);
-    return { vaults, bus: NO_PEERS_BUS, close: () => vaults.close() };
+    return { vaults, bus: NO_PEERS_BUS, gate: LOCAL_GATE, close: () => vaults.close() };
   }
   const key = config.redisKey === undefined ? null : parseSealingKey(config.redisKey);
   if (key === null) throw new StoreError('STORE_UNAVAILABLE', 'redis needs a valid redisKey (64 hex digits, the same on every daemon): openssl rand -hex 32');
@@ -57,14 +67,18 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
     const eventStores = new RedisEventStores({ redis, logger, ttlSeconds: serverSettings(config).sessionIdleSeconds });
     logger.info({ redis: redis.endpoint, vault_scope: vaultScopeFor(config) }, 'shared state in Redis');
     const membership = new ClusterMembership(redis, logger.child({ subsystem: 'cluster' }));
+    const gate = await RedisCallGate.start(redis, logger.child({ subsystem: 'cluster' }));
     return {
       vaults,
       eventStores,
       bus,
+      gate,
+      quotas: redisQuotas(redis, logger.child({ subsystem: 'workspace' })),
       store: redis,
       membership,
       close: async () => {
         await membership.leave();
+        await gate.close();
         await bus.close();
         await vaults.close();
         await redis.close();

@@ -122,7 +122,8 @@ export interface Config {
      * Calls of one agent running (or sent ahead) at once, in each language's pool: a flood or busy
      * loops of one agent leave the other slots to others. 0 = that pool's slots (processes x
      * threads) minus one, at least 1, when agents are configured; every slot with no agents (one
-     * local agent). Default 0.
+     * local agent). Default 0. With `redis`, a non-zero limit (or an agent's own maxCallsInFlight)
+     * holds across the daemons of the cluster; the automatic one stays per daemon.
      */
     maxCallsInFlightPerAgent: number;
     /** Calls of one agent waiting for a sandbox, per language; past it that agent alone gets OverloadedError. Default 100. */

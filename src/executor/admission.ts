@@ -1,7 +1,9 @@
 // Whether an agent's call may wait for a sandbox: within its own share, and within the pool's
 // bound only while it holds less than an equal share of it. A refusal names the agent, the limit
-// and when to retry, and tells the agent others are not affected.
+// and when to retry, and tells the agent others are not affected. An agent's shares come from its
+// config here too.
 
+import type { Config } from '../config/config-types.js';
 import type { AgentLimits } from './sandbox-pool.js';
 
 export interface QueueState {
@@ -31,4 +33,27 @@ export function refusal(s: QueueState): string | undefined {
     return `the daemon is overloaded: ${s.totalWaiting} calls wait for a ${s.language} sandbox (limits.maxQueuedCalls is ${s.maxQueued}) and agent "${s.agent}" holds ${s.waiting} of them, at least an equal share: ${retry}`;
   }
   return undefined;
+}
+
+/**
+ * An agent's share of a pool of `slots`: its own override, else the configured default, where
+ * maxCallsInFlightPerAgent 0 means all slots but one (at least 1) when agents are configured, so
+ * one agent's busy loops never hold every slot; with no agents there is one agent (every caller is
+ * the local one), which gets every slot.
+ */
+export function agentLimits(config: Config, agent: string, slots: number): AgentLimits {
+  const own = config.agents.find((a) => a.name === agent)?.limits;
+  const auto = config.agents.length === 0 ? slots : Math.max(1, slots - 1);
+  const inFlight = own?.maxCallsInFlight ?? (config.limits.maxCallsInFlightPerAgent || auto);
+  return { maxInFlight: inFlight, maxQueued: own?.maxQueued ?? config.limits.maxQueuedPerAgent ?? 100 };
+}
+
+/**
+ * The limit of an agent's calls in flight that holds across the daemons of a cluster: only an
+ * explicit one (its own maxCallsInFlight, else a non-zero limits.maxCallsInFlightPerAgent). The
+ * automatic share is a fraction of one daemon's slots, so it stays per daemon.
+ */
+export function clusterLimit(config: Config, agent: string): number | undefined {
+  const own = config.agents.find((a) => a.name === agent)?.limits?.maxCallsInFlight;
+  return own ?? (config.limits.maxCallsInFlightPerAgent || undefined);
 }

@@ -16,6 +16,7 @@ export type ErrorType =
   | 'SandboxCrashError'
   | 'OverloadedError'
   | 'ValidationError'
+  | 'StoreError' // a cluster's shared store (Redis) did not answer for a call that needs it
   | (string & {}); // guest errors keep their own class name: TypeError, ValueError, ...
 
 export interface ExecutionRequest {
@@ -182,4 +183,24 @@ export class HostError extends Error {
     super(message);
     this.name = errorName;
   }
+}
+
+/** The largest argument of one host call, characters: a file write, with a little room for its name. */
+export function maxHostArgChars(limits: { maxFileBytes: number }): number {
+  return limits.maxFileBytes + 64 * 1024;
+}
+
+/**
+ * Whether this build's sandbox processes answer 'recycle', shared by the pools (same pool-host):
+ * until known, a Python recycle waits up to recycleTimeoutMs; when 'no', it respawns at once.
+ */
+export interface RecycleSupport {
+  state: 'unknown' | 'yes' | 'no';
+}
+
+/** What a sandbox pool counts over its life. */
+export interface PoolCounters {
+  processRestarts: number;
+  workerReplacements: number;
+  recycles: number;
 }

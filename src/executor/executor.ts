@@ -27,9 +27,12 @@ import type {
   HostApi,
   HostCallContext,
 } from './executor-types.js';
-import { HostError } from './executor-types.js';
+import { HostError, maxHostArgChars } from './executor-types.js';
+import { agentLimits, clusterLimit } from './admission.js';
+import { LOCAL_GATE } from './call-gate.js';
+import type { CallGate, GateSlot } from './call-gate.js';
 import { SandboxPool } from './sandbox-pool.js';
-import type { AgentLimits } from './sandbox-pool.js';
+import type { AgentLimits, PoolCall } from './sandbox-pool.js';
 import type { LaunchSandbox } from './sandbox-process.js';
 
 export interface ExecutorOptions {
@@ -47,6 +50,8 @@ export interface ExecutorOptions {
    * (createExecutor opens one; false: none, every host call goes through the pool host's IPC).
    */
   hostLink?: HostLinkServer | false;
+  /** Where calls in flight are counted beyond this daemon (a cluster); the pools alone by default. */
+  gate?: CallGate;
 }
 
 const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
@@ -55,11 +60,6 @@ const RESERVED = new Set<string>([...SANDBOX_API_NAMES, '__proto__', 'constructo
 const CHARS_PER_TOKEN = 4;
 /** Largest context_vars, as JSON characters. */
 const MAX_CONTEXT_CHARS = 16 * 1024 * 1024;
-
-/** The largest argument of one host call, characters: a file write, with a little room for its name. */
-export function maxHostArgChars(limits: Config['limits']): number {
-  return limits.maxFileBytes + 64 * 1024;
-}
 
 /** The reason a call's signal carries once it ended (a shared value: no stack captured per call). */
 const CALL_ENDED = Object.freeze(new Error('the execute_code call ended'));
@@ -72,6 +72,7 @@ export class PooledExecutor implements Executor {
   readonly #countTokens: ((value: unknown, budget?: CountBudget) => number | TokenCount) | undefined;
   readonly #js: SandboxPool;
   readonly #python: SandboxPool | undefined;
+  readonly #gate: CallGate;
   readonly #latency: RecordableHistogram = createHistogram();
   readonly #byOutcome: Record<string, number> = {};
   readonly #ledger = new TokenLedger();
@@ -88,6 +89,7 @@ export class PooledExecutor implements Executor {
     this.#log = options.logger;
     this.#workspace = options.workspace;
     this.#countTokens = options.countTokens;
+    this.#gate = options.gate ?? LOCAL_GATE;
     const { sandbox, limits } = options.config;
     this.#hostRoots = [...new Set([options.config.workspaceDir, options.config.skillsDir, options.config.catalogDir, process.cwd(), homedir()].map((p) => path.resolve(p)))]
       .filter((p) => p.length > 1)
@@ -169,7 +171,7 @@ export class PooledExecutor implements Executor {
       },
     };
     try {
-      const finished = await pool.run({
+      const call: PoolCall = {
         request: run,
         deadline: started + timeoutMs,
         signal: options.signal,
@@ -183,7 +185,9 @@ export class PooledExecutor implements Executor {
         onOutput: (lines) => {
           for (const line of lines) options.onOutput?.(line);
         },
-      });
+      };
+      const slot = this.#gate === LOCAL_GATE ? undefined : this.#clusterSlot(request.language === 'python' ? 'python' : 'js', identity.agent);
+      const finished = await (slot ? this.#gate.run(slot, call, () => pool.run(call)) : pool.run(call));
       // Reads the worker served itself were not counted here: estimated from their length.
       if (finished.outcome.readChars) addCount(tokensIn, { tokens: Math.ceil(finished.outcome.readChars / CHARS_PER_TOKEN), estimated: true });
       return await this.#finish(started, finished.outcome, identity, tokensIn);
@@ -243,6 +247,12 @@ export class PooledExecutor implements Executor {
     this.#closed = true;
     await Promise.all([this.#js.close(), this.#python?.close()]);
     await this.#link?.close();
+  }
+
+  /** The agent's slot in a cluster-wide limit, when one is configured for it. */
+  #clusterSlot(pool: 'js' | 'python', agent: string): GateSlot | undefined {
+    const limit = clusterLimit(this.#config, agent);
+    return limit === undefined ? undefined : { pool, agent, limit, maxQueued: agentLimits(this.#config, agent, 1).maxQueued };
   }
 
   #validate(r: ExecutionRequest): string | undefined {
@@ -349,19 +359,6 @@ export class PooledExecutor implements Executor {
     r.output = kept;
     r.truncated = true;
   }
-}
-
-/**
- * An agent's share of a pool of `slots`: its own override, else the configured default, where
- * maxCallsInFlightPerAgent 0 means all slots but one (at least 1) when agents are configured, so
- * one agent's busy loops never hold every slot; with no agents there is one agent (every caller is
- * the local one), which gets every slot.
- */
-function agentLimits(config: Config, agent: string, slots: number): AgentLimits {
-  const own = config.agents.find((a) => a.name === agent)?.limits;
-  const auto = config.agents.length === 0 ? slots : Math.max(1, slots - 1);
-  const inFlight = own?.maxCallsInFlight ?? (config.limits.maxCallsInFlightPerAgent || auto);
-  return { maxInFlight: inFlight, maxQueued: own?.maxQueued ?? config.limits.maxQueuedPerAgent ?? 100 };
 }
 
 /** Replaces the known host folders, exactly (spaces and all), before any pattern is tried. */

@@ -1,5 +1,6 @@
 // Public surface of the executor: create it (it resolves once its sandboxes are warm), run calls.
-import { maxHostArgChars, PooledExecutor } from './executor.js';
+import { PooledExecutor } from './executor.js';
+import { maxHostArgChars } from './executor-types.js';
 import type { ExecutorOptions } from './executor.js';
 import { HostLinkServer } from './host-link-server.js';
 

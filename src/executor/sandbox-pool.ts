@@ -23,7 +23,7 @@ import type { DispatchPolicy } from './dispatch-policy.js';
 import { FairQueue } from './fair-queue.js';
 import { SandboxProcess } from './sandbox-process.js';
 import type { Finished, LaunchSandbox } from './sandbox-process.js';
-import type { PoolHealth } from './executor-types.js';
+import type { PoolCounters, PoolHealth, RecycleSupport } from './executor-types.js';
 
 /** After the worker's own deadline, how long before the process is told to terminate it, ms. */
 export const HARD_DEADLINE_GRACE_MS = 250;
@@ -34,13 +34,6 @@ export const RECYCLE_TIMEOUT_MS = 30_000;
 /** A JavaScript process answers 'recycle' at once (nothing to replace) if its build knows the message, ms. */
 const RECYCLE_PROBE_MS = 5_000;
 
-/**
- * Whether this build's sandbox processes answer 'recycle', shared by the pools (same pool-host):
- * until known, a Python recycle waits up to recycleTimeoutMs; when 'no', it respawns at once.
- */
-export interface RecycleSupport {
-  state: 'unknown' | 'yes' | 'no';
-}
 const RESTART_BACKOFF_BASE_MS = 100;
 const RESTART_BACKOFF_MAX_MS = 10_000;
 
@@ -53,12 +46,6 @@ export interface PoolCall {
   signal?: AbortSignal;
   onHostCall(callId: number, method: string, args: unknown[], reply: (r: HostReply) => void): void;
   onOutput(lines: string[]): void;
-}
-
-export interface PoolCounters {
-  processRestarts: number;
-  workerReplacements: number;
-  recycles: number;
 }
 
 /** One agent's share of a pool. */
@@ -82,7 +69,7 @@ export interface SandboxPoolOptions {
   launch?: LaunchSandbox;
   /** Shared between the pools of one executor; a pool of its own by default. */
   recycleSupport?: RecycleSupport;
-  /** Where worker threads send awaited host calls directly; without it they go through IPC. */
+  /** Worker threads' direct line for awaited host calls; without it they go through IPC. */
   hostLink?: HostLinkServer;
 }
 

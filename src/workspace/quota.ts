@@ -1,6 +1,8 @@
 // Per-namespace disk quota (bytes and file count). Usage is measured by walking the namespace once,
 // then kept up to date by the writes and deletes that pass through the workspace, and measured
 // again when it is older than USAGE_TTL_MS or a write would pass a limit (files added by hand).
+// This daemon's count is NamespaceQuota; daemons sharing the workspace folder share a count in
+// Redis instead (src/cluster/redis-quota.ts), chosen in the composition root (QuotaCounterFactory).
 
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,7 +13,7 @@ export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
 /** Default per-namespace quota, files. */
 export const DEFAULT_QUOTA_FILES = 10_000;
 /** How long a measured usage is trusted before it is measured again, ms. */
-const USAGE_TTL_MS = 60_000;
+export const USAGE_TTL_MS = 60_000;
 
 export interface QuotaLimits {
   bytes: number;
@@ -22,6 +24,8 @@ export interface Usage {
   bytes: number;
   files: number;
 }
+
+const EMPTY: Usage = Object.freeze({ bytes: 0, files: 0 });
 
 /** Bytes and regular files below `root` (symlinks and temporary files not counted), stopping past `maxFiles`. */
 export async function measureUsage(root: string, maxFiles: number): Promise<Usage> {
@@ -42,12 +46,50 @@ export async function measureUsage(root: string, maxFiles: number): Promise<Usag
   return usage;
 }
 
-export class NamespaceQuota {
+/** How the workspace counts one namespace's usage against its quota. */
+export interface QuotaCounter {
+  readonly limits: QuotaLimits;
+  usage(): Promise<Usage>;
+  /**
+   * Admits a change of `bytes` and `files` or returns why not (the message names the limit to
+   * raise). An admitted change is counted at once, so concurrent writers cannot both pass the
+   * last free byte; `settle` it once the write is done.
+   */
+  admit(bytes: number, files: number, what: string, namespace: string): Promise<string | undefined>;
+  /** An admitted change ended: kept when `written`, undone otherwise. Never throws. */
+  settle(bytes: number, files: number, written: boolean): void;
+  /** Counts a change made outside admit (a delete, pruned spill files). Never throws. */
+  apply(bytes: number, files: number): void;
+}
+
+/** Makes the counter of a namespace (`namespace` as configured, `root` its folder). */
+export type QuotaCounterFactory = (namespace: string, root: () => Promise<string>, limits: QuotaLimits) => QuotaCounter;
+
+/** The embedded counter: this daemon's own. */
+export const LOCAL_QUOTAS: QuotaCounterFactory = (_namespace, root, limits) => new NamespaceQuota(root, limits);
+
+/** The refusal for a change that would pass a limit, or undefined. */
+export function quotaRefusal(usage: Usage, limits: QuotaLimits, bytes: number, files: number, what: string, namespace: string): string | undefined {
+  const ns = namespace === '' ? 'the workspace' : `namespace "${namespace}"`;
+  if (files > 0 && usage.files + files > limits.files) {
+    return `workspace quota exceeded: ${ns} already holds ${usage.files} files, the limit is ${limits.files}; delete files or ask the operator to raise limits.workspaceQuotaFiles`;
+  }
+  if (bytes > 0 && usage.bytes + bytes > limits.bytes) {
+    return `workspace quota exceeded: writing ${what} would bring ${ns} to ${usage.bytes + bytes} bytes, over its ${limits.bytes}-byte quota; delete files or ask the operator to raise limits.workspaceQuotaBytes`;
+  }
+  return undefined;
+}
+
+export class NamespaceQuota implements QuotaCounter {
   readonly #root: () => Promise<string>;
   readonly limits: QuotaLimits;
   #usage: Usage | undefined;
   #measuredAt = 0;
   #measuring: Promise<Usage> | undefined;
+  /** Growth of the writes admitted and not yet settled: a walk may not see them on disk. */
+  readonly #pending = { bytes: 0, files: 0 };
+  /** While a walk runs: what it may miss (writes pending at its start or admitted since). */
+  #unseen: { bytes: number; files: number } | undefined;
 
   constructor(root: () => Promise<string>, limits: QuotaLimits) {
     this.#root = root;
@@ -58,35 +100,44 @@ export class NamespaceQuota {
   async usage(fresh = false): Promise<Usage> {
     if (!fresh && this.#usage && Date.now() - this.#measuredAt < USAGE_TTL_MS) return this.#usage;
     this.#measuring ??= (async () => {
+      const unseen = (this.#unseen = { ...this.#pending });
       try {
         const measured = await measureUsage(await this.#root(), this.limits.files);
-        this.#usage = measured;
+        // Counting what the walk may have missed keeps the count on the safe side (a write it did
+        // see is counted twice until the next measure); forgetting it would let writes pass the quota.
+        this.#usage = { bytes: measured.bytes + unseen.bytes, files: measured.files + unseen.files };
         this.#measuredAt = Date.now();
-        return measured;
+        return this.#usage;
       } finally {
+        this.#unseen = undefined;
         this.#measuring = undefined;
       }
     })();
     return this.#measuring;
   }
 
-  /**
-   * Admits a change of `bytes` and `files` or returns why not (the message names the limit to
-   * raise). An admitted change is counted at once, so concurrent writers cannot both pass the
-   * last free byte; `undo` it when the write fails.
-   */
   async admit(bytes: number, files: number, what: string, namespace: string): Promise<string | undefined> {
-    let usage = await this.usage();
-    if (this.#over(usage, bytes, files)) usage = await this.usage(true);
-    const ns = namespace === '' ? 'the workspace' : `namespace "${namespace}"`;
-    if (files > 0 && usage.files + files > this.limits.files) {
-      return `workspace quota exceeded: ${ns} already holds ${usage.files} files, the limit is ${this.limits.files}; delete files or ask the operator to raise limits.workspaceQuotaFiles`;
-    }
-    if (bytes > 0 && usage.bytes + bytes > this.limits.bytes) {
-      return `workspace quota exceeded: writing ${what} would bring ${ns} to ${usage.bytes + bytes} bytes, over its ${this.limits.bytes}-byte quota; delete files or ask the operator to raise limits.workspaceQuotaBytes`;
-    }
+    // The count as it is after the awaits, never a snapshot from before them: concurrent first
+    // writes would all see the same measure and all pass.
+    await this.usage();
+    if (this.#over(this.#usage ?? EMPTY, bytes, files)) await this.usage(true);
+    const refused = quotaRefusal(this.#usage ?? EMPTY, this.limits, bytes, files, what, namespace);
+    if (refused !== undefined) return refused;
     this.apply(bytes, files);
+    const growth = { bytes: Math.max(0, bytes), files: Math.max(0, files) };
+    this.#pending.bytes += growth.bytes;
+    this.#pending.files += growth.files;
+    if (this.#unseen) {
+      this.#unseen.bytes += growth.bytes;
+      this.#unseen.files += growth.files;
+    }
     return undefined;
+  }
+
+  settle(bytes: number, files: number, written: boolean): void {
+    this.#pending.bytes -= Math.max(0, bytes);
+    this.#pending.files -= Math.max(0, files);
+    if (!written) this.apply(-bytes, -files);
   }
 
   /** Counts a change made outside admit (a delete), or undoes an admitted one. */

@@ -10,8 +10,8 @@ import type { WorkspaceNamespace, WorkspaceStore } from './workspace-store.js';
 import { isTempName, writeFileAtomic } from '../util/atomic-write.js';
 import { isSpillFile, pruneSpills, sweepDebris } from './debris-sweeper.js';
 import type { SpillPolicy } from './debris-sweeper.js';
-import { DEFAULT_QUOTA_BYTES, DEFAULT_QUOTA_FILES, NamespaceQuota } from './quota.js';
-import type { QuotaLimits } from './quota.js';
+import { DEFAULT_QUOTA_BYTES, DEFAULT_QUOTA_FILES, LOCAL_QUOTAS } from './quota.js';
+import type { QuotaCounter, QuotaCounterFactory, QuotaLimits } from './quota.js';
 
 export type WorkspaceErrorCode =
   | 'PATH_INVALID'
@@ -55,6 +55,8 @@ export interface WorkspaceOptions {
   spillMaxAgeMs?: number;
   /** Interval of the debris sweep (old temporary files, expired spill files), ms. Default 10 min; 0 = only once, at first use. */
   sweepIntervalMs?: number;
+  /** Where each namespace's usage is counted: this daemon (default) or shared by a cluster's daemons. */
+  quotaCounter?: QuotaCounterFactory;
 }
 
 export const DEFAULT_SPILL_FILES_KEPT = 100;
@@ -66,6 +68,7 @@ export class Workspace implements WorkspaceStore {
   readonly maxFileBytes: number;
   readonly quota: QuotaLimits;
   readonly spill: SpillPolicy;
+  readonly #quotaCounter: QuotaCounterFactory;
   readonly #views = new Map<string, WorkspaceView>();
   readonly #sweepIntervalMs: number;
   #sweeper: NodeJS.Timeout | undefined;
@@ -78,6 +81,7 @@ export class Workspace implements WorkspaceStore {
     this.quota = { bytes: options.quotaBytes ?? DEFAULT_QUOTA_BYTES, files: options.quotaFiles ?? DEFAULT_QUOTA_FILES };
     this.spill = { keep: options.spillFilesKept ?? DEFAULT_SPILL_FILES_KEPT, maxAgeMs: options.spillMaxAgeMs ?? DEFAULT_SPILL_MAX_AGE_MS };
     this.#sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+    this.#quotaCounter = options.quotaCounter ?? LOCAL_QUOTAS;
   }
 
   /** The view of one agent's namespace ('' is the root itself). */
@@ -86,7 +90,7 @@ export class Workspace implements WorkspaceStore {
     let view = this.#views.get(ns);
     if (!view) {
       const rel = ns === '' ? '' : normalizeRelative(ns, 'workspace namespace');
-      view = new WorkspaceView(path.join(this.root, rel), this.maxFileBytes, rel, this.quota, this.spill);
+      view = new WorkspaceView(path.join(this.root, rel), this.maxFileBytes, rel, this.quota, this.spill, this.#quotaCounter);
       this.#views.set(ns, view);
     }
     return view;
@@ -118,7 +122,7 @@ export class Workspace implements WorkspaceStore {
 
 export class WorkspaceView implements WorkspaceNamespace {
   #realRoot: string | undefined;
-  readonly #quota: NamespaceQuota;
+  readonly #quota: QuotaCounter;
 
   constructor(
     readonly root: string,
@@ -126,8 +130,9 @@ export class WorkspaceView implements WorkspaceNamespace {
     readonly namespaceName: string,
     quota: QuotaLimits = { bytes: DEFAULT_QUOTA_BYTES, files: DEFAULT_QUOTA_FILES },
     readonly spill: SpillPolicy = { keep: DEFAULT_SPILL_FILES_KEPT, maxAgeMs: DEFAULT_SPILL_MAX_AGE_MS },
+    counter: QuotaCounterFactory = LOCAL_QUOTAS,
   ) {
-    this.#quota = new NamespaceQuota(() => this.#root(), quota);
+    this.#quota = counter(namespaceName, () => this.#root(), quota);
   }
 
   /** Bytes and files this namespace holds, and its quota. */
@@ -188,9 +193,10 @@ export class WorkspaceView implements WorkspaceNamespace {
     try {
       await writeFileAtomic(full, content);
     } catch (err) {
-      this.#quota.apply(-delta.bytes, -delta.files);
+      this.#quota.settle(delta.bytes, delta.files, false);
       throw fromErrno(err, file);
     }
+    this.#quota.settle(delta.bytes, delta.files, true);
     if (isSpillFile(rel)) {
       const freed = await pruneSpills(path.dirname(full), this.spill.keep);
       this.#quota.apply(-freed.bytes, -freed.files);

@@ -78,6 +78,16 @@ describe('workspace quota', () => {
     await ws.namespace('alice').writeFile('mine.txt', 'alice is not affected');
   });
 
+  it('never lets concurrent first writes to a namespace pass its quota together', async () => {
+    // They all waited for the same first measure; each must then see the others' admissions,
+    // and the measure a refusal triggers must not forget writes still on their way to disk.
+    const view = workspace({ quotaBytes: 10_500 }).namespace('agent');
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => view.writeFile(`f${i}.txt`, 'x'.repeat(1000))));
+    expect(results.filter((r) => r.status === 'fulfilled').length).toBeLessThanOrEqual(10);
+    expect((await view.listFiles()).length).toBeLessThanOrEqual(10);
+    await view.writeFile('last.txt', 'x'.repeat(400));
+  });
+
   it('counts files put there by hand once the measure is refreshed', async () => {
     const view = workspace({ quotaBytes: 5000 }).namespace('agent');
     await mkdir(view.root, { recursive: true });
