@@ -57,6 +57,33 @@ export const integrationBench: BenchSection = {
         baseline: { name: 'direct MCP client call', ratio: round(p50(fromCode.latencies) / Math.max(0.001, p50(direct.latencies)), 2) },
       });
 
+      // What a script that calls a tool many times pays per call: 20 calls inside one execute_code
+      // (its own overhead spread over them), against 20 direct calls, rounds interleaved.
+      progress('integration: upstream tool calls in a loop inside one call, against direct calls');
+      const LOOP = 20;
+      const loopDirect: number[] = [];
+      const loopCode: number[] = [];
+      for (let round = 0; round < 40; round++) {
+        let t = performance.now();
+        for (let i = 0; i < LOOP; i++) await coordinator.upstream.callTool('memory', 'read_graph', {});
+        loopDirect.push((performance.now() - t) / LOOP);
+        t = performance.now();
+        await exec(`for (let i = 0; i < ${LOOP}; i++) await tools.memory.read_graph({}); return 1`);
+        loopCode.push((performance.now() - t) / LOOP);
+      }
+      const loopRatio = round(p50(loopCode) / Math.max(0.001, p50(loopDirect)), 2);
+      rows.push({ group: 'integration', name: `upstream call direct, ${LOOP} in a row (per call)`, value: p50(loopDirect), unit: 'ms', extra: summary(loopDirect) });
+      rows.push({
+        group: 'integration',
+        name: `upstream call from sandbox code, ${LOOP} in a loop of one call (per call)`,
+        value: p50(loopCode),
+        unit: 'ms',
+        extra: summary(loopCode),
+        baseline: { name: 'direct MCP client call, in a row', ratio: loopRatio },
+        target: '<= 1.3x direct',
+        met: loopRatio <= 1.3,
+      });
+
       progress('integration: import_skill inside a call, warm and cold');
       await coordinator.skills.save({ name: 'bench_skill', code: 'export function double(x) { return x * 2 }\nexport const version = 1;' });
       const useSkill = "const { double } = await import_skill('bench_skill'); return double(21)";

@@ -13,7 +13,7 @@ import { SANDBOX_API_NAMES } from '../../workers/sandbox/api-names.js';
 import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
 import { TokenLedger } from '../util/tokens.js';
-import type { CountBudget, TokenCount } from '../util/tokens.js';
+import type { TokenCount } from '../util/tokens.js';
 import type { HostLinkServer } from './host-link-server.js';
 import type { WorkspaceStore } from '../workspace/index.js';
 import type {
@@ -30,6 +30,8 @@ import type {
 import { HostError, maxHostArgChars } from './executor-types.js';
 import { agentLimits, clusterLimit } from './admission.js';
 import { LOCAL_GATE } from './call-gate.js';
+import { addCount, IncomingTokens } from './incoming-tokens.js';
+import type { CountTokens } from './incoming-tokens.js';
 import type { CallGate, GateSlot } from './call-gate.js';
 import { SandboxPool } from './sandbox-pool.js';
 import type { AgentLimits, PoolCall } from './sandbox-pool.js';
@@ -44,7 +46,7 @@ export interface ExecutorOptions {
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
-  countTokens?: (value: unknown, budget?: CountBudget) => number | TokenCount;
+  countTokens?: CountTokens;
   /**
    * Where JavaScript worker threads send the host calls a guest awaits, straight to this process
    * (createExecutor opens one; false: none, every host call goes through the pool host's IPC).
@@ -69,7 +71,7 @@ export class PooledExecutor implements Executor {
   readonly #host: HostApi;
   readonly #log: Logger;
   readonly #workspace: WorkspaceStore | undefined;
-  readonly #countTokens: ((value: unknown, budget?: CountBudget) => number | TokenCount) | undefined;
+  readonly #countTokens: CountTokens | undefined;
   readonly #js: SandboxPool;
   readonly #python: SandboxPool | undefined;
   readonly #gate: CallGate;
@@ -153,8 +155,7 @@ export class PooledExecutor implements Executor {
     // allocates no AbortController and ending it creates no DOMException.
     let callEnded: AbortController | undefined;
     let ended = false;
-    const tokensIn = { tokens: 0, estimated: false };
-    const countBudget: CountBudget = { spentMs: 0 };
+    const tokensIn = new IncomingTokens(this.#countTokens);
     const ctx: HostCallContext = {
       identity,
       language: request.language,
@@ -167,7 +168,7 @@ export class PooledExecutor implements Executor {
         return callEnded.signal;
       },
       account: (direction, payload) => {
-        if (direction === 'in' && this.#countTokens) addCount(tokensIn, this.#countTokens(payload, countBudget));
+        if (direction === 'in') tokensIn.add(payload);
       },
     };
     try {
@@ -189,8 +190,8 @@ export class PooledExecutor implements Executor {
       const slot = this.#gate === LOCAL_GATE ? undefined : this.#clusterSlot(request.language === 'python' ? 'python' : 'js', identity.agent);
       const finished = await (slot ? this.#gate.run(slot, call, () => pool.run(call)) : pool.run(call));
       // Reads the worker served itself were not counted here: estimated from their length.
-      if (finished.outcome.readChars) addCount(tokensIn, { tokens: Math.ceil(finished.outcome.readChars / CHARS_PER_TOKEN), estimated: true });
-      return await this.#finish(started, finished.outcome, identity, tokensIn);
+      if (finished.outcome.readChars) tokensIn.addEstimate(Math.ceil(finished.outcome.readChars / CHARS_PER_TOKEN));
+      return await this.#finish(started, finished.outcome, identity, tokensIn.total());
     } finally {
       ended = true;
       callEnded?.abort(CALL_ENDED);
@@ -371,15 +372,6 @@ function scrub(message: string, roots: readonly string[]): string {
 const NO_TOKENS: TokenCount = Object.freeze({ tokens: 0, estimated: false });
 
 /** Adds a counter's figure (a number, or a TokenCount that may be estimated) to a running total. */
-function addCount(total: TokenCount, count: number | TokenCount): TokenCount {
-  if (typeof count === 'number') total.tokens += count;
-  else {
-    total.tokens += count.tokens;
-    total.estimated ||= count.estimated;
-  }
-  return total;
-}
-
 function failure(type: string, message: string): Outcome {
   return { ok: false, error: { type, message }, output: [] };
 }
