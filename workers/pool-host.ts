@@ -88,6 +88,7 @@ const memory = new MemoryWatch(
     return port !== undefined;
   },
   (id) => abort(id, 'memory'),
+  options.memoryPollMs,
 );
 /** Agents re-run the same code often; preprocessing (TS strip, parse) is cached by source. */
 const prepared = new LRUCache<string, Preprocessed>({ max: 500, maxSize: 32 * MB, sizeCalculation: (v, k) => k.length + (v.ok ? v.source.length : 200) });
@@ -213,7 +214,7 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
   // [0]: Pyodide's interrupt buffer; [1]: the JavaScript worker's threadId, so an abort can
   // watch that thread exit; [2]: characters the worker read itself (READ_CHARS_SLOT).
   const interrupt = new Int32Array(new SharedArrayBuffer(12));
-  const entry: Running = { controller, interrupt, wake, rssAtStart: memory.lastRss, memoryMb: req.memoryMb };
+  const entry: Running = { controller, interrupt, wake, rssAtStart: memory.startingRss(), memoryMb: req.memoryMb };
   running.set(id, entry);
   // What the worker posted last (its final output flush) may still be queued when the task
   // settles: forward it before 'done', or the coordinator drops it.
@@ -375,7 +376,6 @@ process.on('disconnect', () => {
   process.exit(0);
 });
 
-setInterval(() => memory.check(), options.memoryPollMs).unref();
 
 // Warm every thread (import ses, lockdown) before saying ready, so no call pays a cold start.
 threads.start().then(
