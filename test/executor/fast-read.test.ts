@@ -136,3 +136,59 @@ describe('read_file through a real executor', () => {
     }
   });
 });
+
+// The thread's cache of decoded file contents (workers/sandbox/read-cache.ts): found only by one
+// version of one file, after the path was authorized for the call asking.
+describe('read_file of large files, re-read from the thread cache', () => {
+  let sb: Sandbox;
+  const BIG = 100 * 1024;
+  const big = (fill: string): string => fill.repeat(BIG / fill.length);
+
+  beforeAll(async () => {
+    sb = await startSandbox({ workspaceDir: path.join(base, 'workspace-cache'), sandbox: { processes: 1, threadsPerProcess: 1 } });
+  }, 60_000);
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('a file changed in place, to the same size, is read anew', async () => {
+    const file = path.join(sb.namespaceDir('agent-a'), 'data.txt');
+    writeFileSync(file, big('a'));
+    const first = await sb.run("const t = read_file('data.txt'); return [t.length, t[0], t.at(-1)]");
+    expect(first.result).toEqual([BIG, 'a', 'a']);
+    for (const fill of ['b', 'c', 'd']) {
+      writeFileSync(file, big(fill));
+      const again = await sb.run("const t = read_file('data.txt'); return [t.length, t[0], t.at(-1)]");
+      expect(again.result).toEqual([BIG, fill, fill]);
+    }
+  });
+
+  it('a file replaced through write_file is read anew', async () => {
+    await sb.run(`write_file('swap.txt', ${JSON.stringify(big('1'))}); return read_file('swap.txt')[0]`);
+    const replaced = await sb.run(`write_file('swap.txt', ${JSON.stringify(big('2'))}); return read_file('swap.txt')[0]`);
+    expect(replaced.result).toBe('2');
+  });
+
+  it('two agents with a same-named large file on one thread each get their own, whatever the other cached', async () => {
+    writeFileSync(path.join(sb.namespaceDir('agent-a'), 'shared-name.json'), big('A'));
+    writeFileSync(path.join(sb.namespaceDir('agent-b'), 'shared-name.json'), big('B'));
+    for (let round = 0; round < 3; round++) {
+      const a = await sb.run("return read_file('shared-name.json').slice(0, 3)", { agent: 'alice', namespace: 'agent-a' });
+      const b = await sb.run("return read_file('shared-name.json').slice(0, 3)", { agent: 'bob', namespace: 'agent-b' });
+      expect([a.result, b.result]).toEqual(['AAA', 'BBB']);
+    }
+    // bob cannot reach alice's cached version by a path either
+    const climb = await sb.run("return read_file('../agent-a/shared-name.json').slice(0, 3)", { agent: 'bob', namespace: 'agent-b' });
+    expect(climb.success).toBe(false);
+  });
+
+  it('what the cache holds does not count against a later call\'s memory limit', async () => {
+    for (let i = 0; i < 12; i++) writeFileSync(path.join(sb.namespaceDir('agent-a'), `fill-${i}.txt`), `${i}`.padEnd(2 * 1024 * 1024, 'z'));
+    const fill = await sb.run('let n = 0; for (let i = 0; i < 12; i++) n += read_file(`fill-${i}.txt`).length; return n');
+    expect(fill.result).toBe(12 * 2 * 1024 * 1024);
+    // A call with a small limit that holds little itself is not stopped for the cache's ~24 MB.
+    const small = await sb.run('const a = new Array(1000).fill(1); return a.length', { memoryMb: 20 });
+    expect(small.error, small.traceback).toBeUndefined();
+    expect(small.result).toBe(1000);
+  });
+});

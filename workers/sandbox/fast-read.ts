@@ -5,9 +5,11 @@
 // the host, whose answer (content, or the one refusal message every caller sees) is canonical.
 // So a refusal is never decided here, only a success, and only inside the granted folder.
 
+import { isAscii } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { ReadGrant } from '../protocol.js';
+import { cachedText, keepText, versionKey, worthCaching } from './read-cache.js';
 
 /** Where the kernel shows what an open descriptor really is (Linux); elsewhere every read goes to the host. */
 const FD_LINKS = '/proc/self/fd';
@@ -61,21 +63,29 @@ export function fastRead(grant: ReadGrant | undefined, file: string): string | u
     // What was really named, whatever the path's folders pointed to at that moment.
     const real = readlinkSync(`${FD_LINKS}/${named}`);
     if (!real.startsWith(grant.root + path.sep)) return undefined;
-    const info = fstatSync(named);
-    if (!info.isFile() || info.size > grant.maxBytes) return undefined;
+    const info = fstatSync(named, { bigint: true });
+    const size = Number(info.size);
+    if (!info.isFile() || size > grant.maxBytes) return undefined;
+    // This very version of this file, decoded for an earlier call (read-cache.ts).
+    const key = worthCaching(size) ? versionKey(info) : undefined;
+    const cached = key === undefined ? undefined : cachedText(key);
+    if (cached !== undefined) return cached;
     // Opened through the descriptor: the very file checked above, whatever its path has become.
     fd = openSync(`${FD_LINKS}/${named}`, constants.O_RDONLY | constants.O_NONBLOCK);
     // At most one byte past the size checked (readFileSync would fstat again and read whatever the
     // file has grown to, up to 2 GiB); a file that grew since is the host's to answer.
-    const bytes = Buffer.allocUnsafe(info.size + 1);
+    const bytes = Buffer.allocUnsafe(size + 1);
     let length = 0;
     while (length < bytes.length) {
       const n = readSync(fd, bytes, length, bytes.length - length, length);
       if (n === 0) break;
       length += n;
     }
-    if (length > info.size) return undefined;
-    return bytes.toString('utf8', 0, length);
+    if (length > size) return undefined;
+    const text = bytes.toString('utf8', 0, length);
+    // Kept only if the file did not change while it was read.
+    if (key !== undefined && versionKey(fstatSync(fd, { bigint: true })) === key) keepText(key, text, isAscii(bytes.subarray(0, length)));
+    return text;
   } catch {
     return undefined;
   } finally {

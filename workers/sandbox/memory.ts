@@ -4,6 +4,7 @@
 
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { cachedBytes } from './read-cache.js';
 
 // A collector to call before judging: without it, garbage earlier calls left (ArrayBuffers above
 // all) would count against - or hide inside - a call's figure. Set up before lockdown.
@@ -14,7 +15,8 @@ let baselineBytes = 0;
 
 export function heapBytes(): number {
   const s = getHeapStatistics();
-  return s.used_heap_size + s.external_memory;
+  // The thread's cache of file contents is not any call's (read-cache.ts).
+  return s.used_heap_size + s.external_memory - cachedBytes();
 }
 
 /** Measures the idle worker (at warm-up, after a collection). */
