@@ -138,6 +138,8 @@ export interface SandboxProcessOptions {
   memoryPollMs: number;
   /** Where its worker threads send the host calls a guest awaits (workers/sandbox/host-link.ts). */
   hostLink?: HostLinkInfo;
+  /** JavaScript: idle this long, ms, threads drop what they cached for calls (default a minute). */
+  idleTrimMs?: number;
 }
 
 /** The coordinator's host-call socket, and the secret that names this process on it. */

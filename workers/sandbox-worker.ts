@@ -10,6 +10,7 @@ import { buildGlobals } from './sandbox/globals.js';
 import type { Evaluator } from './sandbox/globals.js';
 import { retainedBytes, setBaseline } from './sandbox/memory.js';
 import { lockdownRealm } from './sandbox/realm.js';
+import { clearReadCache } from './sandbox/read-cache.js';
 import { claimTask, hostLink, threadPort } from './sandbox/thread-channel.js';
 import { newBudget, toJsonSafe } from './sandbox/serialize.js';
 
@@ -36,7 +37,8 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 export default async function run(task: WorkerTask): Promise<Outcome> {
   if (task.source === '') {
-    // Warm-up task: measure what an idle worker holds.
+    // Warm-up task, and the idle trim: drop what calls left cached, measure what an idle worker holds.
+    clearReadCache();
     setBaseline();
     return { ok: true, value: null, output: [] };
   }

@@ -107,6 +107,17 @@ export class ThreadPool {
   }
 
   /**
+   * JavaScript, when idle a while: each thread drops what it kept for calls (read-cache.ts) and
+   * measures its idle footprint again (the warm-up task). A call that comes meanwhile waits for it.
+   */
+  trim(): Promise<void> {
+    return Promise.all(Array.from({ length: this.#options.threads }, () => runWarmTask(this.#current.pool))).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /**
    * Puts a pristine generation in place of the current one, which must be idle: its threads are
    * terminated. Resolves with how long the swap took, ms (about 1 ms with a warm standby).
    */

@@ -42,7 +42,7 @@ export interface ExecutorOptions {
   hostApi: HostApi;
   logger: Logger;
   /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
-  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox };
+  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number };
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
@@ -100,7 +100,7 @@ export class PooledExecutor implements Executor {
     const common = { maxQueued: limits.maxQueuedCalls, recycleTimeoutMs: options.pool?.recycleTimeoutMs, launch: options.pool?.launch, recycleSupport: { state: 'unknown' as const } };
     this.#js = new SandboxPool({
       ...common,
-      process: { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
+      process: { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20, ...(options.pool?.idleTrimMs ? { idleTrimMs: options.pool.idleTrimMs } : {}) },
       count: sandbox.processes,
       limits: shares(sandbox.processes * sandbox.threadsPerProcess),
       log: this.#log.child({ pool: 'js' }),

@@ -5,7 +5,7 @@
 // that permissions still decide, and that two agents on one worker read only their own files.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadGrant } from '../../workers/protocol.js';
@@ -190,5 +190,31 @@ describe('read_file of large files, re-read from the thread cache', () => {
     const small = await sb.run('const a = new Array(1000).fill(1); return a.length', { memoryMb: 20 });
     expect(small.error, small.traceback).toBeUndefined();
     expect(small.result).toBe(1000);
+  });
+});
+
+describe('an idle sandbox process gives back what its thread cached', () => {
+  let sb: Sandbox;
+  beforeAll(async () => {
+    sb = await startSandbox({ workspaceDir: path.join(base, 'workspace-trim'), sandbox: { processes: 1, threadsPerProcess: 1 }, pool: { idleTrimMs: 400 } });
+  }, 60_000);
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it.runIf(process.platform === 'linux')('the cached contents are released after the idle time', async () => {
+    const rssMb = (): number => {
+      const pid = sb.executor.processes()[0]?.pid;
+      return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096 / (1024 * 1024);
+    };
+    for (let i = 0; i < 12; i++) writeFileSync(path.join(sb.namespaceDir('agent-a'), `keep-${i}.txt`), `${i}`.padEnd(2 * 1024 * 1024, 'k'));
+    const read = await sb.run('let n = 0; for (let i = 0; i < 12; i++) n += read_file(`keep-${i}.txt`).length; return n');
+    expect(read.result).toBe(24 * 1024 * 1024);
+    const held = rssMb();
+    // idle: the trim runs within idleTrimMs + a quarter of it; its collection frees the strings
+    await expect.poll(() => held - rssMb(), { timeout: 10_000, interval: 200 }).toBeGreaterThan(12);
+    // and the thread still serves reads (from the file again)
+    const again = await sb.run("return read_file('keep-3.txt').slice(0, 2)");
+    expect(again.result).toBe('3k');
   });
 });

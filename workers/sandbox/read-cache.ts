@@ -58,3 +58,9 @@ export function keepText(key: string, text: string, oneByte: boolean): void {
 export function cachedBytes(): number {
   return total;
 }
+
+/** Forgets everything (an idle thread gives the memory back: pool-host.ts). */
+export function clearReadCache(): void {
+  entries.clear();
+  total = 0;
+}
