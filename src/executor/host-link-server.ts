@@ -26,6 +26,13 @@ export type LinkHandler = (call: LinkCall, reply: (r: HostReply) => void) => voi
 
 /** How long a new connection may take to name its process, ms. */
 const HELLO_MS = 1_000;
+/**
+ * The longest first line (the hello: a 32-character secret in JSON), bytes. Until a connection has
+ * named its process it may not make the coordinator buffer and parse a call-sized frame (tens of
+ * MB, `maxLineBytes`): without this bound any local connection could, unauthenticated, hold that
+ * much of the coordinator's memory for a second each and make it JSON.parse it.
+ */
+const HELLO_MAX_BYTES = 1024;
 
 export class HostLinkServer {
   readonly #server: net.Server;
@@ -91,12 +98,14 @@ export class HostLinkServer {
     const write = (line: string): void => {
       if (!socket.destroyed) socket.write(line);
     };
-    const reader = new LineReader(this.#maxLineBytes, (line) => {
+    const reader = new LineReader(HELLO_MAX_BYTES, (line) => {
       if (refused) return;
       if (secret === undefined) {
         clearTimeout(hello);
         secret = this.#greet(line, socket);
         refused = secret === undefined;
+        // Named: from the next line on, frames may be as long as one call's arguments.
+        if (!refused) reader.setLimit(this.#maxLineBytes);
         return;
       }
       const handler = this.#handlers.get(secret);

@@ -33,6 +33,17 @@ export function countRead(interrupt: Int32Array, chars: number): void {
   Atomics.store(interrupt, READ_CHARS_SLOT, Math.min(0x7fffffff, before + chars));
 }
 
+/**
+ * Whether V8 keeps `text` one byte per character: not only ASCII, any text whose characters all
+ * fit Latin-1 (UTF-8 'é' decodes to a one-byte string). Counted as two bytes a character, such
+ * text made the cache claim twice what it holds, and the surplus was subtracted from the running
+ * call's memory figure (memory.ts): up to 16 MB a call could hold past its memory_mb.
+ */
+function oneByteText(bytes: Buffer, text: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return isAscii(bytes) || !/[^\u0000-\u00ff]/.test(text);
+}
+
 /** Longest path served here; longer ones go to the host, which says what the limit is. */
 const MAX_PATH_CHARS = 1024;
 /** The ordinary relative path: no empty, `.` or `..` segment, no backslash or control character. */
@@ -84,7 +95,7 @@ export function fastRead(grant: ReadGrant | undefined, file: string): string | u
     if (length > size) return undefined;
     const text = bytes.toString('utf8', 0, length);
     // Kept only if the file did not change while it was read.
-    if (key !== undefined && versionKey(fstatSync(fd, { bigint: true })) === key) keepText(key, text, isAscii(bytes.subarray(0, length)));
+    if (key !== undefined && versionKey(fstatSync(fd, { bigint: true })) === key) keepText(key, text, oneByteText(bytes.subarray(0, length), text));
     return text;
   } catch {
     return undefined;
