@@ -14,6 +14,9 @@
 // 3. read-cache.ts: text decoded from non-ASCII UTF-8 whose characters all fit Latin-1 is stored
 //    one byte per character by V8, but the cache counted two: the surplus was subtracted from the
 //    running call's memory figure, so a call could hold up to 16 MB over its memory_mb limit.
+// 4. thread-pool.ts: a thread's V8 heap limit was maxMemoryMb, and the cache's up to 32 MB live in
+//    that heap: what one agent's reads left cached made the next agent's call on the thread die
+//    of V8's out-of-memory well within its memory_mb. The heap limit now has room for the cache.
 
 import { spawnSync } from 'node:child_process';
 import { linkSync, symlinkSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
@@ -241,5 +244,31 @@ describe('read cache: other agents\' files, swaps and memory', () => {
     // What the cache really holds is still left out for a call that holds little itself.
     const small = await sb.run('let n = 0; for (let i = 0; i < 4; i++) n += read_file(`latin-${i}.txt`).length; return n', mallory);
     expect(small.result).toBe(16 * MB);
+  }, 60_000);
+});
+
+describe('read cache: what another agent cached does not take a victim\'s heap', () => {
+  let sb: Sandbox;
+
+  beforeAll(async () => {
+    // The worker's V8 heap limit is maxMemoryMb: a small one makes the cache's share visible.
+    sb = await startSandbox({ sandbox: { processes: 1, threadsPerProcess: 1 }, limits: { maxFileBytes: 20 * MB, maxMemoryMb: 64 } });
+  }, 60_000);
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('HOLE: 32 MB mallory cached leave bob the memory_mb he asked for', async () => {
+    const dir = sb.namespaceDir('agent-m');
+    for (let i = 0; i < 2; i++) writeFileSync(path.join(dir, `fill-${i}.txt`), `${i}`.padEnd(16 * MB, 'm'));
+    // bob's call alone: 36 MB of heap under memory_mb 64.
+    const work = 'const a = new Array(4.5e6).fill(1.5); return a.length';
+    const bob = { agent: 'bob', namespace: 'agent-b', memoryMb: 64 };
+    const alone = await sb.run(work, bob);
+    expect(alone.result, textOf(alone).slice(0, 300)).toBe(4.5e6);
+    const fill = await sb.run('let n = 0; for (let i = 0; i < 2; i++) n += read_file(`fill-${i}.txt`).length; return n', { agent: 'mallory', namespace: 'agent-m', memoryMb: 64 });
+    expect(fill.result, textOf(fill).slice(0, 300)).toBe(32 * MB);
+    const after = await sb.run(work, bob);
+    expect(after.result, textOf(after).slice(0, 300)).toBe(4.5e6);
   }, 60_000);
 });
