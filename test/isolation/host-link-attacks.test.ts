@@ -14,20 +14,42 @@
 // 3. read-cache.ts: text decoded from non-ASCII UTF-8 whose characters all fit Latin-1 is stored
 //    one byte per character by V8, but the cache counted two: the surplus was subtracted from the
 //    running call's memory figure, so a call could hold up to 16 MB over its memory_mb limit.
-// 4. thread-pool.ts: a thread's V8 heap limit was maxMemoryMb, and the cache's up to 32 MB live in
+// 4. fast-read.ts: the cache key (inode, size, ctime, mtime) is only as fine as the filesystem's
+//    timestamps: on one with whole seconds (ext3, ext4 with small inodes, HFS+, NFS; FAT 2 s), a
+//    same-size rewrite within the second was served stale, and bob's new file on the inode alice
+//    had just freed was served alice's content. Now only versions changed over 3 s ago are cached.
+// 5. thread-pool.ts: a thread's V8 heap limit was maxMemoryMb, and the cache's up to 32 MB live in
 //    that heap: what one agent's reads left cached made the next agent's call on the thread die
 //    of V8's out-of-memory well within its memory_mb. The heap limit now has room for the cache.
 
 import { spawnSync } from 'node:child_process';
-import { linkSync, symlinkSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
+import type * as fsType from 'node:fs';
+import { linkSync, mkdirSync, realpathSync, symlinkSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { maxHostArgChars } from '../../src/executor/index.js';
 import { HostLinkServer } from '../../src/executor/host-link-server.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { fastRead } from '../../workers/sandbox/fast-read.js';
+import { cachedBytes } from '../../workers/sandbox/read-cache.js';
+import { tempDir } from '../fixtures/config.js';
 import { startSandbox, textOf } from '../fixtures/escape/sandbox.js';
 import type { Sandbox } from '../fixtures/escape/sandbox.js';
+
+// A filesystem with whole-second timestamps (ext3, ext4 with 128-byte inodes, HFS+, many NFS
+// servers; FAT has 2 s), for the in-process reader: its fstat rounds times down to the second.
+const coarse = vi.hoisted(() => ({ on: false }));
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof fsType>();
+  const second = 1_000_000_000n;
+  const fstatSync = ((fd: number, options?: fsType.StatOptions) => {
+    const info = actual.fstatSync(fd, options as fsType.StatSyncOptions) as fsType.BigIntStats;
+    if (!coarse.on || typeof info.ctimeNs !== 'bigint') return info;
+    return Object.assign(info, { ctimeNs: (info.ctimeNs / second) * second, mtimeNs: (info.mtimeNs / second) * second });
+  }) as typeof actual.fstatSync;
+  return { ...actual, fstatSync, default: { ...actual, fstatSync } };
+});
 
 const MB = 1024 * 1024;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -233,6 +255,7 @@ describe('read cache: other agents\' files, swaps and memory', () => {
     const dir = sb.namespaceDir('agent-m');
     // 8 MB of UTF-8 'é' each: 4 M characters, which V8 keeps one byte each (4 MB).
     for (let i = 0; i < 4; i++) writeFileSync(path.join(dir, `latin-${i}.txt`), big('é', 8 * MB));
+    await sleep(3_100); // settled: cached (fast-read.ts SETTLED_MS)
     const mallory = { agent: 'mallory', namespace: 'agent-m', memoryMb: 16 };
     const alone = await sb.run('globalThis.hold = new Uint8Array(24 * 1024 * 1024).fill(1); return hold.length', mallory);
     expect(alone.error_type).toBe('MemoryLimitError');
@@ -261,6 +284,7 @@ describe('read cache: what another agent cached does not take a victim\'s heap',
   it('HOLE: 32 MB mallory cached leave bob the memory_mb he asked for', async () => {
     const dir = sb.namespaceDir('agent-m');
     for (let i = 0; i < 2; i++) writeFileSync(path.join(dir, `fill-${i}.txt`), `${i}`.padEnd(16 * MB, 'm'));
+    await sleep(3_100); // settled: cached (fast-read.ts SETTLED_MS)
     // bob's call alone: 36 MB of heap under memory_mb 64.
     const work = 'const a = new Array(4.5e6).fill(1.5); return a.length';
     const bob = { agent: 'bob', namespace: 'agent-b', memoryMb: 64 };
@@ -271,4 +295,47 @@ describe('read cache: what another agent cached does not take a victim\'s heap',
     const after = await sb.run(work, bob);
     expect(after.result, textOf(after).slice(0, 300)).toBe(4.5e6);
   }, 60_000);
+});
+
+describe('read cache on a filesystem with whole-second timestamps (in-process reader)', () => {
+  const root = realpathSync(tempDir('cem-coarse-'));
+  const grant = (ns: string) => ({ root: path.join(root, ns), maxBytes: MB, hostOnly: [] as string[] });
+  const big = (fill: string): string => fill.repeat(96 * 1024);
+  beforeAll(() => {
+    for (const ns of ['agent-a', 'agent-b']) mkdirSync(path.join(root, ns));
+    coarse.on = true;
+  });
+  afterAll(() => {
+    coarse.on = false;
+  });
+
+  it('a version changed over 3 s ago is cached; a same-size rewrite within the second then is read anew', async () => {
+    const file = path.join(root, 'agent-a', 'settled.txt');
+    writeFileSync(file, big('s'));
+    await sleep(3_100);
+    const before = cachedBytes();
+    expect(fastRead(grant('agent-a'), 'settled.txt')?.slice(0, 3)).toBe('sss');
+    expect(cachedBytes() - before).toBe(96 * 1024);
+    writeFileSync(file, big('t'));
+    expect(fastRead(grant('agent-a'), 'settled.txt')?.slice(0, 3)).toBe('ttt');
+  });
+
+  it('HOLE: a same-size rewrite within the second is read anew, not served stale', () => {
+    const file = path.join(root, 'agent-a', 'rewrite.txt');
+    for (const fill of ['a', 'b', 'c', 'd']) {
+      writeFileSync(file, big(fill));
+      expect(fastRead(grant('agent-a'), 'rewrite.txt')?.slice(0, 3)).toBe(fill.repeat(3));
+    }
+  });
+
+  it('HOLE: the inode alice freed, reused by bob within the second, gives bob his own content', () => {
+    for (let round = 0; round < 5; round++) {
+      const mine = path.join(root, 'agent-a', `tmp-${round}.txt`);
+      writeFileSync(mine, big('A'));
+      expect(fastRead(grant('agent-a'), `tmp-${round}.txt`)?.slice(0, 3)).toBe('AAA');
+      unlinkSync(mine);
+      writeFileSync(path.join(root, 'agent-b', `got-${round}.txt`), big('B'));
+      expect(fastRead(grant('agent-b'), `got-${round}.txt`)?.slice(0, 3)).toBe('BBB');
+    }
+  });
 });

@@ -7,6 +7,7 @@
 
 import { isAscii } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import type { ReadGrant } from '../protocol.js';
 import { cachedText, keepText, versionKey, worthCaching } from './read-cache.js';
@@ -44,6 +45,20 @@ function oneByteText(bytes: Buffer, text: string): boolean {
   return isAscii(bytes) || !/[^\u0000-\u00ff]/.test(text);
 }
 
+/**
+ * A file's version is cached only once its last change (ctime) is this old, ms. Timestamps are
+ * only as fine as the filesystem keeps them (whole seconds on ext3, ext4 with 128-byte inodes,
+ * HFS+ and many NFS servers, 2 s on FAT; a jiffy on Linux before 6.13): within that grain, a
+ * same-size rewrite, or a new file on the inode another agent just freed, has the same key as the
+ * version cached, and was served the cached text (stale, or the other agent's). A change made
+ * after a settled version was cached gets a ctime past it, so its key differs. Racy-git's rule.
+ */
+const SETTLED_MS = 3_000;
+
+function settled(info: BigIntStats): boolean {
+  return info.ctimeNs < BigInt(Date.now() - SETTLED_MS) * 1_000_000n;
+}
+
 /** Longest path served here; longer ones go to the host, which says what the limit is. */
 const MAX_PATH_CHARS = 1024;
 /** The ordinary relative path: no empty, `.` or `..` segment, no backslash or control character. */
@@ -77,8 +92,9 @@ export function fastRead(grant: ReadGrant | undefined, file: string): string | u
     const info = fstatSync(named, { bigint: true });
     const size = Number(info.size);
     if (!info.isFile() || size > grant.maxBytes) return undefined;
-    // This very version of this file, decoded for an earlier call (read-cache.ts).
-    const key = worthCaching(size) ? versionKey(info) : undefined;
+    // This very version of this file, decoded for an earlier call (read-cache.ts). Only a file
+    // changed a while ago: see SETTLED_MS.
+    const key = worthCaching(size) && settled(info) ? versionKey(info) : undefined;
     const cached = key === undefined ? undefined : cachedText(key);
     if (cached !== undefined) return cached;
     // Opened through the descriptor: the very file checked above, whatever its path has become.
