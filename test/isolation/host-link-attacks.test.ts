@@ -18,7 +18,10 @@
 //    timestamps: on one with whole seconds (ext3, ext4 with small inodes, HFS+, NFS; FAT 2 s), a
 //    same-size rewrite within the second was served stale, and bob's new file on the inode alice
 //    had just freed was served alice's content. Now only versions changed over 3 s ago are cached.
-// 5. thread-pool.ts: a thread's V8 heap limit was maxMemoryMb, and the cache's up to 32 MB live in
+// 5. sandbox-process.ts: the secret went to the sandbox process in argv, which every local user
+//    reads in /proc/PID/cmdline. It now goes in the environment (own user only), and pool-host.ts
+//    takes it out of its environment before any worker thread starts.
+// 6. thread-pool.ts: a thread's V8 heap limit was maxMemoryMb, and the cache's up to 32 MB live in
 //    that heap: what one agent's reads left cached made the next agent's call on the thread die
 //    of V8's out-of-memory well within its memory_mb. The heap limit now has room for the cache.
 
@@ -132,6 +135,13 @@ describe('host link: guest code, local processes and malformed frames', () => {
       s.on('error', (e) => { console.log(e.code); process.exit(0); });`;
     const r = spawnSync('/usr/bin/node', ['-e', script], { uid: 65534, gid: 65534, encoding: 'utf8', timeout: 10_000 });
     expect(r.stdout.trim()).toBe('EACCES');
+  });
+
+  it('HOLE: no other local user can read the secret from a process listing (argv)', () => {
+    expect(secrets.length).toBeGreaterThan(0);
+    const listing = spawnSync('/bin/sh', ['-c', 'cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\\0" "\\n"'], { uid: 65534, gid: 65534, encoding: 'utf8', maxBuffer: 64 * MB });
+    expect(listing.stdout).toContain('pool-host');
+    for (const secret of secrets) expect(listing.stdout).not.toContain(secret);
   });
 
   it('HOLE: an unauthenticated connection cannot make the coordinator buffer a call-sized first line', async () => {
