@@ -27,7 +27,7 @@
 
 import { spawnSync } from 'node:child_process';
 import type * as fsType from 'node:fs';
-import { linkSync, mkdirSync, realpathSync, symlinkSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, realpathSync, symlinkSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -348,4 +348,47 @@ describe('read cache on a filesystem with whole-second timestamps (in-process re
       expect(fastRead(grant('agent-b'), `got-${round}.txt`)?.slice(0, 3)).toBe('BBB');
     }
   });
+});
+
+describe('host link: Python sandboxes', () => {
+  let sb: Sandbox;
+  let link: HostLinkServer;
+  let secrets: string[];
+  /** Connections to the link's socket (the listener and each accepted one name its path). */
+  const linkSockets = (): number => readFileSync('/proc/net/unix', 'utf8').split('\n').filter((l) => l.endsWith(` ${link.path}`)).length;
+
+  beforeAll(async () => {
+    ({ link, secrets } = await spiedLink(MB));
+    sb = await startSandbox({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 1 }, hostLink: link, toolNames: ['up.echo'], extensions: { call_tool: async ([, , args]) => args } });
+  }, 180_000);
+  afterAll(async () => {
+    await sb?.close();
+    await link?.close();
+  });
+
+  it('Python processes get no secret and open no connection; Python code finds neither', async () => {
+    // Only the JavaScript process was registered on the link.
+    expect(secrets.length).toBe(1);
+    for (let i = 0; i < 50 && link.calls === 0; i++) {
+      await sb.run('return await tools.up.echo({ warm: 1 })');
+      await sleep(20);
+    }
+    const probe = [
+      'out = []',
+      'for name in ("js", "pyodide_js", "pyodide", "_pyodide"):',
+      '    try:',
+      '        m = __import__(name)',
+      '        out.append(name + "=" + repr(dir(m))[:2000])',
+      '    except BaseException as e:',
+      '        out.append(name + "!" + repr(e))',
+      'import sys',
+      'out.append(repr(sorted(sys.modules))[:5000])',
+      'print("\\n".join(out))',
+    ].join('\n');
+    const r = await sb.run(probe, { language: 'python' as 'javascript', timeoutSeconds: 20 });
+    expect(r.success, textOf(r).slice(0, 500)).toBe(true);
+    for (const secret of secrets) expect(textOf(r)).not.toContain(secret);
+    // The listener and the JavaScript thread's connection; none from the Python thread.
+    expect(linkSockets()).toBe(2);
+  }, 60_000);
 });
