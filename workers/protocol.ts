@@ -150,6 +150,9 @@ export interface SandboxProcessOptions {
  */
 export const HOST_LINK_ENV = 'CEM_HOST_LINK';
 
+/** The line the coordinator sends a host link whose hello named a registered process. */
+export const HOST_LINK_WELCOME = '{"welcome":true}';
+
 /** The coordinator's host-call socket, and the secret that names this process on it. */
 export interface HostLinkInfo {
   path: string;

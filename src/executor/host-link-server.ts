@@ -11,6 +11,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LineReader } from '../../workers/line-reader.js';
+import { HOST_LINK_WELCOME } from '../../workers/protocol.js';
 import type { HostLinkInfo, HostReply } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
 
@@ -106,6 +107,8 @@ export class HostLinkServer {
         refused = secret === undefined;
         // Named: from the next line on, frames may be as long as one call's arguments.
         if (!refused) reader.setLimit(this.#maxLineBytes);
+        // Told so: the thread sends calls over the link only from then on (host-link.ts).
+        if (!refused) write(`${HOST_LINK_WELCOME}\n`);
         return;
       }
       const handler = this.#handlers.get(secret);
