@@ -89,9 +89,10 @@ export class SandboxProcess {
   constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, launch: LaunchSandbox = launchWithFork, link?: HostLinkServer) {
     this.threads = options.threads;
     // Its threads' host links may carry calls for what runs here, and nothing else.
+    // One connection per thread, and as many again for replaced threads whose sockets still close.
     const place = link?.register((call, reply) => {
       if (this.#inflight.has(call.id)) events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
-    });
+    }, 2 * options.threads + 2);
     this.#dropLink = place?.drop;
     this.kind = options.kind;
     this.#events = events;

@@ -18,6 +18,10 @@
 //    coordinator accepted its hello: calls written then to a link the coordinator refused (its
 //    hello timer fired while it was stalled) were lost, and the guest waited to its time limit.
 //    The coordinator now answers an accepted hello; calls use the link only after that.
+// 5. host-link-server.ts: connections were unbounded: a sandbox process out of its Compartment
+//    (it holds its secret), or anything reaching the socket, could open them until the
+//    coordinator ran out of descriptors. Now a secret names at most 2 x threads + 2 at once, and
+//    at most 64 connections may be waiting to say their hello.
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
@@ -254,6 +258,51 @@ describe('host link: the worker side when the coordinator refuses', () => {
       expect(sent).toBe(1);
       await expect.poll(() => replies).toEqual([100]);
       expect(served).toEqual([100]);
+    } finally {
+      place.drop();
+      await link.close();
+    }
+  });
+});
+
+describe('host link: connection floods (fds of the coordinator)', () => {
+  /** Opens `n` connections, each sending `first` on connect; resolves with how many are still open after `ms`. */
+  async function flood(linkPath: string, n: number, first: string, ms: number): Promise<{ open: number; sockets: net.Socket[] }> {
+    const sockets: net.Socket[] = [];
+    let open = 0;
+    await Promise.all(
+      Array.from({ length: n }, () => new Promise<void>((resolve) => {
+        const s = net.createConnection(linkPath);
+        sockets.push(s);
+        s.on('error', () => resolve());
+        s.once('connect', () => {
+          open++;
+          s.once('close', () => open--);
+          if (first) s.write(`${first}\n`);
+          resolve();
+        });
+      })),
+    );
+    await sleep(ms);
+    return { open, sockets };
+  }
+
+  it('HOLE: one secret opens at most a few connections; unnamed ones are capped too', async () => {
+    const link = await HostLinkServer.open(MB, silentLogger());
+    const place = link.register(() => undefined, 4);
+    try {
+      // A sandbox process that got out of its SES Compartment holds its secret: 300 connections.
+      const named = await flood(link.path, 300, JSON.stringify({ hello: place.info.secret }), 300);
+      expect(named.open).toBeLessThanOrEqual(4);
+      for (const s of named.sockets) s.destroy();
+      // Or it says nothing: all would be held for the hello second.
+      const unnamed = await flood(link.path, 300, '', 300);
+      expect(unnamed.open).toBeLessThanOrEqual(64);
+      for (const s of unnamed.sockets) s.destroy();
+      // The real owner still gets a link once the flood is gone.
+      await sleep(50);
+      const good = new WorkerHostLink(place.info);
+      await expect.poll(() => good.send({ kind: 'host-call', id: 1, callId: 1, method: 'x', args: [] })).toBe(true);
     } finally {
       place.drop();
       await link.close();
