@@ -25,8 +25,12 @@ export interface LinkCall {
 
 export type LinkHandler = (call: LinkCall, reply: (r: HostReply) => void) => void;
 
-/** Connections that have not named a process yet, at most, at once. */
-const MAX_UNNAMED = 64;
+/**
+ * Connections that have not named a process yet, at most, at once. Worker threads name theirs at
+ * once, but many starting together (processes x threads) may all be accepted in one turn before
+ * any hello is read: the bound is well above that, and well below a default 1024 descriptors.
+ */
+const MAX_UNNAMED = 256;
 /** How long a new connection may take to name its process, ms. */
 const HELLO_MS = 1_000;
 /**

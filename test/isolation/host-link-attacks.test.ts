@@ -21,7 +21,7 @@
 // 5. host-link-server.ts: connections were unbounded: a sandbox process out of its Compartment
 //    (it holds its secret), or anything reaching the socket, could open them until the
 //    coordinator ran out of descriptors. Now a secret names at most 2 x threads + 2 at once, and
-//    at most 64 connections may be waiting to say their hello.
+//    at most 256 connections may be waiting to say their hello.
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
@@ -296,8 +296,8 @@ describe('host link: connection floods (fds of the coordinator)', () => {
       expect(named.open).toBeLessThanOrEqual(4);
       for (const s of named.sockets) s.destroy();
       // Or it says nothing: all would be held for the hello second.
-      const unnamed = await flood(link.path, 300, '', 300);
-      expect(unnamed.open).toBeLessThanOrEqual(64);
+      const unnamed = await flood(link.path, 600, '', 300);
+      expect(unnamed.open).toBeLessThanOrEqual(256);
       for (const s of unnamed.sockets) s.destroy();
       // The real owner still gets a link once the flood is gone.
       await sleep(50);
