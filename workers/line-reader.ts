@@ -4,7 +4,7 @@
 // lines; a line longer than `maxLineBytes` is refused instead of growing the buffer without end.
 
 export class LineReader {
-  readonly #maxLineBytes: number;
+  #maxLineBytes: number;
   readonly #onLine: (line: string) => void;
   #parts: Buffer[] = [];
   #partBytes = 0;
@@ -12,6 +12,14 @@ export class LineReader {
   constructor(maxLineBytes: number, onLine: (line: string) => void) {
     this.#maxLineBytes = maxLineBytes;
     this.#onLine = onLine;
+  }
+
+  /**
+   * Changes the bound from the next line on, even in the middle of a chunk (the host link keeps
+   * it small until a connection has named its process: host-link-server.ts).
+   */
+  setLimit(maxLineBytes: number): void {
+    this.#maxLineBytes = maxLineBytes;
   }
 
   /** Feeds a chunk; false when a line is over the limit (the stream should be closed). */

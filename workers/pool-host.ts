@@ -20,11 +20,17 @@ import { preprocess } from './preprocess.js';
 import { READ_CHARS_SLOT } from './sandbox/fast-read.js';
 import type { Preprocessed } from './preprocess.js';
 import { runWarmTask, STATE_GROWN_PAGES, STATE_RETIRE, ThreadPool, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
-import type { AbortReason, ErrorInfo, FromSandbox, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, ToThread, WorkerMessage, WorkerTask } from './protocol.js';
+import { HOST_LINK_ENV } from './protocol.js';
+import type { AbortReason, ErrorInfo, FromSandbox, HostLinkInfo, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, ToThread, WorkerMessage, WorkerTask } from './protocol.js';
 
 const MB = 1024 * 1024;
 const started = performance.now();
 const options = JSON.parse(process.argv[2] ?? '{}') as SandboxProcessOptions;
+// The host link's secret (protocol.ts HOST_LINK_ENV), taken out of the environment before any
+// worker thread starts with a copy of it.
+const linkJson = process.env[HOST_LINK_ENV];
+delete process.env[HOST_LINK_ENV];
+if (linkJson) options.hostLink = JSON.parse(linkJson) as HostLinkInfo;
 
 /** Each worker thread's channel (workers/sandbox/thread-channel.ts), by threadId. */
 const channels = new Map<number, MessagePort>();

@@ -136,11 +136,24 @@ export interface SandboxProcessOptions {
   maxMemoryMb: number;
   /** How often the process checks its resident memory against running calls' limits, ms. */
   memoryPollMs: number;
-  /** Where its worker threads send the host calls a guest awaits (workers/sandbox/host-link.ts). */
+  /**
+   * Where its worker threads send the host calls a guest awaits (workers/sandbox/host-link.ts).
+   * Never in argv: it travels in the environment variable HOST_LINK_ENV (see there).
+   */
   hostLink?: HostLinkInfo;
   /** JavaScript: idle this long, ms, threads drop what they cached for calls (default a minute). */
   idleTrimMs?: number;
 }
+
+/**
+ * The environment variable that carries a sandbox process's HostLinkInfo, as JSON. Not argv: any
+ * local user can read a process's command line (/proc/PID/cmdline, ps), only its own user its
+ * environment; the pool host removes it from its environment before any thread starts.
+ */
+export const HOST_LINK_ENV = 'CEM_HOST_LINK';
+
+/** The line the coordinator sends a host link whose hello named a registered process. */
+export const HOST_LINK_WELCOME = '{"welcome":true}';
 
 /** The coordinator's host-call socket, and the secret that names this process on it. */
 export interface HostLinkInfo {

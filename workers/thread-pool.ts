@@ -8,6 +8,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { isChannelOffer } from './sandbox/thread-channel.js';
 import { Piscina } from 'piscina';
 import type { SandboxProcessOptions, WorkerTask } from './protocol.js';
+import { MAX_CACHE_BYTES } from './sandbox/read-cache.js';
 
 /**
  * Slots of a Python worker's state buffer (Int32Array over a SharedArrayBuffer, one per pool of
@@ -53,7 +54,10 @@ function createGeneration(options: SandboxProcessOptions, events: PoolEvents): G
     // task anyway: each task ends with a macrotask turn after its scope is closed.
     atomics: 'sync',
     // CPython's recursion needs a deep native stack; 4 MB lets a deeply nested repr kill Pyodide.
-    resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, stackSizeMb: options.kind === 'python' ? 64 : 4 },
+    // The read cache's strings (read-cache.ts) live in this heap but are no call's: without room
+    // for them, what one agent's reads left cached took up to 32 MB of the heap limit from the
+    // next agent's call on the thread, which then died of V8's out-of-memory within its memory_mb.
+    resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb + MAX_CACHE_BYTES / (1024 * 1024), stackSizeMb: options.kind === 'python' ? 64 : 4 },
     recordTiming: false,
     workerData: { state, hostLink: options.hostLink },
   });

@@ -11,6 +11,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LineReader } from '../../workers/line-reader.js';
+import { HOST_LINK_WELCOME } from '../../workers/protocol.js';
 import type { HostLinkInfo, HostReply } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
 
@@ -24,14 +25,30 @@ export interface LinkCall {
 
 export type LinkHandler = (call: LinkCall, reply: (r: HostReply) => void) => void;
 
+/**
+ * Connections that have not named a process yet, at most, at once. Worker threads name theirs at
+ * once, but many starting together (processes x threads) may all be accepted in one turn before
+ * any hello is read: the bound is well above that, and well below a default 1024 descriptors.
+ */
+const MAX_UNNAMED = 256;
 /** How long a new connection may take to name its process, ms. */
 const HELLO_MS = 1_000;
+/**
+ * The longest first line (the hello: a 32-character secret in JSON), bytes. Until a connection has
+ * named its process it may not make the coordinator buffer and parse a call-sized frame (tens of
+ * MB, `maxLineBytes`): without this bound any local connection could, unauthenticated, hold that
+ * much of the coordinator's memory for a second each and make it JSON.parse it.
+ */
+const HELLO_MAX_BYTES = 1024;
 
 export class HostLinkServer {
   readonly #server: net.Server;
   readonly #dir: string;
   readonly #handlers = new Map<string, LinkHandler>();
   readonly #connections = new Map<string, Set<net.Socket>>();
+  readonly #limits = new Map<string, number>();
+  /** Connections that have not (yet) named a process. */
+  #unnamed = 0;
   readonly #maxLineBytes: number;
   readonly #log: Logger;
   readonly path: string;
@@ -62,14 +79,21 @@ export class HostLinkServer {
     return server;
   }
 
-  /** A new process's place on the link; `drop` closes its connections and forgets its secret. */
-  register(handler: LinkHandler): { info: HostLinkInfo; drop: () => void } {
+  /**
+   * A new process's place on the link; `drop` closes its connections and forgets its secret. At
+   * most `maxConnections` connections may name it at once (its threads, and some slack for
+   * replaced ones still closing): a process that escaped its sandbox holds its secret, and could
+   * otherwise open connections until the coordinator ran out of file descriptors.
+   */
+  register(handler: LinkHandler, maxConnections = Number.POSITIVE_INFINITY): { info: HostLinkInfo; drop: () => void } {
     const secret = randomBytes(24).toString('base64url');
     this.#handlers.set(secret, handler);
+    this.#limits.set(secret, maxConnections);
     return {
       info: { path: this.path, secret },
       drop: () => {
         this.#handlers.delete(secret);
+        this.#limits.delete(secret);
         for (const socket of this.#connections.get(secret) ?? []) socket.destroy();
         this.#connections.delete(secret);
       },
@@ -85,18 +109,35 @@ export class HostLinkServer {
   }
 
   #accept(socket: net.Socket): void {
+    // Connections that have not named a process yet are capped as well: each holds a descriptor
+    // for up to HELLO_MS, and anyone who can reach the socket can open them.
+    if (this.#unnamed >= MAX_UNNAMED) {
+      socket.destroy();
+      return;
+    }
+    this.#unnamed++;
+    let unnamed = true;
+    const named = (): void => {
+      if (unnamed) this.#unnamed--;
+      unnamed = false;
+    };
     let secret: string | undefined;
     let refused = false;
     const hello = setTimeout(() => socket.destroy(), HELLO_MS);
     const write = (line: string): void => {
       if (!socket.destroyed) socket.write(line);
     };
-    const reader = new LineReader(this.#maxLineBytes, (line) => {
+    const reader = new LineReader(HELLO_MAX_BYTES, (line) => {
       if (refused) return;
       if (secret === undefined) {
         clearTimeout(hello);
+        named();
         secret = this.#greet(line, socket);
         refused = secret === undefined;
+        // Named: from the next line on, frames may be as long as one call's arguments.
+        if (!refused) reader.setLimit(this.#maxLineBytes);
+        // Told so: the thread sends calls over the link only from then on (host-link.ts).
+        if (!refused) write(`${HOST_LINK_WELCOME}\n`);
         return;
       }
       const handler = this.#handlers.get(secret);
@@ -114,6 +155,7 @@ export class HostLinkServer {
     socket.on('error', () => undefined);
     socket.once('close', () => {
       clearTimeout(hello);
+      named();
       if (secret !== undefined) this.#connections.get(secret)?.delete(socket);
     });
   }
@@ -133,6 +175,12 @@ export class HostLinkServer {
     }
     let set = this.#connections.get(secret);
     if (!set) this.#connections.set(secret, (set = new Set()));
+    if (set.size >= (this.#limits.get(secret) ?? 0)) {
+      // Its threads fall back to the pool host for as long as the link is refused.
+      this.#log.warn({ code: 'HOST_LINK_TOO_MANY' }, 'a sandbox process opened more host links than it has threads; closed');
+      socket.destroy();
+      return undefined;
+    }
     set.add(socket);
     return secret;
   }

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import { fork } from 'node:child_process';
 import type { ForkOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { HOST_LINK_ENV } from '../../workers/protocol.js';
 import type { AbortReason, FromSandbox, HostReply, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
 import { batchingSender, unbatch } from '../../workers/ipc-batch.js';
 import type { Batch } from '../../workers/ipc-batch.js';
@@ -88,11 +89,11 @@ export class SandboxProcess {
   constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, launch: LaunchSandbox = launchWithFork, link?: HostLinkServer) {
     this.threads = options.threads;
     // Its threads' host links may carry calls for what runs here, and nothing else.
+    // One connection per thread, and as many again for replaced threads whose sockets still close.
     const place = link?.register((call, reply) => {
       if (this.#inflight.has(call.id)) events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
-    });
+    }, 2 * options.threads + 2);
     this.#dropLink = place?.drop;
-    if (place) options = { ...options, hostLink: place.info };
     this.kind = options.kind;
     this.#events = events;
     this.#log = log;
@@ -102,7 +103,8 @@ export class SandboxProcess {
       // JSON framing costs about half the CPU of the structured-clone serializer per message.
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      env: { NODE_ENV: process.env.NODE_ENV ?? 'production' },
+      // The link's secret goes in the environment, not in argv, where every local user sees it.
+      env: { NODE_ENV: process.env.NODE_ENV ?? 'production', ...(place ? { [HOST_LINK_ENV]: JSON.stringify(place.info) } : {}) },
     };
     let child: SandboxChild;
     try {

@@ -154,6 +154,8 @@ describe('read_file of large files, re-read from the thread cache', () => {
   it('a file changed in place, to the same size, is read anew', async () => {
     const file = path.join(sb.namespaceDir('agent-a'), 'data.txt');
     writeFileSync(file, big('a'));
+    // Settled, so this first version is cached (fast-read.ts caches none changed in the last 3 s).
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
     const first = await sb.run("const t = read_file('data.txt'); return [t.length, t[0], t.at(-1)]");
     expect(first.result).toEqual([BIG, 'a', 'a']);
     for (const fill of ['b', 'c', 'd']) {
@@ -184,6 +186,7 @@ describe('read_file of large files, re-read from the thread cache', () => {
 
   it('what the cache holds does not count against a later call\'s memory limit', async () => {
     for (let i = 0; i < 12; i++) writeFileSync(path.join(sb.namespaceDir('agent-a'), `fill-${i}.txt`), `${i}`.padEnd(2 * 1024 * 1024, 'z'));
+    await new Promise((resolve) => setTimeout(resolve, 3_100)); // settled: cached
     const fill = await sb.run('let n = 0; for (let i = 0; i < 12; i++) n += read_file(`fill-${i}.txt`).length; return n');
     expect(fill.result).toBe(12 * 2 * 1024 * 1024);
     // A call with a small limit that holds little itself is not stopped for the cache's ~24 MB.

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HostLinkServer } from '../../src/executor/host-link-server.js';
 import type { LinkCall } from '../../src/executor/host-link-server.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { HOST_LINK_WELCOME } from '../../workers/protocol.js';
 import { startSandbox } from '../fixtures/escape/sandbox.js';
 import type { Sandbox } from '../fixtures/escape/sandbox.js';
 
@@ -21,7 +22,8 @@ function client(path: string): { send(line: string): void; lines: string[]; clos
   socket.on('data', (d: Buffer) => {
     buffer += d.toString('utf8');
     for (let at = buffer.indexOf('\n'); at >= 0; at = buffer.indexOf('\n')) {
-      lines.push(buffer.slice(0, at));
+      // The coordinator's acceptance of a hello is not a reply.
+      if (buffer.slice(0, at) !== HOST_LINK_WELCOME) lines.push(buffer.slice(0, at));
       buffer = buffer.slice(at + 1);
     }
   });

@@ -260,6 +260,9 @@ function approximateSize(value: unknown, limit: number): number {
       total += 2;
       for (const x of v) stack.push(x);
     } else if (v !== null && typeof v === 'object') {
+      // Its braces: counted as 0, `[{}, {}, ...]` passed the check at any length and made a
+      // frame past the host link's bound, which closed the thread's link and lost the call.
+      total += 2;
       for (const [k, x] of Object.entries(v)) {
         total += k.length + 4;
         stack.push(x);

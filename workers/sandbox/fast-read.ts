@@ -7,6 +7,7 @@
 
 import { isAscii } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import type { ReadGrant } from '../protocol.js';
 import { cachedText, keepText, versionKey, worthCaching } from './read-cache.js';
@@ -31,6 +32,31 @@ export const READ_CHARS_SLOT = 2;
 export function countRead(interrupt: Int32Array, chars: number): void {
   const before = Atomics.load(interrupt, READ_CHARS_SLOT);
   Atomics.store(interrupt, READ_CHARS_SLOT, Math.min(0x7fffffff, before + chars));
+}
+
+/**
+ * Whether V8 keeps `text` one byte per character: not only ASCII, any text whose characters all
+ * fit Latin-1 (UTF-8 'é' decodes to a one-byte string). Counted as two bytes a character, such
+ * text made the cache claim twice what it holds, and the surplus was subtracted from the running
+ * call's memory figure (memory.ts): up to 16 MB a call could hold past its memory_mb.
+ */
+function oneByteText(bytes: Buffer, text: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return isAscii(bytes) || !/[^\u0000-\u00ff]/.test(text);
+}
+
+/**
+ * A file's version is cached only once its last change (ctime) is this old, ms. Timestamps are
+ * only as fine as the filesystem keeps them (whole seconds on ext3, ext4 with 128-byte inodes,
+ * HFS+ and many NFS servers, 2 s on FAT; a jiffy on Linux before 6.13): within that grain, a
+ * same-size rewrite, or a new file on the inode another agent just freed, has the same key as the
+ * version cached, and was served the cached text (stale, or the other agent's). A change made
+ * after a settled version was cached gets a ctime past it, so its key differs. Racy-git's rule.
+ */
+const SETTLED_MS = 3_000;
+
+function settled(info: BigIntStats): boolean {
+  return info.ctimeNs < BigInt(Date.now() - SETTLED_MS) * 1_000_000n;
 }
 
 /** Longest path served here; longer ones go to the host, which says what the limit is. */
@@ -66,8 +92,9 @@ export function fastRead(grant: ReadGrant | undefined, file: string): string | u
     const info = fstatSync(named, { bigint: true });
     const size = Number(info.size);
     if (!info.isFile() || size > grant.maxBytes) return undefined;
-    // This very version of this file, decoded for an earlier call (read-cache.ts).
-    const key = worthCaching(size) ? versionKey(info) : undefined;
+    // This very version of this file, decoded for an earlier call (read-cache.ts). Only a file
+    // changed a while ago: see SETTLED_MS.
+    const key = worthCaching(size) && settled(info) ? versionKey(info) : undefined;
     const cached = key === undefined ? undefined : cachedText(key);
     if (cached !== undefined) return cached;
     // Opened through the descriptor: the very file checked above, whatever its path has become.
@@ -84,7 +111,7 @@ export function fastRead(grant: ReadGrant | undefined, file: string): string | u
     if (length > size) return undefined;
     const text = bytes.toString('utf8', 0, length);
     // Kept only if the file did not change while it was read.
-    if (key !== undefined && versionKey(fstatSync(fd, { bigint: true })) === key) keepText(key, text, isAscii(bytes.subarray(0, length)));
+    if (key !== undefined && versionKey(fstatSync(fd, { bigint: true })) === key) keepText(key, text, oneByteText(bytes.subarray(0, length), text));
     return text;
   } catch {
     return undefined;

@@ -12,6 +12,7 @@
 
 import net from 'node:net';
 import { LineReader } from '../line-reader.js';
+import { HOST_LINK_WELCOME } from '../protocol.js';
 import type { HostLinkInfo, ToThread, WorkerMessage } from '../protocol.js';
 
 /** The longest reply line a thread accepts, bytes (a read_file answer is at most maxFileBytes). */
@@ -25,6 +26,10 @@ export class WorkerHostLink {
 
   constructor(info: HostLinkInfo) {
     const reader = new LineReader(MAX_REPLY_BYTES, (line) => {
+      if (line === HOST_LINK_WELCOME) {
+        this.#up = true;
+        return;
+      }
       try {
         this.onReply?.(JSON.parse(line) as ToThread);
       } catch {
@@ -35,7 +40,9 @@ export class WorkerHostLink {
     this.#socket.unref();
     this.#socket.once('connect', () => {
       this.#socket.write(`${JSON.stringify({ hello: info.secret })}\n`);
-      this.#up = true;
+      // Not up yet: a call written now would be lost if the coordinator refused the hello (an
+      // unknown secret, or its hello timer fired while it was stalled), and the guest would wait
+      // for it until its time limit. Calls go over the link once the coordinator says HOST_LINK_WELCOME.
     });
     this.#socket.on('data', (chunk: Buffer) => {
       if (!reader.push(chunk)) this.#socket.destroy();

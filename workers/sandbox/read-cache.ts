@@ -12,8 +12,8 @@ import type { BigIntStats } from 'node:fs';
 export const MIN_CACHED_BYTES = 64 * 1024;
 /** Files larger than this are not kept (one would crowd out the rest), bytes. */
 const MAX_CACHED_FILE_BYTES = 16 * 1024 * 1024;
-/** What one thread keeps at most, bytes of string. */
-const MAX_CACHE_BYTES = 32 * 1024 * 1024;
+/** What one thread keeps at most, bytes of string (the thread's heap limit has room for it: thread-pool.ts). */
+export const MAX_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** The identity of one version of one file, as fstat(..., { bigint: true }) sees it. */
 export function versionKey(info: BigIntStats): string {
