@@ -215,19 +215,10 @@ function takeStartable(): { id: number; req: RunRequest; pre: Extract<Preprocess
 }
 
 // Idle options.idleTrimMs (default a minute), JavaScript threads give back what they cached for calls.
-const idleTrimMs = options.idleTrimMs ?? 60_000;
-let [lastCallAt, trimmed] = [performance.now(), true];
-if (options.kind === 'js') {
-  setInterval(() => {
-    if (trimmed || running.size > 0 || waiting.length > 0 || performance.now() - lastCallAt < idleTrimMs) return;
-    trimmed = true;
-    void threads.trim();
-  }, idleTrimMs / 4).unref();
-}
+if (options.kind === 'js') threads.trimWhenIdle(options.idleTrimMs ?? 60_000, () => running.size > 0 || waiting.length > 0);
 
 function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: true }>): void {
-  lastCallAt = performance.now();
-  trimmed = false;
+  threads.noteCall();
   const wake = new Int32Array(new SharedArrayBuffer(4));
   const controller = new AbortController();
   // [0]: Pyodide's interrupt buffer; [1]: the JavaScript worker's threadId, so an abort can

@@ -88,6 +88,9 @@ export class ThreadPool {
   #standby: Promise<Generation> | undefined;
   #replacing: Promise<number> | undefined;
   #closed = false;
+  #lastCallAt = performance.now();
+  /** No call since the last trim (or since start): nothing to give back. */
+  #trimmed = true;
 
   constructor(options: SandboxProcessOptions, events: PoolEvents) {
     this.#options = options;
@@ -108,6 +111,21 @@ export class ThreadPool {
   async start(): Promise<void> {
     await Promise.all(Array.from({ length: this.#options.threads }, () => runWarmTask(this.#current.pool)));
     if (this.#options.kind === 'python') this.#standby = this.#spare();
+  }
+
+  /** A call starts: the idle time of trimWhenIdle counts from here. */
+  noteCall(): void {
+    this.#lastCallAt = performance.now();
+    this.#trimmed = false;
+  }
+
+  /** Trims once after `idleMs` without a call, checked every quarter of it; `busy` says whether calls run or wait. */
+  trimWhenIdle(idleMs: number, busy: () => boolean): void {
+    setInterval(() => {
+      if (this.#trimmed || busy() || performance.now() - this.#lastCallAt < idleMs) return;
+      this.#trimmed = true;
+      void this.trim();
+    }, idleMs / 4).unref();
   }
 
   /**
