@@ -51,7 +51,7 @@ const threads = new ThreadPool(options, {
 function relay(m: WorkerMessage): void {
   const entry = running.get(m.id);
   if (!entry) return;
-  if (m.kind === 'host-call') send({ type: 'host-call', id: m.id, callId: m.callId, method: m.method, args: m.args });
+  if (m.kind === 'host-call') send({ type: 'host-call', id: m.id, key: m.key, callId: m.callId, method: m.method, args: m.args });
   else if (m.kind === 'output') send({ type: 'output', id: m.id, lines: m.lines });
   else memory.answer(m.id, entry, m.bytes);
 }

@@ -34,6 +34,13 @@ export interface RunRequest {
   readGrant?: ReadGrant;
   /** Stream output lines back as they are written. */
   streamOutput: boolean;
+  /**
+   * A secret of this call, made by the coordinator for each dispatch and known only to the thread
+   * that runs it: every host call carries it, and the coordinator serves a call's host calls only
+   * with its key. Another thread of the same process (another agent's, were its realm ever
+   * escaped) cannot act as this call even knowing its id.
+   */
+  callKey?: string;
   /** Largest host-call argument, characters; larger ones are refused in the worker. */
   maxArgChars: number;
 }
@@ -87,7 +94,7 @@ export type Outcome =
 
 /** Worker → pool host, over the task's port. */
 export type WorkerMessage =
-  | { kind: 'host-call'; id: number; callId: number; method: string; args: unknown[] }
+  | { kind: 'host-call'; id: number; key: string; callId: number; method: string; args: unknown[] }
   | { kind: 'output'; id: number; lines: string[] }
   /** Answer to a memory probe: what the running call retains, bytes. */
   | { kind: 'memory'; id: number; bytes: number };
@@ -118,7 +125,7 @@ export type FromSandbox =
   | { type: 'worker-ready' }
   /** `started`: calls sent ahead that this process started as this one ended (see sandbox-process.ts). */
   | { type: 'done'; id: number; outcome: Outcome; workerReplaced: boolean; started?: number[] }
-  | { type: 'host-call'; id: number; callId: number; method: string; args: unknown[] }
+  | { type: 'host-call'; id: number; key: string; callId: number; method: string; args: unknown[] }
   | { type: 'output'; id: number; lines: string[] }
   /** Answer to 'recycle': the interpreter is pristine again (`ms`: how long that took). */
   | { type: 'recycled'; ms: number }

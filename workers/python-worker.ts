@@ -237,7 +237,7 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
   if (py.dead || (state !== undefined && Atomics.load(state, STATE_RETIRE) === 1)) process.exit(1);
   const deadline = performance.now() + task.timeoutMs;
   claimTask(task.interrupt);
-  const scope = new CallScope(threadPort, task.id, task.wake, deadline, task.streamOutput);
+  const scope = new CallScope(threadPort, task.id, task.callKey ?? '', task.wake, deadline, task.streamOutput);
   current = scope;
   currentTask = task;
   Atomics.store(task.interrupt, 0, 0);

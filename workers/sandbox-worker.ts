@@ -43,7 +43,7 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
     return { ok: true, value: null, output: [] };
   }
   claimTask(task.interrupt);
-  const scope = new CallScope(threadPort, task.id, task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars, hostLink);
+  const scope = new CallScope(threadPort, task.id, task.callKey ?? '', task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars, hostLink);
   current = scope;
   let compartment: Compartment | undefined;
   const evaluator = (): Evaluator => compartment as unknown as Evaluator;

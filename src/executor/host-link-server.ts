@@ -18,6 +18,8 @@ import type { Logger } from '../util/logger.js';
 /** A host call as a link carries it. */
 export interface LinkCall {
   id: number;
+  /** The call's secret (RunRequest.callKey), checked by the process that owns the link. */
+  key: string;
   callId: number;
   method: string;
   args: unknown[];
@@ -193,6 +195,6 @@ function parseCall(line: string): LinkCall | undefined {
   } catch {
     return undefined;
   }
-  if (m.kind !== 'host-call' || typeof m.id !== 'number' || typeof m.callId !== 'number' || typeof m.method !== 'string' || !Array.isArray(m.args)) return undefined;
-  return { id: m.id, callId: m.callId, method: m.method, args: m.args };
+  if (m.kind !== 'host-call' || typeof m.id !== 'number' || typeof m.key !== 'string' || typeof m.callId !== 'number' || typeof m.method !== 'string' || !Array.isArray(m.args)) return undefined;
+  return { id: m.id, key: m.key, callId: m.callId, method: m.method, args: m.args };
 }

@@ -14,6 +14,7 @@
 // For Python, add one recycle (R) per turn: ceil(k / S) x (D + R); an agent no process can serve
 // holds back calls sent ahead and gets the next idle process (#drain), so R follows at most one D.
 
+import { randomUUID } from 'node:crypto';
 import type { AbortReason, HostReply, Outcome, RunRequest, SandboxProcessOptions } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
 import type { HostLinkServer } from './host-link-server.js';
@@ -295,7 +296,8 @@ export class SandboxPool {
     const agent = call.request.agent;
     const startedAt = performance.now();
     const remaining = Math.max(1, Math.floor(call.deadline - startedAt));
-    const request: RunRequest = { ...call.request, timeoutMs: remaining };
+    // A fresh secret per dispatch: only the thread that runs the call learns it (protocol.ts).
+    const request: RunRequest = { ...call.request, timeoutMs: remaining, callKey: randomUUID() };
     this.#calls.set(id, { call, proc });
     this.#inFlight.set(agent, (this.#inFlight.get(agent) ?? 0) + 1);
     let escalation: NodeJS.Timeout | undefined;

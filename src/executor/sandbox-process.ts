@@ -54,7 +54,8 @@ export interface SandboxProcessEvents {
 }
 
 /** `started`: the call is running (not waiting in the process behind another). */
-type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string };
+/** `key`: the call's secret (RunRequest.callKey); a host call without it is not the call's. */
+type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string; key: string | undefined };
 
 /** The compiled worker entry; tests run the TypeScript sources but the sandbox always runs dist/. */
 export function workerScript(name: string): string {
@@ -91,7 +92,7 @@ export class SandboxProcess {
     // Its threads' host links may carry calls for what runs here, and nothing else.
     // One connection per thread, and as many again for replaced threads whose sockets still close.
     const place = link?.register((call, reply) => {
-      if (this.#inflight.has(call.id)) events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
+      if (this.#callsFor(call.id, call.key)) events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
     }, 2 * options.threads + 2);
     this.#dropLink = place?.drop;
     this.kind = options.kind;
@@ -149,6 +150,12 @@ export class SandboxProcess {
   }
 
   #rejectStart: (why: string) => void = () => {};
+
+  /** Whether a host call names a call running here with that call's own key. */
+  #callsFor(id: number, key: unknown): boolean {
+    const entry = this.#inflight.get(id);
+    return entry !== undefined && typeof entry.key === 'string' && entry.key.length > 0 && key === entry.key;
+  }
   readonly #dropLink: (() => void) | undefined;
 
   get pid(): number | undefined {
@@ -193,7 +200,7 @@ export class SandboxProcess {
       // a 'done' names it as started.
       let started = 0;
       for (const e of this.#inflight.values()) if (e.started) started++;
-      this.#inflight.set(id, { resolve, started: started < this.threads, agent: request.agent });
+      this.#inflight.set(id, { resolve, started: started < this.threads, agent: request.agent, key: request.callKey });
       this.#send({ type: 'run', id, request });
     });
   }
@@ -313,7 +320,7 @@ export class SandboxProcess {
         this.#events.onWorkerReady(this);
         return;
       case 'host-call':
-        if (this.#inflight.has(msg.id)) this.#events.onHostCall(msg.id, msg.callId, msg.method, msg.args);
+        if (this.#callsFor(msg.id, msg.key)) this.#events.onHostCall(msg.id, msg.callId, msg.method, msg.args);
         return;
       case 'output':
         if (this.#inflight.has(msg.id)) this.#events.onOutput(msg.id, msg.lines);

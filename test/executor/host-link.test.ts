@@ -31,7 +31,7 @@ function client(path: string): { send(line: string): void; lines: string[]; clos
   return { send: (line) => socket.write(`${line}\n`), lines, closed: new Promise((resolve) => socket.once('close', () => resolve())) };
 }
 
-const call = (id: number, callId = 1): string => JSON.stringify({ kind: 'host-call', id, callId, method: 'call_tool', args: ['up', 'echo', { id }] });
+const call = (id: number, callId = 1): string => JSON.stringify({ kind: 'host-call', id, key: 'k', callId, method: 'call_tool', args: ['up', 'echo', { id }] });
 
 describe('HostLinkServer', () => {
   let server: HostLinkServer;
@@ -95,7 +95,7 @@ describe('HostLinkServer', () => {
   it('closes a connection that sends a frame over the limit', async () => {
     const c = client(server.path);
     c.send(JSON.stringify({ hello: bob.info.secret }));
-    c.send(JSON.stringify({ kind: 'host-call', id: 1, callId: 1, method: 'call_tool', args: ['x'.repeat(100 * 1024)] }));
+    c.send(JSON.stringify({ kind: 'host-call', id: 1, key: 'k', callId: 1, method: 'call_tool', args: ['x'.repeat(100 * 1024)] }));
     await c.closed;
     expect(seen).toEqual([]);
   });

@@ -234,7 +234,7 @@ describe('host link: the worker side when the coordinator refuses', () => {
       reply({ kind: 'host-reply', callId: c.callId, ok: true, value: null });
     });
     try {
-      const msg = (callId: number) => ({ kind: 'host-call' as const, id: 1, callId, method: 'call_tool', args: [] });
+      const msg = (callId: number) => ({ kind: 'host-call' as const, id: 1, key: 'k', callId, method: 'call_tool', args: [] });
       // A refused hello (as after the coordinator's hello timer fired while it was stalled).
       const refused = new WorkerHostLink({ path: link.path, secret: 'not-registered' });
       const taken: number[] = [];
@@ -302,7 +302,7 @@ describe('host link: connection floods (fds of the coordinator)', () => {
       // The real owner still gets a link once the flood is gone.
       await sleep(50);
       const good = new WorkerHostLink(place.info);
-      await expect.poll(() => good.send({ kind: 'host-call', id: 1, callId: 1, method: 'x', args: [] })).toBe(true);
+      await expect.poll(() => good.send({ kind: 'host-call', id: 1, key: 'k', callId: 1, method: 'x', args: [] })).toBe(true);
     } finally {
       place.drop();
       await link.close();

@@ -57,6 +57,8 @@ export class CallScope {
     readonly port: MessagePort,
     /** This call's id: what the channel carries for another call is dropped. */
     readonly id: number,
+    /** This call's secret (RunRequest.callKey), sent with each host call. */
+    readonly key: string,
     readonly wake: Int32Array,
     readonly deadline: number,
     readonly streamOutput: boolean,
@@ -169,7 +171,7 @@ export class CallScope {
 
   /** Sends a host call: an awaited one over the link when it is up, everything else via the pool host. */
   #post(callId: number, method: string, args: unknown[], awaited: boolean): void {
-    const msg: WorkerMessage = { kind: 'host-call', id: this.id, callId, method, args };
+    const msg: WorkerMessage = { kind: 'host-call', id: this.id, key: this.key, callId, method, args };
     if (!awaited || !this.link?.send(msg)) this.port.postMessage(msg);
   }
 
