@@ -157,8 +157,17 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
   }
 }
 
-/** Waits until this agent's code sees tools.SERVER for every server named. */
+/**
+ * Waits until this agent's code sees tools.SERVER for every server named and each server is up:
+ * a tool may be listed while its server (or the agent's instance of it) is still starting, and a
+ * call then fails with "still starting; try again in a moment". The probe names a tool no server
+ * has, so a server that is up refuses it without any upstream traffic.
+ */
 export async function waitForServers(client: Client, names: readonly string[]): Promise<void> {
-  const code = `return ${JSON.stringify(names)}.every((n) => tools[n] !== undefined)`;
+  const code = `for (const n of ${JSON.stringify(names)}) {
+  if (tools[n] === undefined) return false;
+  try { await tools[n].__cem_readiness_probe__({}); } catch (e) { if (/still starting|cannot be called/.test(String(e && e.message))) return false; }
+}
+return true;`;
   await waitUntil(async () => (await run(client, code)).result === true, 60_000, `upstream servers ${names.join(', ')}`);
 }
