@@ -102,6 +102,29 @@ describe('the host file system', () => {
     }
   });
 
+  it('two agents alternating on the Python process with same-named large files each get their own, cached or not', { timeout: 60_000 }, async () => {
+    // Large enough for the worker's cache of decoded files (read-cache.ts), which keeps a version
+    // only once it is over 3 s old: written first, then read after that.
+    const big = (fill: string): string => fill.repeat(100 * 1024);
+    for (const [ns, fill] of [['py-alice', 'A'], ['py-bob', 'B']] as const) {
+      mkdirSync(path.join(h.workspace.root, ns), { recursive: true });
+      writeFileSync(path.join(h.workspace.root, ns, 'large.txt'), big(fill));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    for (let round = 0; round < 2; round++) {
+      const alice = await h.run("t = read_file('large.txt')\nresult = [len(t), t[:3]]", { namespace: 'py-alice' });
+      expect(alice.result).toEqual([100 * 1024, 'AAA']);
+      const bob = await h.run("t = read_file('large.txt')\nresult = [len(t), t[:3]]", { namespace: 'py-bob' });
+      expect(bob.result).toEqual([100 * 1024, 'BBB']);
+    }
+    const climb = await h.run("result = read_file('../py-alice/large.txt')[:3]", { namespace: 'py-bob' });
+    expect(climb.error_type).toBe('PermissionError');
+    // Alice's file rewritten in place to the same size: she reads the new version, never a stale one.
+    writeFileSync(path.join(h.workspace.root, 'py-alice', 'large.txt'), big('C'));
+    const fresh = await h.run("result = read_file('large.txt')[:3]", { namespace: 'py-alice' });
+    expect(fresh.result).toBe('CCC');
+  });
+
   it('cannot be written', async () => {
     for (const code of [
       (m: string) => `open(${JSON.stringify(m)}, 'w').write('x')`,
