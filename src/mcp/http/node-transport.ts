@@ -15,8 +15,8 @@ import { DEFAULT_SSE_KEEP_ALIVE_MS } from '@modelcontextprotocol/sdk/server/sseK
 import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import type { InitializeRequest, JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { InitializeRequest, JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { primingEvent, sseEvent, SseStream } from './sse-stream.js';
 
 /** Most messages one POST may carry (the SDK's bound). */
@@ -91,7 +91,7 @@ export class NodeStreamableHttpTransport implements Transport {
     } catch {
       return this.#fail(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
     }
-    const initialize = messages.find((m) => isInitializeRequest(m)) as InitializeRequest | undefined;
+    const initialize = messages.find((m) => isRequest(m) && m.method === 'initialize' && isInitializeRequest(m)) as InitializeRequest | undefined;
     if (initialize) {
       if (this.#initialized) return this.#fail(res, 400, -32600, 'Invalid Request: Server already initialized');
       if (messages.length > 1) return this.#fail(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
@@ -101,7 +101,7 @@ export class NodeStreamableHttpTransport implements Transport {
       return;
     }
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers, url: new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`) } };
-    if (!messages.some(isJSONRPCRequest)) {
+    if (!messages.some(isRequest)) {
       // Only notifications or responses: accepted, nothing to stream back.
       for (const message of messages) this.onmessage?.(message, extra);
       res.writeHead(202).end();
@@ -111,20 +111,19 @@ export class NodeStreamableHttpTransport implements Transport {
     const streamId = randomUUID();
     const stream = new SseStream(res, this.sessionId, (s) => this.#cancelled(streamId, s));
     this.#streams.set(streamId, stream);
-    for (const message of messages) if (isJSONRPCRequest(message)) this.#streamOf.set(message.id, streamId);
+    for (const message of messages) if (isRequest(message)) this.#streamOf.set(message.id, streamId);
     try {
       // Headers go out with the priming event, or at once for clients too old for one.
       if (!(await this.#prime(stream, streamId, version))) res.flushHeaders();
       const resumable = this.#o.eventStore !== undefined && version >= RESUMABLE_SINCE;
       for (const message of messages) {
-        const request = isJSONRPCRequest(message);
-        this.onmessage?.(message, request && resumable ? { ...extra, closeSSEStream: () => this.closeSSEStream(message.id), closeStandaloneSSEStream: () => this.closeStandaloneSSEStream() } : extra);
+        this.onmessage?.(message, isRequest(message) && resumable ? { ...extra, closeSSEStream: () => this.closeSSEStream(message.id), closeStandaloneSSEStream: () => this.closeStandaloneSSEStream() } : extra);
       }
     } catch (error) {
       // Nothing can end this stream any more: release it and its requests here.
       this.#streams.delete(streamId);
       this.#resumable.delete(streamId);
-      for (const message of messages) if (isJSONRPCRequest(message)) this.#streamOf.delete(message.id);
+      for (const message of messages) if (isRequest(message)) this.#streamOf.delete(message.id);
       this.onerror?.(error as Error);
       if (!res.headersSent) return this.#fail(res, 400, -32700, 'Parse error', { data: String(error) });
       stream.end();
@@ -196,8 +195,8 @@ export class NodeStreamableHttpTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
-    const isAnswer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
-    const requestId = isAnswer ? message.id : options?.relatedRequestId;
+    const isAnswer = 'result' in message || 'error' in message;
+    const requestId = isAnswer ? (message as { id?: RequestId }).id : options?.relatedRequestId;
     const store = this.#o.eventStore;
     if (requestId === undefined) {
       if (isAnswer) throw new Error('Cannot send a response on a standalone SSE stream unless resuming a previous client request');
@@ -320,4 +319,13 @@ export class NodeStreamableHttpTransport implements Transport {
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * A request, by shape. Messages here were parsed with JSONRPCMessageSchema (incoming) or built by
+ * the SDK's protocol layer (outgoing), so the shape decides: no second schema pass per message on
+ * the path of every call, as the SDK's transport makes three.
+ */
+function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message;
 }
