@@ -14,6 +14,7 @@ import { batchingSender, unbatch } from '../../workers/ipc-batch.js';
 import type { Batch } from '../../workers/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
 import type { HostLinkServer } from './host-link-server.js';
+import { ThreadLinks } from './thread-links.js';
 
 /** How long a sandbox process may take to warm its threads before it counts as failed, ms. */
 export const STARTUP_TIMEOUT_MS = 30_000;
@@ -55,7 +56,7 @@ export interface SandboxProcessEvents {
 
 /** `started`: the call is running (not waiting in the process behind another). */
 /** `key`: the call's secret (RunRequest.callKey); a host call without it is not the call's. */
-type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string; key: string | undefined };
+type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string; key: string | undefined; timeoutMs: number };
 
 /** The compiled worker entry; tests run the TypeScript sources but the sandbox always runs dist/. */
 export function workerScript(name: string): string {
@@ -89,11 +90,36 @@ export class SandboxProcess {
 
   constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, launch: LaunchSandbox = launchWithFork, link?: HostLinkServer) {
     this.threads = options.threads;
-    // Its threads' host links may carry calls for what runs here, and nothing else.
+    // JavaScript with a host link takes the direct path: calls go to the threads over their links.
+    if (options.kind === 'js' && link && options.direct !== false) {
+      options = { ...options, direct: true };
+      this.#links = new ThreadLinks({
+        done: (id, outcome) => this.#settle(id, { outcome, workerReplaced: false }),
+        output: (id, lines) => this.#inflight.has(id) && events.onOutput(id, lines),
+        lost: (id) =>
+          this.#settle(id, {
+            outcome: { ok: false, output: [], error: { type: 'SandboxCrashError', message: 'the sandbox thread running the call ended before answering (its link closed); it was replaced' } },
+            workerReplaced: true,
+          }),
+        free: () => {
+          this.#sendPending();
+          events.onWorkerReady(this);
+        },
+      });
+    }
+    // Its threads' host links may carry calls for what runs here, and nothing else; on the direct
+    // path, a call's host calls only from the link the call went out on.
     // One connection per thread, and as many again for replaced threads whose sockets still close.
-    const place = link?.register((call, reply) => {
-      if (this.#callsFor(call.id, call.key)) events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
-    }, 2 * options.threads + 2);
+    const links = this.#links;
+    const place = link?.register(
+      (call, reply, conn) => {
+        if (!this.#callsFor(call.id, call.key)) return;
+        if (links?.has(call.id) && !links.carries(conn, call.id)) return;
+        events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
+      },
+      2 * options.threads + 2,
+      links && { frame: (conn, frame) => links.frame(conn, frame), closed: (conn) => links.closed(conn) },
+    );
     this.#dropLink = place?.drop;
     this.kind = options.kind;
     this.#events = events;
@@ -150,6 +176,27 @@ export class SandboxProcess {
   }
 
   #rejectStart: (why: string) => void = () => {};
+  /** The direct path's threads (JavaScript with a host link); undefined on the relay path. */
+  readonly #links: ThreadLinks | undefined;
+  /** Direct path: calls accepted here while no thread was free, sent as one frees. */
+  readonly #pending: { id: number; request: RunRequest }[] = [];
+
+  /** Resolves call `id` once, whoever answers first (its thread, or its process for it). */
+  #settle(id: number, finished: Finished): void {
+    const entry = this.#inflight.get(id);
+    if (!entry) return;
+    this.#inflight.delete(id);
+    this.#links?.release(id);
+    entry.resolve(finished);
+  }
+
+  #sendPending(): void {
+    while (this.#pending.length > 0 && this.#links && this.#links.free > 0) {
+      const next = this.#pending.shift() as { id: number; request: RunRequest };
+      const entry = this.#inflight.get(next.id);
+      if (entry && this.#links.send(next.id, next.request)) entry.started = true;
+    }
+  }
 
   /** Whether a host call names a call running here with that call's own key. */
   #callsFor(id: number, key: unknown): boolean {
@@ -164,6 +211,11 @@ export class SandboxProcess {
 
   get state(): 'starting' | 'ready' | 'dead' {
     return this.#state;
+  }
+
+  /** Calls go to this process's threads over their links (the direct path). */
+  get direct(): boolean {
+    return this.#links !== undefined;
   }
 
   /** A recycle was asked for and not yet answered: no call may be sent here. */
@@ -183,11 +235,17 @@ export class SandboxProcess {
 
   /** Threads with nothing running or sent ahead. */
   get free(): number {
-    return this.#state === 'ready' && !this.#killTimer ? Math.max(0, this.threads - this.#inflight.size - this.#warming) : 0;
+    if (this.#state !== 'ready' || this.#killTimer) return 0;
+    if (this.#links) return Math.max(0, this.#links.free - this.#pending.length);
+    return Math.max(0, this.threads - this.#inflight.size - this.#warming);
   }
 
-  /** Room to send a call ahead: one waiting call per thread, so no thread idles for an IPC round trip. */
+  /**
+   * Room to send a call ahead: one waiting call per thread, so no thread idles for an IPC round
+   * trip. None on the direct path: a thread's next call reaches it in one hop once it answers.
+   */
   get prefetchRoom(): number {
+    if (this.#links) return this.free;
     return this.#state === 'ready' && this.#warming === 0 && !this.#killTimer ? Math.max(0, 2 * this.threads - this.#inflight.size) : 0;
   }
 
@@ -198,9 +256,19 @@ export class SandboxProcess {
     return new Promise<Finished>((resolve) => {
       // With a thread free the process starts the call on receipt; otherwise it waits there until
       // a 'done' names it as started.
+      if (this.#links) {
+        // Sent to a thread counts as started: were the process to die now, it may have run some of it.
+        const entry: Inflight = { resolve, started: true, agent: request.agent, key: request.callKey, timeoutMs: request.timeoutMs };
+        this.#inflight.set(id, entry);
+        if (!this.#links.send(id, request)) {
+          entry.started = false;
+          this.#pending.push({ id, request });
+        }
+        return;
+      }
       let started = 0;
       for (const e of this.#inflight.values()) if (e.started) started++;
-      this.#inflight.set(id, { resolve, started: started < this.threads, agent: request.agent, key: request.callKey });
+      this.#inflight.set(id, { resolve, started: started < this.threads, agent: request.agent, key: request.callKey, timeoutMs: request.timeoutMs });
       this.#send({ type: 'run', id, request });
     });
   }
@@ -229,7 +297,18 @@ export class SandboxProcess {
   }
 
   abort(id: number, reason: AbortReason): void {
-    if (this.#inflight.has(id)) this.#send({ type: 'abort', id, reason });
+    const entry = this.#inflight.get(id);
+    if (!entry) return;
+    const pending = this.#pending.findIndex((p) => p.id === id);
+    if (pending >= 0) {
+      // Never sent to a thread: nothing to stop.
+      this.#pending.splice(pending, 1);
+      const error = reason === 'timeout' ? { type: 'TimeoutError', message: `execution timed out after ${entry.timeoutMs / 1000} seconds while waiting for a sandbox thread` } : { type: 'CancelledError', message: reason === 'shutdown' ? 'the daemon is shutting down' : 'the call was cancelled by the client' };
+      this.#settle(id, { outcome: { ok: false, output: [], error }, workerReplaced: false });
+      return;
+    }
+    this.#links?.cancel(id, reason);
+    this.#send({ type: 'abort', id, reason, timeoutMs: entry.timeoutMs });
   }
 
   reply(id: number, reply: HostReply): void {
@@ -298,7 +377,9 @@ export class SandboxProcess {
         const entry = this.#inflight.get(msg.id);
         if (!entry) return;
         this.#inflight.delete(msg.id);
-        if (msg.workerReplaced) this.#warming++;
+        this.#links?.release(msg.id, msg.workerReplaced);
+        // Direct path: a replaced thread counts again once its link says 'serving'.
+        if (msg.workerReplaced && !this.#links) this.#warming++;
         for (const startedId of msg.started ?? []) {
           const next = this.#inflight.get(startedId);
           if (next) next.started = true;
@@ -336,6 +417,8 @@ export class SandboxProcess {
     const wasStarting = this.#state === 'starting';
     this.#state = 'dead';
     this.#dropLink?.();
+    this.#links?.clear();
+    this.#pending.length = 0;
     if (this.#killTimer) clearTimeout(this.#killTimer);
     this.#recycled?.(false);
     this.#probe?.(false);
