@@ -20,6 +20,7 @@ import { preprocess } from './preprocess.js';
 import { READ_CHARS_SLOT } from './sandbox/fast-read.js';
 import type { Preprocessed } from './preprocess.js';
 import { runWarmTask, STATE_GROWN_PAGES, STATE_RETIRE, ThreadPool, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
+import { notStarted, stoppedCall } from './call-errors.js';
 import { DirectThreads } from './direct-threads.js';
 import { HOST_LINK_ENV } from './protocol.js';
 import type { AbortReason, ErrorInfo, FromSandbox, HostLinkInfo, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, ToThread, WorkerMessage, WorkerTask } from './protocol.js';
@@ -291,24 +292,7 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
 }
 
 function failureOf(err: unknown, entry: { reason?: AbortReason }, req: Pick<RunRequest, 'timeoutMs' | 'memoryMb'>, replaced = true): ErrorInfo {
-  const e = err as { name?: string; code?: string; message?: string };
-  const after = replaced ? '; the worker was stopped and replaced' : '';
-  switch (entry.reason) {
-    case 'timeout':
-      return { type: 'TimeoutError', message: req.timeoutMs > 0 ? `execution timed out after ${req.timeoutMs / 1000} seconds${after}` : `execution timed out${after}` };
-    case 'cancelled':
-      return { type: 'CancelledError', message: 'the call was cancelled by the client' };
-    case 'memory':
-      return { type: 'MemoryLimitError', message: `the call used more than its memory_mb limit of ${req.memoryMb} MB${after}` };
-    case 'shutdown':
-      return { type: 'CancelledError', message: 'the daemon is shutting down' };
-    default:
-      break;
-  }
-  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return { type: 'MemoryLimitError', message: `the call ran out of memory (the sandbox heap limit is ${options.maxMemoryMb} MB); the worker was replaced` };
-  }
-  return { type: 'SandboxCrashError', message: `the sandbox worker died: ${e?.message ?? String(err)}; it was replaced` };
+  return stoppedCall(err, entry.reason, { timeoutMs: req.timeoutMs, memoryMb: req.memoryMb, heapLimitMb: options.maxMemoryMb }, replaced);
 }
 
 /** After piscina replaces a terminated worker, wait until the new one is warm, then say so. */
@@ -375,10 +359,7 @@ function onMessage(msg: ToSandbox): void {
       if (i >= 0) {
         // Not started yet: nothing to stop, just answer.
         const [w] = waiting.splice(i, 1);
-        const error: ErrorInfo =
-          msg.reason === 'timeout'
-            ? { type: 'TimeoutError', message: `execution timed out after ${(w as { req: RunRequest }).req.timeoutMs / 1000} seconds while waiting for a sandbox thread` }
-            : { type: 'CancelledError', message: msg.reason === 'shutdown' ? 'the daemon is shutting down' : 'the call was cancelled by the client' };
+        const error = notStarted(msg.reason, (w as { req: RunRequest }).req.timeoutMs);
         send({ type: 'done', id: msg.id, outcome: { ok: false, error, output: [] }, workerReplaced: false });
       } else {
         abort(msg.id, msg.reason);
@@ -398,7 +379,7 @@ function onMessage(msg: ToSandbox): void {
       break;
     case 'shutdown':
       for (const w of waiting.splice(0)) {
-        send({ type: 'done', id: w.id, outcome: { ok: false, error: { type: 'CancelledError', message: 'the daemon is shutting down' }, output: [] }, workerReplaced: false });
+        send({ type: 'done', id: w.id, outcome: { ok: false, error: notStarted('shutdown'), output: [] }, workerReplaced: false });
       }
       if (direct) direct.close();
       else for (const id of running.keys()) abort(id, 'shutdown');

@@ -3,18 +3,21 @@
 // was running. Every way a process can fail (exit, a fork that fails with 'error' and no 'exit',
 // a fork that throws, a kill nobody confirms) ends in one place, #die, so the pool above always
 // hears of it and starts a replacement. It also remembers whose code the process ran.
+// JavaScript calls take the direct path when the process has a host link: they go to its threads
+// over their own links (thread-links.ts) and the process's main thread never sees them.
 
-import { EventEmitter } from 'node:events';
-import { fork } from 'node:child_process';
-import type { ForkOptions } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { HOST_LINK_ENV } from '../../workers/protocol.js';
 import type { AbortReason, FromSandbox, HostReply, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
 import { batchingSender, unbatch } from '../../workers/ipc-batch.js';
 import type { Batch } from '../../workers/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
 import type { HostLinkServer } from './host-link-server.js';
 import { ThreadLinks } from './thread-links.js';
+import { notStarted } from '../../workers/call-errors.js';
+import { diedWith, launchSandbox, launchWithFork } from './sandbox-launch.js';
+import type { LaunchSandbox, SandboxChild } from './sandbox-launch.js';
+
+export { launchWithFork, workerScript } from './sandbox-launch.js';
+export type { LaunchSandbox, SandboxChild } from './sandbox-launch.js';
 
 /** How long a sandbox process may take to warm its threads before it counts as failed, ms. */
 export const STARTUP_TIMEOUT_MS = 30_000;
@@ -22,19 +25,6 @@ export const STARTUP_TIMEOUT_MS = 30_000;
 export const PYTHON_STARTUP_TIMEOUT_MS = 120_000;
 /** After SIGKILL, how long to wait for 'exit' before the process is counted dead anyway, ms. */
 export const KILL_CONFIRM_MS = 5_000;
-
-/** What the pool needs of a child process; node's ChildProcess fits, and tests pass doubles. */
-export interface SandboxChild extends EventEmitter {
-  readonly pid?: number | undefined;
-  readonly connected: boolean;
-  send(message: ToSandbox | Batch<ToSandbox>, callback: (error: Error | null) => void): boolean;
-  kill(signal?: NodeJS.Signals): boolean;
-}
-
-/** Starts a sandbox process: `fork` in production, a double in tests (a fork that fails, ...). */
-export type LaunchSandbox = (script: string, args: readonly string[], options: ForkOptions) => SandboxChild;
-
-export const launchWithFork: LaunchSandbox = (script, args, options) => fork(script, [...args], options);
 
 export interface Finished {
   outcome: Outcome;
@@ -57,14 +47,6 @@ export interface SandboxProcessEvents {
 /** `started`: the call is running (not waiting in the process behind another). */
 /** `key`: the call's secret (RunRequest.callKey); a host call without it is not the call's. */
 type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string; key: string | undefined; timeoutMs: number };
-
-/** The compiled worker entry; tests run the TypeScript sources but the sandbox always runs dist/. */
-export function workerScript(name: string): string {
-  const here = fileURLToPath(import.meta.url);
-  const fromSource = here.endsWith('.ts');
-  const url = fromSource ? new URL(`../../dist/workers/${name}.js`, import.meta.url) : new URL(`../../workers/${name}.js`, import.meta.url);
-  return fileURLToPath(url);
-}
 
 export class SandboxProcess {
   readonly #child: SandboxChild;
@@ -101,10 +83,11 @@ export class SandboxProcess {
             outcome: { ok: false, output: [], error: { type: 'SandboxCrashError', message: 'the sandbox thread running the call ended before answering (its link closed); it was replaced' } },
             workerReplaced: true,
           }),
-        free: () => {
-          this.#sendPending();
-          events.onWorkerReady(this);
+        started: (id) => {
+          const entry = this.#inflight.get(id);
+          if (entry) entry.started = true;
         },
+        free: () => events.onWorkerReady(this),
       });
     }
     // Its threads' host links may carry calls for what runs here, and nothing else; on the direct
@@ -124,25 +107,7 @@ export class SandboxProcess {
     this.kind = options.kind;
     this.#events = events;
     this.#log = log;
-    const forkOptions: ForkOptions = {
-      execArgv: ['--enable-experimental-regexp-engine-on-excessive-backtracks'],
-      // Every message is plain JSON data (results and host values are made JSON-safe in the worker):
-      // JSON framing costs about half the CPU of the structured-clone serializer per message.
-      serialization: 'json',
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      // The link's secret goes in the environment, not in argv, where every local user sees it.
-      env: { NODE_ENV: process.env.NODE_ENV ?? 'production', ...(place ? { [HOST_LINK_ENV]: JSON.stringify(place.info) } : {}) },
-    };
-    let child: SandboxChild;
-    try {
-      child = launch(workerScript('pool-host'), [JSON.stringify(options)], forkOptions);
-    } catch (err) {
-      // fork throws for some errors (ENOMEM) instead of emitting 'error': the same failure.
-      child = new EventEmitter() as unknown as SandboxChild;
-      Object.assign(child, { pid: undefined, connected: false, send: () => false, kill: () => false });
-      process.nextTick(() => child.emit('error', err));
-    }
-    this.#child = child;
+    this.#child = launchSandbox(launch, options, place?.info);
     const startupTimeoutMs = options.kind === 'python' ? PYTHON_STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS;
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -178,8 +143,6 @@ export class SandboxProcess {
   #rejectStart: (why: string) => void = () => {};
   /** The direct path's threads (JavaScript with a host link); undefined on the relay path. */
   readonly #links: ThreadLinks | undefined;
-  /** Direct path: calls accepted here while no thread was free, sent as one frees. */
-  readonly #pending: { id: number; request: RunRequest }[] = [];
 
   /** Resolves call `id` once, whoever answers first (its thread, or its process for it). */
   #settle(id: number, finished: Finished): void {
@@ -188,14 +151,6 @@ export class SandboxProcess {
     this.#inflight.delete(id);
     this.#links?.release(id);
     entry.resolve(finished);
-  }
-
-  #sendPending(): void {
-    while (this.#pending.length > 0 && this.#links && this.#links.free > 0) {
-      const next = this.#pending.shift() as { id: number; request: RunRequest };
-      const entry = this.#inflight.get(next.id);
-      if (entry && this.#links.send(next.id, next.request)) entry.started = true;
-    }
   }
 
   /** Whether a host call names a call running here with that call's own key. */
@@ -236,7 +191,7 @@ export class SandboxProcess {
   /** Threads with nothing running or sent ahead. */
   get free(): number {
     if (this.#state !== 'ready' || this.#killTimer) return 0;
-    if (this.#links) return Math.max(0, this.#links.free - this.#pending.length);
+    if (this.#links) return this.#links.free;
     return Math.max(0, this.threads - this.#inflight.size - this.#warming);
   }
 
@@ -258,12 +213,9 @@ export class SandboxProcess {
       // a 'done' names it as started.
       if (this.#links) {
         // Sent to a thread counts as started: were the process to die now, it may have run some of it.
-        const entry: Inflight = { resolve, started: true, agent: request.agent, key: request.callKey, timeoutMs: request.timeoutMs };
+        const entry: Inflight = { resolve, started: false, agent: request.agent, key: request.callKey, timeoutMs: request.timeoutMs };
         this.#inflight.set(id, entry);
-        if (!this.#links.send(id, request)) {
-          entry.started = false;
-          this.#pending.push({ id, request });
-        }
+        entry.started = this.#links.submit(id, request);
         return;
       }
       let started = 0;
@@ -299,12 +251,9 @@ export class SandboxProcess {
   abort(id: number, reason: AbortReason): void {
     const entry = this.#inflight.get(id);
     if (!entry) return;
-    const pending = this.#pending.findIndex((p) => p.id === id);
-    if (pending >= 0) {
+    if (this.#links?.withdraw(id)) {
       // Never sent to a thread: nothing to stop.
-      this.#pending.splice(pending, 1);
-      const error = reason === 'timeout' ? { type: 'TimeoutError', message: `execution timed out after ${entry.timeoutMs / 1000} seconds while waiting for a sandbox thread` } : { type: 'CancelledError', message: reason === 'shutdown' ? 'the daemon is shutting down' : 'the call was cancelled by the client' };
-      this.#settle(id, { outcome: { ok: false, output: [], error }, workerReplaced: false });
+      this.#settle(id, { outcome: { ok: false, output: [], error: notStarted(reason, entry.timeoutMs) }, workerReplaced: false });
       return;
     }
     this.#links?.cancel(id, reason);
@@ -418,7 +367,6 @@ export class SandboxProcess {
     this.#state = 'dead';
     this.#dropLink?.();
     this.#links?.clear();
-    this.#pending.length = 0;
     if (this.#killTimer) clearTimeout(this.#killTimer);
     this.#recycled?.(false);
     this.#probe?.(false);
@@ -429,27 +377,9 @@ export class SandboxProcess {
           : `sandbox process exited during start-up (code ${code}, signal ${signal})`,
       );
     }
-    // V8's fatal out-of-memory aborts the process (SIGABRT, or exit 134): the call it was running
-    // allocated past what any limit could stop in time.
-    const oom = signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGILL' || code === 134;
     for (const [id, entry] of this.#inflight) {
       this.#inflight.delete(id);
-      if (!entry.started) {
-        // Sent ahead and still waiting: the death was another call's; this one goes elsewhere.
-        entry.resolve({ outcome: { ok: false, output: [], error: { type: 'SandboxCrashError', message: 'the sandbox process died before the call started' } }, workerReplaced: false, requeue: true });
-        continue;
-      }
-      entry.resolve({
-        outcome: {
-          ok: false,
-          output: [],
-          error: oom
-            ? { type: 'MemoryLimitError', message: 'the call exhausted memory and V8 stopped its sandbox process; the process was replaced and other calls were not affected' }
-            : { type: 'SandboxCrashError', message: `the sandbox process died (code ${code}, signal ${signal}); it was replaced` },
-        },
-        workerReplaced: true,
-        processDied: true,
-      });
+      entry.resolve(diedWith(entry.started, code, signal));
     }
     this.#events.onExit(this, code, signal, spawnError);
   }

@@ -25,6 +25,8 @@ export interface ThreadLinkEvents {
   output(id: number, lines: string[]): void;
   /** The call's link closed and its process did not answer for it in time. */
   lost(id: number): void;
+  /** A call that waited here for a free thread was sent to one. */
+  started(id: number): void;
   /** A thread is free to take a call (it started serving, or answered one). */
   free(): void;
 }
@@ -34,16 +36,46 @@ export class ThreadLinks {
   readonly #events: ThreadLinkEvents;
   /** Calls by id: which link carries each. */
   readonly #calls = new Map<number, Link>();
+  /** Calls accepted while no thread was free, sent in order as threads free. */
+  readonly #pending: { id: number; request: RunRequest }[] = [];
 
   constructor(events: ThreadLinkEvents) {
     this.#events = events;
   }
 
-  /** Threads serving and free. */
+  /** Threads serving and free, less the calls already waiting for one. */
   get free(): number {
+    return Math.max(0, this.#idle() - this.#pending.length);
+  }
+
+  #idle(): number {
     let n = 0;
     for (const l of this.#links.values()) if (l.serving && !l.call) n++;
     return n;
+  }
+
+  /** Sends a call to a free thread, or keeps it until one frees: true when it was sent now. */
+  submit(id: number, request: RunRequest): boolean {
+    if (this.#pending.length === 0 && this.send(id, request)) return true;
+    this.#pending.push({ id, request });
+    return false;
+  }
+
+  /** Takes back a call that is still waiting here; false when it was sent (or is unknown). */
+  withdraw(id: number): boolean {
+    const i = this.#pending.findIndex((p) => p.id === id);
+    if (i < 0) return false;
+    this.#pending.splice(i, 1);
+    return true;
+  }
+
+  #sendPending(): void {
+    while (this.#pending.length > 0 && this.#idle() > 0) {
+      const next = this.#pending[0] as { id: number; request: RunRequest };
+      if (!this.send(next.id, next.request)) return;
+      this.#pending.shift();
+      this.#events.started(next.id);
+    }
   }
 
   /** Sends a call to a free thread; false when none is free. */
@@ -94,6 +126,7 @@ export class ThreadLinks {
     if (frame.kind === 'serving') {
       if (!link) this.#links.set(conn, (link = { conn, serving: false }));
       link.serving = true;
+      this.#sendPending();
       this.#events.free();
       return;
     }
@@ -104,6 +137,7 @@ export class ThreadLinks {
     } else if (frame.kind === 'done' && isOutcome(frame.outcome)) {
       this.release(id);
       this.#events.done(id, frame.outcome);
+      this.#sendPending();
       this.#events.free();
     }
   }
@@ -125,6 +159,7 @@ export class ThreadLinks {
   clear(): void {
     this.#links.clear();
     this.#calls.clear();
+    this.#pending.length = 0;
   }
 }
 

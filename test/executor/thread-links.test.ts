@@ -18,14 +18,15 @@ function conn(thread: number): LinkConnection & { frames: string[]; open: boolea
 }
 
 describe('ThreadLinks', () => {
-  let events: { done: [number, Outcome][]; output: [number, string[]][]; lost: number[]; free: number };
+  let events: { done: [number, Outcome][]; output: [number, string[]][]; lost: number[]; started: number[]; free: number };
   let links: ThreadLinks;
   beforeEach(() => {
-    events = { done: [], output: [], lost: [], free: 0 };
+    events = { done: [], output: [], lost: [], started: [], free: 0 };
     links = new ThreadLinks({
       done: (id, o) => events.done.push([id, o]),
       output: (id, l) => events.output.push([id, l]),
       lost: (id) => events.lost.push(id),
+      started: (id) => events.started.push(id),
       free: () => events.free++,
     });
   });
@@ -99,6 +100,21 @@ describe('ThreadLinks', () => {
     links.release(1, true);
     expect(links.free).toBe(0);
     expect(links.send(2, request('k2'))).toBe(false);
+  });
+
+  it('keeps calls while no thread is free, sends them in order as threads free, and gives back one not yet sent', () => {
+    const a = conn(1);
+    expect(links.submit(1, request('k1'))).toBe(false);
+    expect(links.submit(2, request('k2'))).toBe(false);
+    expect(links.submit(3, request('k3'))).toBe(false);
+    expect(links.withdraw(2)).toBe(true);
+    links.frame(a, { kind: 'serving' });
+    expect(events.started).toEqual([1]);
+    expect(links.free).toBe(0);
+    links.frame(a, { kind: 'done', id: 1, key: 'k1', outcome: OK });
+    expect(events.started).toEqual([1, 3]);
+    expect(links.withdraw(3)).toBe(false);
+    expect(a.frames.map((f) => (JSON.parse(f) as { id: number }).id)).toEqual([1, 3]);
   });
 
   it('a cancel goes to the link that carries the call', () => {

@@ -12,7 +12,8 @@ import { LRUCache } from 'lru-cache';
 import { preprocess } from '../preprocess.js';
 import type { Preprocessed } from '../preprocess.js';
 import { SLOT_CALL_ID, SLOT_MEMORY_MB } from '../protocol.js';
-import type { ErrorInfo, LinkRun, Outcome, ServeTask, ToLinkThread, WorkerTask } from '../protocol.js';
+import type { LinkRun, Outcome, ServeTask, ToLinkThread, WorkerTask } from '../protocol.js';
+import { notStarted } from '../call-errors.js';
 import { READ_CHARS_SLOT } from './fast-read.js';
 import type { WorkerHostLink } from './host-link.js';
 import { prepareSoon } from './prepared-realm.js';
@@ -94,7 +95,7 @@ export function serveLink(task: ServeTask, link: WorkerHostLink | undefined, exe
       const i = queue.findIndex((r) => r.id === frame.id);
       if (i < 0) return;
       const [run] = queue.splice(i, 1) as [LinkRun];
-      answer(run.id, run.request.callKey ?? '', { ok: false, error: cancelled(frame), output: [] });
+      answer(run.id, run.request.callKey ?? '', { ok: false, error: notStarted(frame.reason, run.request.timeoutMs), output: [] });
       return;
     }
     queue.push(frame);
@@ -102,10 +103,4 @@ export function serveLink(task: ServeTask, link: WorkerHostLink | undefined, exe
   });
   prepareSoon();
   return new Promise<Outcome>(() => {});
-}
-
-function cancelled(frame: Extract<ToLinkThread, { kind: 'cancel' }>): ErrorInfo {
-  return frame.reason === 'timeout'
-    ? { type: 'TimeoutError', message: 'execution timed out while waiting for a sandbox thread' }
-    : { type: 'CancelledError', message: frame.reason === 'shutdown' ? 'the daemon is shutting down' : 'the call was cancelled by the client' };
 }
