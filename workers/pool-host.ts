@@ -11,12 +11,11 @@
 import { receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { LRUCache } from 'lru-cache';
 import { batchingSender, unbatch } from './ipc-batch.js';
 import { MemoryWatch } from './memory-watch.js';
 import type { WatchedCall } from './memory-watch.js';
 import type { Batch } from './ipc-batch.js';
-import { preprocess } from './preprocess.js';
+import { preprocessCached } from './preprocess-cache.js';
 import { READ_CHARS_SLOT } from './sandbox/fast-read.js';
 import type { Preprocessed } from './preprocess.js';
 import { runWarmTask, STATE_GROWN_PAGES, STATE_RETIRE, ThreadPool, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
@@ -102,8 +101,6 @@ const memory = new MemoryWatch(
   (id) => abort(id, 'memory'),
   options.memoryPollMs,
 );
-/** Agents re-run the same code often; preprocessing (TS strip, parse) is cached by source. */
-const prepared = new LRUCache<string, Preprocessed>({ max: 500, maxSize: 32 * MB, sizeCalculation: (v, k) => k.length + (v.ok ? v.source.length : 200) });
 
 const send = batchingSender<FromSandbox>((msg) => {
   if (process.connected) process.send?.(msg);
@@ -116,19 +113,7 @@ function sendNow(msg: FromSandbox): void {
 }
 
 function prepare(req: RunRequest): Preprocessed {
-  if (req.language === 'python') return { ok: true, source: req.code };
-  const key = `${req.language}\0${req.code}`;
-  let p = prepared.get(key);
-  if (!p) {
-    try {
-      p = preprocess(req.code, req.language);
-    } catch (err) {
-      // The compilers are robust, but a crash in them must fail one call, not this process.
-      return { ok: false, error: { type: 'SyntaxError', message: `could not compile the code: ${(err as Error)?.message ?? String(err)}` } };
-    }
-    if (req.code.length < 256 * 1024) prepared.set(key, p);
-  }
-  return p;
+  return preprocessCached(req.code, req.language);
 }
 
 /**

@@ -8,9 +8,7 @@
 // Between calls the thread is idle (not parked in Atomics.wait: it is inside its task), and it
 // prepares the next call's Compartment then (prepared-realm.ts).
 
-import { LRUCache } from 'lru-cache';
-import { preprocess } from '../preprocess.js';
-import type { Preprocessed } from '../preprocess.js';
+import { preprocessCached } from '../preprocess-cache.js';
 import { SLOT_CALL_ID, SLOT_MEMORY_MB } from '../protocol.js';
 import type { LinkRun, Outcome, ServeTask, ToLinkThread, WorkerTask } from '../protocol.js';
 import { notStarted } from '../call-errors.js';
@@ -18,27 +16,6 @@ import { READ_CHARS_SLOT } from './fast-read.js';
 import type { WorkerHostLink } from './host-link.js';
 import { prepareSoon } from './prepared-realm.js';
 import { threadPort } from './thread-channel.js';
-
-const MB = 1024 * 1024;
-
-/** Agents re-run the same code often: preprocessing (TS strip, parse) is cached by source. */
-const prepared = new LRUCache<string, Preprocessed>({ max: 200, maxSize: 8 * MB, sizeCalculation: (v, k) => k.length + (v.ok ? v.source.length : 200) });
-
-function prepare(run: LinkRun): Preprocessed {
-  const { code, language } = run.request;
-  const key = `${language}\0${code}`;
-  let p = prepared.get(key);
-  if (!p) {
-    try {
-      p = preprocess(code, language);
-    } catch (err) {
-      // The compilers are robust, but a crash in them must fail one call, not this thread.
-      return { ok: false, error: { type: 'SyntaxError', message: `could not compile the code: ${(err as Error)?.message ?? String(err)}` } };
-    }
-    if (code.length < 256 * 1024) prepared.set(key, p);
-  }
-  return p;
-}
 
 type Execute = (task: WorkerTask, direct: boolean) => Promise<Outcome>;
 
@@ -57,7 +34,7 @@ export function serveLink(task: ServeTask, link: WorkerHostLink | undefined, exe
     running = true;
     for (let run = queue.shift(); run; run = queue.shift()) {
       const key = run.request.callKey ?? '';
-      const pre = prepare(run);
+      const pre = preprocessCached(run.request.code, run.request.language);
       if (!pre.ok) {
         answer(run.id, key, { ok: false, error: pre.error, output: [] });
         continue;
