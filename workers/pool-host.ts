@@ -11,15 +11,16 @@
 import { receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { LRUCache } from 'lru-cache';
 import { batchingSender, unbatch } from './ipc-batch.js';
 import { MemoryWatch } from './memory-watch.js';
 import type { WatchedCall } from './memory-watch.js';
 import type { Batch } from './ipc-batch.js';
-import { preprocess } from './preprocess.js';
+import { preprocessCached } from './preprocess-cache.js';
 import { READ_CHARS_SLOT } from './sandbox/fast-read.js';
 import type { Preprocessed } from './preprocess.js';
 import { runWarmTask, STATE_GROWN_PAGES, STATE_RETIRE, ThreadPool, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
+import { notStarted, stoppedCall } from './call-errors.js';
+import { DirectThreads } from './direct-threads.js';
 import { HOST_LINK_ENV } from './protocol.js';
 import type { AbortReason, ErrorInfo, FromSandbox, HostLinkInfo, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, ToThread, WorkerMessage, WorkerTask } from './protocol.js';
 
@@ -49,7 +50,11 @@ const threads = new ThreadPool(options, {
 
 /** Forwards what a thread says about a call that is still running here; the rest is stale. */
 function relay(m: WorkerMessage): void {
-  const entry = running.get(m.id);
+  if (m.kind === 'busy') {
+    direct?.wake();
+    return;
+  }
+  const entry = running.get(m.id) ?? direct?.find(m.id);
   if (!entry) return;
   if (m.kind === 'host-call') send({ type: 'host-call', id: m.id, key: m.key, callId: m.callId, method: m.method, args: m.args });
   else if (m.kind === 'output') send({ type: 'output', id: m.id, lines: m.lines });
@@ -96,8 +101,6 @@ const memory = new MemoryWatch(
   (id) => abort(id, 'memory'),
   options.memoryPollMs,
 );
-/** Agents re-run the same code often; preprocessing (TS strip, parse) is cached by source. */
-const prepared = new LRUCache<string, Preprocessed>({ max: 500, maxSize: 32 * MB, sizeCalculation: (v, k) => k.length + (v.ok ? v.source.length : 200) });
 
 const send = batchingSender<FromSandbox>((msg) => {
   if (process.connected) process.send?.(msg);
@@ -110,19 +113,7 @@ function sendNow(msg: FromSandbox): void {
 }
 
 function prepare(req: RunRequest): Preprocessed {
-  if (req.language === 'python') return { ok: true, source: req.code };
-  const key = `${req.language}\0${req.code}`;
-  let p = prepared.get(key);
-  if (!p) {
-    try {
-      p = preprocess(req.code, req.language);
-    } catch (err) {
-      // The compilers are robust, but a crash in them must fail one call, not this process.
-      return { ok: false, error: { type: 'SyntaxError', message: `could not compile the code: ${(err as Error)?.message ?? String(err)}` } };
-    }
-    if (req.code.length < 256 * 1024) prepared.set(key, p);
-  }
-  return p;
+  return preprocessCached(req.code, req.language);
 }
 
 /**
@@ -214,8 +205,29 @@ function takeStartable(): { id: number; req: RunRequest; pre: Extract<Preprocess
   return out;
 }
 
+/**
+ * The direct path (JavaScript with a host link): calls go between the coordinator and the threads
+ * over their links, and this thread keeps only the control plane (direct-threads.ts).
+ */
+const direct = options.direct && options.kind === 'js' && options.hostLink
+  ? new DirectThreads({
+      pool: () => threads.current.pool,
+      send: (msg) => send(msg),
+      memory,
+      running,
+      pollMs: options.memoryPollMs,
+      idleTrimMs: options.idleTrimMs ?? 60_000,
+      watchExit,
+      failureOf: (err, call) => failureOf(err, call, { timeoutMs: call.timeoutMs ?? 0, memoryMb: call.memoryMb }),
+      accepting: () => !unstoppable,
+    })
+  : undefined;
+
 // Idle options.idleTrimMs (default a minute), JavaScript threads give back what they cached for calls.
-if (options.kind === 'js') threads.trimWhenIdle(options.idleTrimMs ?? 60_000, () => running.size > 0 || waiting.length > 0);
+// On the direct path each thread trims itself when idle that long (direct-server.ts).
+if (options.kind === 'js' && !direct) {
+  threads.trimWhenIdle(options.idleTrimMs ?? 60_000, () => running.size > 0 || waiting.length > 0);
+}
 
 function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: true }>): void {
   threads.noteCall();
@@ -264,25 +276,8 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
   );
 }
 
-function failureOf(err: unknown, entry: Running, req: RunRequest, replaced = true): ErrorInfo {
-  const e = err as { name?: string; code?: string; message?: string };
-  const after = replaced ? '; the worker was stopped and replaced' : '';
-  switch (entry.reason) {
-    case 'timeout':
-      return { type: 'TimeoutError', message: `execution timed out after ${req.timeoutMs / 1000} seconds${after}` };
-    case 'cancelled':
-      return { type: 'CancelledError', message: 'the call was cancelled by the client' };
-    case 'memory':
-      return { type: 'MemoryLimitError', message: `the call used more than its memory_mb limit of ${req.memoryMb} MB${after}` };
-    case 'shutdown':
-      return { type: 'CancelledError', message: 'the daemon is shutting down' };
-    default:
-      break;
-  }
-  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return { type: 'MemoryLimitError', message: `the call ran out of memory (the sandbox heap limit is ${options.maxMemoryMb} MB); the worker was replaced` };
-  }
-  return { type: 'SandboxCrashError', message: `the sandbox worker died: ${e?.message ?? String(err)}; it was replaced` };
+function failureOf(err: unknown, entry: { reason?: AbortReason }, req: Pick<RunRequest, 'timeoutMs' | 'memoryMb'>, replaced = true): ErrorInfo {
+  return stoppedCall(err, entry.reason, { timeoutMs: req.timeoutMs, memoryMb: req.memoryMb, heapLimitMb: options.maxMemoryMb }, replaced);
 }
 
 /** After piscina replaces a terminated worker, wait until the new one is warm, then say so. */
@@ -314,7 +309,7 @@ function abort(id: number, reason: AbortReason): void {
  * STOP_GRACE_MS later is stuck in native code: this process takes no more calls and asks the
  * coordinator to kill it, which bounds how long a memory bomb or a runaway builtin can live.
  */
-function watchExit(entry: Running): Promise<void> {
+function watchExit(entry: { interrupt: Int32Array; reason?: AbortReason }): Promise<void> {
   const threadId = Atomics.load(entry.interrupt, 1);
   const worker = threadId === 0 ? undefined : threads.current.pool.threads.find((w) => w.threadId === threadId);
   if (!worker) return Promise.resolve();
@@ -341,14 +336,15 @@ function onMessage(msg: ToSandbox): void {
       enqueue(msg.id, msg.request);
       break;
     case 'abort': {
+      if (direct) {
+        direct.abort(msg.id, msg.reason, msg.timeoutMs);
+        break;
+      }
       const i = waiting.findIndex((w) => w.id === msg.id);
       if (i >= 0) {
         // Not started yet: nothing to stop, just answer.
         const [w] = waiting.splice(i, 1);
-        const error: ErrorInfo =
-          msg.reason === 'timeout'
-            ? { type: 'TimeoutError', message: `execution timed out after ${(w as { req: RunRequest }).req.timeoutMs / 1000} seconds while waiting for a sandbox thread` }
-            : { type: 'CancelledError', message: msg.reason === 'shutdown' ? 'the daemon is shutting down' : 'the call was cancelled by the client' };
+        const error = notStarted(msg.reason, (w as { req: RunRequest }).req.timeoutMs);
         send({ type: 'done', id: msg.id, outcome: { ok: false, error, output: [] }, workerReplaced: false });
       } else {
         abort(msg.id, msg.reason);
@@ -356,7 +352,7 @@ function onMessage(msg: ToSandbox): void {
       break;
     }
     case 'host-reply': {
-      const entry = running.get(msg.id);
+      const entry = running.get(msg.id) ?? direct?.find(msg.id);
       if (!entry) break;
       channelOf(entry)?.postMessage({ ...msg.reply, id: msg.id } satisfies ToThread);
       Atomics.store(entry.wake, 0, 1);
@@ -368,9 +364,10 @@ function onMessage(msg: ToSandbox): void {
       break;
     case 'shutdown':
       for (const w of waiting.splice(0)) {
-        send({ type: 'done', id: w.id, outcome: { ok: false, error: { type: 'CancelledError', message: 'the daemon is shutting down' }, output: [] }, workerReplaced: false });
+        send({ type: 'done', id: w.id, outcome: { ok: false, error: notStarted('shutdown'), output: [] }, workerReplaced: false });
       }
-      for (const id of running.keys()) abort(id, 'shutdown');
+      if (direct) direct.close();
+      else for (const id of running.keys()) abort(id, 'shutdown');
       void threads.close().finally(() => {
         send.flush();
         process.exit(0);
@@ -389,7 +386,10 @@ process.on('disconnect', () => {
 
 // Warm every thread (import ses, lockdown) before saying ready, so no call pays a cold start.
 threads.start().then(
-  () => send({ type: 'ready', threads: options.threads, startupMs: Math.round(performance.now() - started) }),
+  () => {
+    direct?.start(options.threads);
+    send({ type: 'ready', threads: options.threads, startupMs: Math.round(performance.now() - started) });
+  },
   (err: unknown) => {
     sendNow({ type: 'fatal', message: `sandbox workers failed to start: ${(err as Error)?.message ?? String(err)}` });
     process.exit(1);

@@ -97,7 +97,9 @@ export type WorkerMessage =
   | { kind: 'host-call'; id: number; key: string; callId: number; method: string; args: unknown[] }
   | { kind: 'output'; id: number; lines: string[] }
   /** Answer to a memory probe: what the running call retains, bytes. */
-  | { kind: 'memory'; id: number; bytes: number };
+  | { kind: 'memory'; id: number; bytes: number }
+  /** Direct path: this process's running-call count went from 0 to 1 (the memory watch wakes). */
+  | { kind: 'busy' };
 
 /** Pool host → worker on the thread's channel: a reply or probe, with the id of its call. */
 export type ToThread = HostReply & { id: number };
@@ -112,7 +114,8 @@ export type HostReply =
 /** Coordinator → sandbox process (IPC). */
 export type ToSandbox =
   | { type: 'run'; id: number; request: RunRequest }
-  | { type: 'abort'; id: number; reason: AbortReason }
+  /** `timeoutMs`: the call's limit, for the message of a timeout (the direct path: this side never saw the call). */
+  | { type: 'abort'; id: number; reason: AbortReason; timeoutMs?: number }
   | { type: 'host-reply'; id: number; reply: HostReply }
   /** Replace the (idle) interpreter with a pristine one before another agent may use this process. */
   | { type: 'recycle' }
@@ -135,6 +138,62 @@ export type FromSandbox =
 
 export type AbortReason = 'timeout' | 'cancelled' | 'memory' | 'shutdown';
 
+/**
+ * The direct path (JavaScript): the coordinator writes a call straight to the worker thread's host
+ * link and reads its answer there; the sandbox process's main thread never sees it. Frames are
+ * newline-delimited JSON. Coordinator → thread: LinkRun and LinkCancel; thread → coordinator:
+ * LinkDone and LinkOutput (and host calls, WorkerMessage 'host-call'). Every frame about a call
+ * carries its id and its key (RunRequest.callKey), and the coordinator takes a call's frames only
+ * from the link it sent the call on.
+ */
+export interface LinkRun {
+  kind: 'run';
+  id: number;
+  request: RunRequest;
+}
+/** The call was aborted before the thread started it: answer it as cancelled, do not run it. */
+export interface LinkCancel {
+  kind: 'cancel';
+  id: number;
+  reason: AbortReason;
+}
+export interface LinkDone {
+  kind: 'done';
+  id: number;
+  key: string;
+  outcome: Outcome;
+}
+export type LinkOutput = Extract<WorkerMessage, { kind: 'output' }> & { key: string };
+export type ToLinkThread = LinkRun | LinkCancel;
+
+/** Characters of result a JavaScript worker serializes at most (the coordinator spills what passes its budget). */
+export const MAX_RESULT_CHARS = 16 * 1024 * 1024;
+/** Characters of one call's answer at most: its result and its kept output (call-scope.ts MAX_OUTPUT_CHARS). */
+export const MAX_ANSWER_CHARS = MAX_RESULT_CHARS + 2_000_000 + 64 * 1024;
+
+/**
+ * A JavaScript thread's slots in its serve task's shared buffer (Int32Array), read by the pool
+ * host's main thread without a message: which call runs there (for abort and the memory watch)
+ * and with what limit. [1] and [2] are WorkerTask.interrupt's slots (threadId, characters read).
+ */
+export const SLOT_THREAD_ID = 1;
+export const SLOT_CALL_ID = 3;
+export const SLOT_MEMORY_MB = 4;
+export const THREAD_SLOTS = 5;
+
+/** The serve task a direct-path thread runs for its whole life (settles only when it is terminated). */
+export interface ServeTask {
+  serve: true;
+  /** Int32Array(THREAD_SLOTS) over a SharedArrayBuffer: this thread's slots. */
+  slots: Int32Array;
+  /** Int32Array[1]: running calls in this process; a thread that makes it 1 tells the main thread. */
+  busy: Int32Array;
+  /** Int32Array[1]: the sync host-call wake of this thread (WorkerTask.wake). */
+  wake: Int32Array;
+  /** Idle this long, ms, the thread drops what it cached for calls. */
+  idleTrimMs: number;
+}
+
 /** Options a sandbox process is started with (argv[2] as JSON). */
 export interface SandboxProcessOptions {
   kind: 'js' | 'python';
@@ -148,6 +207,11 @@ export interface SandboxProcessOptions {
    * Never in argv: it travels in the environment variable HOST_LINK_ENV (see there).
    */
   hostLink?: HostLinkInfo;
+  /**
+   * JavaScript with a host link: calls come to the worker threads over their links (LinkRun),
+   * not through this process's main thread.
+   */
+  direct?: boolean;
   /** JavaScript: idle this long, ms, threads drop what they cached for calls (default a minute). */
   idleTrimMs?: number;
 }

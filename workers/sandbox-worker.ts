@@ -1,9 +1,16 @@
 // A piscina worker thread that runs guest JavaScript: SES lockdown() once at start, then a fresh
-// Compartment per task whose only powers are the endowments of workers/sandbox/globals.ts.
+// Compartment per call whose only powers are the endowments of workers/sandbox/globals.ts.
 // Everything is imported before lockdown (piscina's own loader included), as SES requires.
+//
+// Two ways in. The direct path (ServeTask): piscina starts this thread and gives it one task for
+// its whole life; calls come over the thread's own host link from the coordinator and their
+// answers go back there (direct-server.ts), so the sandbox process's main thread is off the call's
+// path. The relay path (WorkerTask): the pool host hands each call over as a piscina task, as
+// Python's threads are always used and JavaScript's are when a process has no host link.
 
 import 'ses';
-import type { Outcome, WorkerTask } from './protocol.js';
+import { MAX_RESULT_CHARS } from './protocol.js';
+import type { Outcome, ServeTask, WorkerTask } from './protocol.js';
 import { CallScope, makeError } from './sandbox/call-scope.js';
 import { errorInfo } from './sandbox/errors.js';
 import { buildGlobals } from './sandbox/globals.js';
@@ -13,9 +20,9 @@ import { lockdownRealm } from './sandbox/realm.js';
 import { clearReadCache } from './sandbox/read-cache.js';
 import { claimTask, hostLink, threadPort } from './sandbox/thread-channel.js';
 import { newBudget, toJsonSafe } from './sandbox/serialize.js';
+import { serveLink } from './sandbox/direct-server.js';
+import { takeRealm } from './sandbox/prepared-realm.js';
 
-/** Characters of result a worker serializes at most; the coordinator spills what passes its budget. */
-const MAX_RESULT_CHARS = 16 * 1024 * 1024;
 const MB = 1024 * 1024;
 
 lockdownRealm();
@@ -35,20 +42,30 @@ process.on('uncaughtException', (err) => {
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-export default async function run(task: WorkerTask): Promise<Outcome> {
+export default async function run(task: WorkerTask | ServeTask): Promise<Outcome> {
+  if ('serve' in task) return serveLink(task, hostLink, execute, trim);
   if (task.source === '') {
-    // Warm-up task, and the idle trim: drop what calls left cached, measure what an idle worker holds.
-    clearReadCache();
-    setBaseline();
+    trim();
     return { ok: true, value: null, output: [] };
   }
+  return execute(task, false);
+}
+
+/** Warm-up, and the idle trim: drop what calls left cached, measure what an idle worker holds. */
+function trim(): void {
+  clearReadCache();
+  setBaseline();
+}
+
+/** Runs one call in a pristine Compartment (prepared while the thread was idle, or made now). */
+async function execute(task: WorkerTask, direct: boolean): Promise<Outcome> {
   claimTask(task.interrupt);
-  const scope = new CallScope(threadPort, task.id, task.callKey ?? '', task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars, hostLink);
+  const scope = new CallScope(threadPort, task.id, task.callKey ?? '', task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars, hostLink, direct);
   current = scope;
   let compartment: Compartment | undefined;
   const evaluator = (): Evaluator => compartment as unknown as Evaluator;
   try {
-    compartment = new Compartment({ __options__: true, globals: buildGlobals(scope, task, evaluator) });
+    compartment = takeRealm(buildGlobals(scope, task, evaluator));
     const main = compartment.evaluate(task.source) as () => Promise<unknown>;
     const returned = await race(scope, task.timeoutMs, main());
     const value = returned === undefined ? (compartment.globalThis as { result?: unknown }).result : returned;

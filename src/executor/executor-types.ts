@@ -139,6 +139,8 @@ export interface ExecutorStats {
   memory_kills: number;
   cancelled: number;
   process_restarts: number;
+  /** JavaScript calls that went straight to their worker thread over its link (the direct path). */
+  direct_calls: number;
   latency: LatencySummary;
   by_outcome: Record<string, number>;
   /** Running token totals of context_savings, when a token counter is configured. */
@@ -201,6 +203,8 @@ export interface RecycleSupport {
 /** What a sandbox pool counts over its life. */
 export interface PoolCounters {
   processRestarts: number;
+  /** Calls sent to a thread over its link (the direct path). */
+  directCalls: number;
   workerReplacements: number;
   recycles: number;
 }

@@ -214,6 +214,7 @@ export class PooledExecutor implements Executor {
       memory_kills: this.#byOutcome.MemoryLimitError ?? 0,
       cancelled: this.#byOutcome.CancelledError ?? 0,
       process_restarts: this.#js.counters.processRestarts + (python?.counters.processRestarts ?? 0),
+      direct_calls: this.#js.counters.directCalls + (python?.counters.directCalls ?? 0),
       latency: {
         count,
         p50_ms: count ? ms(h.percentile(50)) : 0,

@@ -25,7 +25,22 @@ export interface LinkCall {
   args: unknown[];
 }
 
-export type LinkHandler = (call: LinkCall, reply: (r: HostReply) => void) => void;
+export type LinkHandler = (call: LinkCall, reply: (r: HostReply) => void, conn: LinkConnection) => void;
+
+/** One worker thread's connection, as its process sees it (the direct path: sandbox-process.ts). */
+export interface LinkConnection {
+  /** The thread's id within its process, as its hello said. */
+  readonly thread: number;
+  /** Writes one frame (JSON, no newline); false once the connection is gone. */
+  write(frame: string): boolean;
+}
+
+/** What a process hears of its threads' connections besides host calls (the direct path). */
+export interface LinkEvents {
+  /** A frame that is not a host call: 'serving', and a call's 'done' and 'output'. */
+  frame(conn: LinkConnection, frame: Record<string, unknown>): void;
+  closed(conn: LinkConnection): void;
+}
 
 /**
  * Connections that have not named a process yet, at most, at once. Worker threads name theirs at
@@ -47,6 +62,7 @@ export class HostLinkServer {
   readonly #server: net.Server;
   readonly #dir: string;
   readonly #handlers = new Map<string, LinkHandler>();
+  readonly #events = new Map<string, LinkEvents>();
   readonly #connections = new Map<string, Set<net.Socket>>();
   readonly #limits = new Map<string, number>();
   /** Connections that have not (yet) named a process. */
@@ -87,14 +103,16 @@ export class HostLinkServer {
    * replaced ones still closing): a process that escaped its sandbox holds its secret, and could
    * otherwise open connections until the coordinator ran out of file descriptors.
    */
-  register(handler: LinkHandler, maxConnections = Number.POSITIVE_INFINITY): { info: HostLinkInfo; drop: () => void } {
+  register(handler: LinkHandler, maxConnections = Number.POSITIVE_INFINITY, events?: LinkEvents): { info: HostLinkInfo; drop: () => void } {
     const secret = randomBytes(24).toString('base64url');
     this.#handlers.set(secret, handler);
+    if (events) this.#events.set(secret, events);
     this.#limits.set(secret, maxConnections);
     return {
       info: { path: this.path, secret },
       drop: () => {
         this.#handlers.delete(secret);
+        this.#events.delete(secret);
         this.#limits.delete(secret);
         for (const socket of this.#connections.get(secret) ?? []) socket.destroy();
         this.#connections.delete(secret);
@@ -126,9 +144,12 @@ export class HostLinkServer {
     let secret: string | undefined;
     let refused = false;
     const hello = setTimeout(() => socket.destroy(), HELLO_MS);
-    const write = (line: string): void => {
-      if (!socket.destroyed) socket.write(line);
+    const write = (line: string): boolean => {
+      if (socket.destroyed) return false;
+      socket.write(line);
+      return true;
     };
+    const conn: { thread: number; write: (frame: string) => boolean } = { thread: 0, write: (frame) => write(`${frame}\n`) };
     const reader = new LineReader(HELLO_MAX_BYTES, (line) => {
       if (refused) return;
       if (secret === undefined) {
@@ -136,6 +157,7 @@ export class HostLinkServer {
         named();
         secret = this.#greet(line, socket);
         refused = secret === undefined;
+        conn.thread = threadOf(line);
         // Named: from the next line on, frames may be as long as one call's arguments.
         if (!refused) reader.setLimit(this.#maxLineBytes);
         // Told so: the thread sends calls over the link only from then on (host-link.ts).
@@ -143,10 +165,20 @@ export class HostLinkServer {
         return;
       }
       const handler = this.#handlers.get(secret);
-      const call = parseCall(line);
-      if (!handler || !call) return;
-      this.calls++;
-      handler(call, (reply) => write(`${JSON.stringify({ ...reply, id: call.id })}\n`));
+      if (!handler) return;
+      let frame: unknown;
+      try {
+        frame = JSON.parse(line);
+      } catch {
+        return;
+      }
+      const call = asCall(frame);
+      if (call) {
+        this.calls++;
+        handler(call, (reply) => void write(`${JSON.stringify({ ...reply, id: call.id })}\n`), conn);
+      } else if (typeof frame === 'object' && frame !== null && !Array.isArray(frame)) {
+        this.#events.get(secret)?.frame(conn, frame as Record<string, unknown>);
+      }
     });
     socket.on('data', (chunk: Buffer) => {
       if (!reader.push(chunk)) {
@@ -158,7 +190,7 @@ export class HostLinkServer {
     socket.once('close', () => {
       clearTimeout(hello);
       named();
-      if (secret !== undefined) this.#connections.get(secret)?.delete(socket);
+      if (secret !== undefined && this.#connections.get(secret)?.delete(socket)) this.#events.get(secret)?.closed(conn);
     });
   }
 
@@ -188,13 +220,19 @@ export class HostLinkServer {
   }
 }
 
-function parseCall(line: string): LinkCall | undefined {
-  let m: Partial<LinkCall> & { kind?: unknown };
+/** The thread id a hello names (0 when it names none). */
+function threadOf(hello: string): number {
   try {
-    m = JSON.parse(line) as Partial<LinkCall> & { kind?: unknown };
+    const t = (JSON.parse(hello) as { thread?: unknown }).thread;
+    return typeof t === 'number' && Number.isSafeInteger(t) && t > 0 ? t : 0;
   } catch {
-    return undefined;
+    return 0;
   }
+}
+
+function asCall(frame: unknown): LinkCall | undefined {
+  if (typeof frame !== 'object' || frame === null) return undefined;
+  const m = frame as Partial<LinkCall> & { kind?: unknown };
   if (m.kind !== 'host-call' || typeof m.id !== 'number' || typeof m.key !== 'string' || typeof m.callId !== 'number' || typeof m.method !== 'string' || !Array.isArray(m.args)) return undefined;
   return { id: m.id, key: m.key, callId: m.callId, method: m.method, args: m.args };
 }

@@ -1,6 +1,7 @@
 // Public surface of the executor: create it (it resolves once its sandboxes are warm), run calls.
 import { PooledExecutor } from './executor.js';
 import { maxHostArgChars } from './executor-types.js';
+import { MAX_ANSWER_CHARS } from '../../workers/protocol.js';
 import type { ExecutorOptions } from './executor.js';
 import { HostLinkServer } from './host-link-server.js';
 
@@ -21,11 +22,17 @@ export async function createExecutor(options: ExecutorOptions): Promise<PooledEx
   return executor;
 }
 
-/** The worker threads' direct line for awaited host calls; without one (no socket here) they use IPC. */
+/**
+ * The worker threads' own line to the coordinator: JavaScript calls and their answers travel on it
+ * (the direct path), and so do awaited host calls. Without one (no socket here) everything goes
+ * through the sandbox processes' main threads.
+ */
 async function openHostLink(options: ExecutorOptions): Promise<HostLinkServer | false> {
-  // One frame holds one call's arguments, JSON-escaped: at most six characters per character.
+  // One frame holds one call's arguments or one call's answer (result and output, as the worker
+  // bounds them), JSON-escaped: at most six bytes per character.
+  const frame = 6 * Math.max(maxHostArgChars(options.config.limits), MAX_ANSWER_CHARS) + 1024 * 1024;
   try {
-    return await HostLinkServer.open(6 * maxHostArgChars(options.config.limits) + 1024 * 1024, options.logger.child({ subsystem: 'host-link' }));
+    return await HostLinkServer.open(frame, options.logger.child({ subsystem: 'host-link' }));
   } catch (err) {
     options.logger.warn({ err: (err as Error).message }, 'no host link socket; awaited host calls go through the sandbox processes');
     return false;

@@ -96,7 +96,7 @@ export class SandboxPool {
   readonly #recycleSupport: RecycleSupport;
   /** Moving average of call durations, ms: the retry hint of OverloadedError. */
   #avgCallMs = 1_000;
-  readonly counters: PoolCounters = { processRestarts: 0, workerReplacements: 0, recycles: 0 };
+  readonly counters: PoolCounters = { processRestarts: 0, directCalls: 0, workerReplacements: 0, recycles: 0 };
 
   constructor(options: SandboxPoolOptions) {
     this.#o = options;
@@ -299,6 +299,7 @@ export class SandboxPool {
     // A fresh secret per dispatch: only the thread that runs the call learns it (protocol.ts).
     const request: RunRequest = { ...call.request, timeoutMs: remaining, callKey: randomUUID() };
     this.#calls.set(id, { call, proc });
+    if (proc.direct) this.counters.directCalls++;
     this.#inFlight.set(agent, (this.#inFlight.get(agent) ?? 0) + 1);
     let escalation: NodeJS.Timeout | undefined;
     const abort = (reason: AbortReason): void => {

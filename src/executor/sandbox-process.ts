@@ -3,17 +3,21 @@
 // was running. Every way a process can fail (exit, a fork that fails with 'error' and no 'exit',
 // a fork that throws, a kill nobody confirms) ends in one place, #die, so the pool above always
 // hears of it and starts a replacement. It also remembers whose code the process ran.
+// JavaScript calls take the direct path when the process has a host link: they go to its threads
+// over their own links (thread-links.ts) and the process's main thread never sees them.
 
-import { EventEmitter } from 'node:events';
-import { fork } from 'node:child_process';
-import type { ForkOptions } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { HOST_LINK_ENV } from '../../workers/protocol.js';
 import type { AbortReason, FromSandbox, HostReply, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
 import { batchingSender, unbatch } from '../../workers/ipc-batch.js';
 import type { Batch } from '../../workers/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
 import type { HostLinkServer } from './host-link-server.js';
+import { ThreadLinks } from './thread-links.js';
+import { notStarted } from '../../workers/call-errors.js';
+import { diedWith, launchSandbox, launchWithFork } from './sandbox-launch.js';
+import type { LaunchSandbox, SandboxChild } from './sandbox-launch.js';
+
+export { launchWithFork, workerScript } from './sandbox-launch.js';
+export type { LaunchSandbox, SandboxChild } from './sandbox-launch.js';
 
 /** How long a sandbox process may take to warm its threads before it counts as failed, ms. */
 export const STARTUP_TIMEOUT_MS = 30_000;
@@ -21,19 +25,6 @@ export const STARTUP_TIMEOUT_MS = 30_000;
 export const PYTHON_STARTUP_TIMEOUT_MS = 120_000;
 /** After SIGKILL, how long to wait for 'exit' before the process is counted dead anyway, ms. */
 export const KILL_CONFIRM_MS = 5_000;
-
-/** What the pool needs of a child process; node's ChildProcess fits, and tests pass doubles. */
-export interface SandboxChild extends EventEmitter {
-  readonly pid?: number | undefined;
-  readonly connected: boolean;
-  send(message: ToSandbox | Batch<ToSandbox>, callback: (error: Error | null) => void): boolean;
-  kill(signal?: NodeJS.Signals): boolean;
-}
-
-/** Starts a sandbox process: `fork` in production, a double in tests (a fork that fails, ...). */
-export type LaunchSandbox = (script: string, args: readonly string[], options: ForkOptions) => SandboxChild;
-
-export const launchWithFork: LaunchSandbox = (script, args, options) => fork(script, [...args], options);
 
 export interface Finished {
   outcome: Outcome;
@@ -55,15 +46,7 @@ export interface SandboxProcessEvents {
 
 /** `started`: the call is running (not waiting in the process behind another). */
 /** `key`: the call's secret (RunRequest.callKey); a host call without it is not the call's. */
-type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string; key: string | undefined };
-
-/** The compiled worker entry; tests run the TypeScript sources but the sandbox always runs dist/. */
-export function workerScript(name: string): string {
-  const here = fileURLToPath(import.meta.url);
-  const fromSource = here.endsWith('.ts');
-  const url = fromSource ? new URL(`../../dist/workers/${name}.js`, import.meta.url) : new URL(`../../workers/${name}.js`, import.meta.url);
-  return fileURLToPath(url);
-}
+type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string; key: string | undefined; timeoutMs: number };
 
 export class SandboxProcess {
   readonly #child: SandboxChild;
@@ -89,34 +72,42 @@ export class SandboxProcess {
 
   constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, launch: LaunchSandbox = launchWithFork, link?: HostLinkServer) {
     this.threads = options.threads;
-    // Its threads' host links may carry calls for what runs here, and nothing else.
+    // JavaScript with a host link takes the direct path: calls go to the threads over their links.
+    if (options.kind === 'js' && link && options.direct !== false) {
+      options = { ...options, direct: true };
+      this.#links = new ThreadLinks({
+        done: (id, outcome) => this.#settle(id, { outcome, workerReplaced: false }),
+        output: (id, lines) => this.#inflight.has(id) && events.onOutput(id, lines),
+        lost: (id) =>
+          this.#settle(id, {
+            outcome: { ok: false, output: [], error: { type: 'SandboxCrashError', message: 'the sandbox thread running the call ended before answering (its link closed); it was replaced' } },
+            workerReplaced: true,
+          }),
+        started: (id) => {
+          const entry = this.#inflight.get(id);
+          if (entry) entry.started = true;
+        },
+        free: () => events.onWorkerReady(this),
+      });
+    }
+    // Its threads' host links may carry calls for what runs here, and nothing else; on the direct
+    // path, a call's host calls only from the link the call went out on.
     // One connection per thread, and as many again for replaced threads whose sockets still close.
-    const place = link?.register((call, reply) => {
-      if (this.#callsFor(call.id, call.key)) events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
-    }, 2 * options.threads + 2);
+    const links = this.#links;
+    const place = link?.register(
+      (call, reply, conn) => {
+        if (!this.#callsFor(call.id, call.key)) return;
+        if (links?.has(call.id) && !links.carries(conn, call.id)) return;
+        events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
+      },
+      2 * options.threads + 2,
+      links && { frame: (conn, frame) => links.frame(conn, frame), closed: (conn) => links.closed(conn) },
+    );
     this.#dropLink = place?.drop;
     this.kind = options.kind;
     this.#events = events;
     this.#log = log;
-    const forkOptions: ForkOptions = {
-      execArgv: ['--enable-experimental-regexp-engine-on-excessive-backtracks'],
-      // Every message is plain JSON data (results and host values are made JSON-safe in the worker):
-      // JSON framing costs about half the CPU of the structured-clone serializer per message.
-      serialization: 'json',
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      // The link's secret goes in the environment, not in argv, where every local user sees it.
-      env: { NODE_ENV: process.env.NODE_ENV ?? 'production', ...(place ? { [HOST_LINK_ENV]: JSON.stringify(place.info) } : {}) },
-    };
-    let child: SandboxChild;
-    try {
-      child = launch(workerScript('pool-host'), [JSON.stringify(options)], forkOptions);
-    } catch (err) {
-      // fork throws for some errors (ENOMEM) instead of emitting 'error': the same failure.
-      child = new EventEmitter() as unknown as SandboxChild;
-      Object.assign(child, { pid: undefined, connected: false, send: () => false, kill: () => false });
-      process.nextTick(() => child.emit('error', err));
-    }
-    this.#child = child;
+    this.#child = launchSandbox(launch, options, place?.info);
     const startupTimeoutMs = options.kind === 'python' ? PYTHON_STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS;
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -150,6 +141,17 @@ export class SandboxProcess {
   }
 
   #rejectStart: (why: string) => void = () => {};
+  /** The direct path's threads (JavaScript with a host link); undefined on the relay path. */
+  readonly #links: ThreadLinks | undefined;
+
+  /** Resolves call `id` once, whoever answers first (its thread, or its process for it). */
+  #settle(id: number, finished: Finished): void {
+    const entry = this.#inflight.get(id);
+    if (!entry) return;
+    this.#inflight.delete(id);
+    this.#links?.release(id);
+    entry.resolve(finished);
+  }
 
   /** Whether a host call names a call running here with that call's own key. */
   #callsFor(id: number, key: unknown): boolean {
@@ -164,6 +166,11 @@ export class SandboxProcess {
 
   get state(): 'starting' | 'ready' | 'dead' {
     return this.#state;
+  }
+
+  /** Calls go to this process's threads over their links (the direct path). */
+  get direct(): boolean {
+    return this.#links !== undefined;
   }
 
   /** A recycle was asked for and not yet answered: no call may be sent here. */
@@ -183,11 +190,17 @@ export class SandboxProcess {
 
   /** Threads with nothing running or sent ahead. */
   get free(): number {
-    return this.#state === 'ready' && !this.#killTimer ? Math.max(0, this.threads - this.#inflight.size - this.#warming) : 0;
+    if (this.#state !== 'ready' || this.#killTimer) return 0;
+    if (this.#links) return this.#links.free;
+    return Math.max(0, this.threads - this.#inflight.size - this.#warming);
   }
 
-  /** Room to send a call ahead: one waiting call per thread, so no thread idles for an IPC round trip. */
+  /**
+   * Room to send a call ahead: one waiting call per thread, so no thread idles for an IPC round
+   * trip. None on the direct path: a thread's next call reaches it in one hop once it answers.
+   */
   get prefetchRoom(): number {
+    if (this.#links) return this.free;
     return this.#state === 'ready' && this.#warming === 0 && !this.#killTimer ? Math.max(0, 2 * this.threads - this.#inflight.size) : 0;
   }
 
@@ -198,9 +211,16 @@ export class SandboxProcess {
     return new Promise<Finished>((resolve) => {
       // With a thread free the process starts the call on receipt; otherwise it waits there until
       // a 'done' names it as started.
+      if (this.#links) {
+        // Sent to a thread counts as started: were the process to die now, it may have run some of it.
+        const entry: Inflight = { resolve, started: false, agent: request.agent, key: request.callKey, timeoutMs: request.timeoutMs };
+        this.#inflight.set(id, entry);
+        entry.started = this.#links.submit(id, request);
+        return;
+      }
       let started = 0;
       for (const e of this.#inflight.values()) if (e.started) started++;
-      this.#inflight.set(id, { resolve, started: started < this.threads, agent: request.agent, key: request.callKey });
+      this.#inflight.set(id, { resolve, started: started < this.threads, agent: request.agent, key: request.callKey, timeoutMs: request.timeoutMs });
       this.#send({ type: 'run', id, request });
     });
   }
@@ -229,7 +249,15 @@ export class SandboxProcess {
   }
 
   abort(id: number, reason: AbortReason): void {
-    if (this.#inflight.has(id)) this.#send({ type: 'abort', id, reason });
+    const entry = this.#inflight.get(id);
+    if (!entry) return;
+    if (this.#links?.withdraw(id)) {
+      // Never sent to a thread: nothing to stop.
+      this.#settle(id, { outcome: { ok: false, output: [], error: notStarted(reason, entry.timeoutMs) }, workerReplaced: false });
+      return;
+    }
+    this.#links?.cancel(id, reason);
+    this.#send({ type: 'abort', id, reason, timeoutMs: entry.timeoutMs });
   }
 
   reply(id: number, reply: HostReply): void {
@@ -298,7 +326,9 @@ export class SandboxProcess {
         const entry = this.#inflight.get(msg.id);
         if (!entry) return;
         this.#inflight.delete(msg.id);
-        if (msg.workerReplaced) this.#warming++;
+        this.#links?.release(msg.id, msg.workerReplaced);
+        // Direct path: a replaced thread counts again once its link says 'serving'.
+        if (msg.workerReplaced && !this.#links) this.#warming++;
         for (const startedId of msg.started ?? []) {
           const next = this.#inflight.get(startedId);
           if (next) next.started = true;
@@ -336,6 +366,7 @@ export class SandboxProcess {
     const wasStarting = this.#state === 'starting';
     this.#state = 'dead';
     this.#dropLink?.();
+    this.#links?.clear();
     if (this.#killTimer) clearTimeout(this.#killTimer);
     this.#recycled?.(false);
     this.#probe?.(false);
@@ -346,27 +377,9 @@ export class SandboxProcess {
           : `sandbox process exited during start-up (code ${code}, signal ${signal})`,
       );
     }
-    // V8's fatal out-of-memory aborts the process (SIGABRT, or exit 134): the call it was running
-    // allocated past what any limit could stop in time.
-    const oom = signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGILL' || code === 134;
     for (const [id, entry] of this.#inflight) {
       this.#inflight.delete(id);
-      if (!entry.started) {
-        // Sent ahead and still waiting: the death was another call's; this one goes elsewhere.
-        entry.resolve({ outcome: { ok: false, output: [], error: { type: 'SandboxCrashError', message: 'the sandbox process died before the call started' } }, workerReplaced: false, requeue: true });
-        continue;
-      }
-      entry.resolve({
-        outcome: {
-          ok: false,
-          output: [],
-          error: oom
-            ? { type: 'MemoryLimitError', message: 'the call exhausted memory and V8 stopped its sandbox process; the process was replaced and other calls were not affected' }
-            : { type: 'SandboxCrashError', message: `the sandbox process died (code ${code}, signal ${signal}); it was replaced` },
-        },
-        workerReplaced: true,
-        processDied: true,
-      });
+      entry.resolve(diedWith(entry.started, code, signal));
     }
     this.#events.onExit(this, code, signal, spawnError);
   }

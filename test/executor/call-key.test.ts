@@ -24,7 +24,8 @@ afterAll(async () => {
 it('serves only host calls that carry the key of the call they name, over IPC and over the link', async () => {
   const launch: LaunchSandbox = (_script, args, options) => fork(FORGER, [...args], options);
   const pool = new SandboxPool({
-    process: { kind: 'js', threads: 1, maxMemoryMb: 64, memoryPollMs: 20 },
+    // The relay path (the stand-in speaks IPC only); the direct path's frame rules: thread-links.test.ts.
+    process: { kind: 'js', threads: 1, maxMemoryMb: 64, memoryPollMs: 20, direct: false },
     count: 1,
     maxQueued: 10,
     limits: () => ({ maxInFlight: 1, maxQueued: 10 }),

@@ -236,7 +236,7 @@ describe('host link: the worker side when the coordinator refuses', () => {
     try {
       const msg = (callId: number) => ({ kind: 'host-call' as const, id: 1, key: 'k', callId, method: 'call_tool', args: [] });
       // A refused hello (as after the coordinator's hello timer fired while it was stalled).
-      const refused = new WorkerHostLink({ path: link.path, secret: 'not-registered' });
+      const refused = new WorkerHostLink({ path: link.path, secret: 'not-registered' }, 1);
       const taken: number[] = [];
       for (let i = 1; i <= 400; i++) {
         if (refused.send(msg(i))) taken.push(i);
@@ -245,7 +245,7 @@ describe('host link: the worker side when the coordinator refuses', () => {
       // Every call it said it sent is lost: none may be taken (the caller then uses the pool host).
       expect(taken).toEqual([]);
       // A good link takes calls once the coordinator accepted it, and they are served.
-      const good = new WorkerHostLink(place.info);
+      const good = new WorkerHostLink(place.info, 1);
       const replies: number[] = [];
       good.onReply = (r) => {
         if (r.kind === 'host-reply') replies.push(r.callId);
@@ -301,7 +301,7 @@ describe('host link: connection floods (fds of the coordinator)', () => {
       for (const s of unnamed.sockets) s.destroy();
       // The real owner still gets a link once the flood is gone.
       await sleep(50);
-      const good = new WorkerHostLink(place.info);
+      const good = new WorkerHostLink(place.info, 1);
       await expect.poll(() => good.send({ kind: 'host-call', id: 1, key: 'k', callId: 1, method: 'x', args: [] })).toBe(true);
     } finally {
       place.drop();

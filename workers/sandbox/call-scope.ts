@@ -65,6 +65,8 @@ export class CallScope {
     readonly maxArgChars: number = Number.MAX_SAFE_INTEGER,
     /** The thread's own socket to the coordinator, for async host calls (host-link.ts). */
     readonly link?: WorkerHostLink,
+    /** The call came over the link (the direct path): its streamed output goes back there too. */
+    readonly direct = false,
   ) {
     this.#onMessage = (m) => {
       if (m.id === this.id) this.#dispatch(m);
@@ -111,9 +113,10 @@ export class CallScope {
     this.#flushTimer = undefined;
     if (this.#stream.length === 0) return;
     this.#lastFlush = performance.now();
-    const msg: WorkerMessage = { kind: 'output', id: this.id, lines: this.#stream };
+    const lines = this.#stream;
     this.#stream = [];
-    this.port.postMessage(msg);
+    if (this.direct && this.link?.send({ kind: 'output', id: this.id, key: this.key, lines })) return;
+    this.port.postMessage({ kind: 'output', id: this.id, lines } satisfies WorkerMessage);
   }
 
   /** A host call that blocks the guest until the coordinator answers (file, skill, PII calls). */

@@ -30,7 +30,7 @@ export const threadPort: MessagePort = open();
 
 const linkInfo = (workerData as { hostLink?: HostLinkInfo } | null | undefined)?.hostLink;
 /** This thread's socket to the coordinator, when its process was given one. */
-export const hostLink: WorkerHostLink | undefined = linkInfo ? new WorkerHostLink(linkInfo) : undefined;
+export const hostLink: WorkerHostLink | undefined = linkInfo ? new WorkerHostLink(linkInfo, threadId) : undefined;
 
 /** Marks `interrupt[1]` with this thread's id, so the pool host can find the channel of a call. */
 export function claimTask(interrupt: Int32Array): void {

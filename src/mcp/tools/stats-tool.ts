@@ -69,6 +69,7 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
               memory_kills: pool.memory_kills,
               cancelled: pool.cancelled,
               process_restarts: pool.process_restarts,
+              direct_calls: pool.direct_calls,
               latency: pool.latency,
               by_outcome: pool.by_outcome,
             }
