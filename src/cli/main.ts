@@ -1,6 +1,7 @@
 // The code-execution-mcp command line: dispatches to serve, stdio and exec; --help and
 // --version. Bad usage and invalid configuration exit 2 with a message on stderr.
 
+import { StoreError } from '../cluster/store-error.js';
 import { packageVersion } from '../config/defaults.js';
 import type { CommandName } from '../config/options.js';
 import { UsageError, parseCommand } from './args.js';
@@ -46,7 +47,10 @@ export async function main(io: CliIo): Promise<number> {
       await write(io.stderr, `${BIN} ${command}: ${error.message}\nRun "${BIN} ${command} --help" for usage.\n`);
       return EXIT_USAGE;
     }
-    await write(io.stderr, `${BIN} ${command}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // A store that cannot be opened (Redis down, or its optional client not installed) is the
+    // operator's to fix: its message says how, a stack would only bury it.
+    const detail = error instanceof StoreError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    await write(io.stderr, `${BIN} ${command}: ${detail}\n`);
     return EXIT_FAILED;
   }
 }

@@ -8,7 +8,43 @@
 // costs 0.07 µs a character on repetitive JSON but about 2 µs on random letters, so text is counted
 // in CHUNK_CHARS chunks until TIME_BUDGET_MS has passed, and the rest is scaled from SAMPLE_COUNT
 // windows spread over it. Worst case about 30 ms a value; a figure that is not exact says so.
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+//
+// The tokenizer's tables are loaded on the first count, not at start (about 1 s and 70 MB, which
+// every daemon would otherwise pay before listening). gpt-tokenizer is an optional dependency:
+// without it every figure is the length-based guess, marked estimated.
+import { createRequire } from 'node:module';
+import { OPTIONAL_PACKAGES, isMissingPackage } from './optional-package.js';
+
+type CountO200k = (text: string, options: { disallowedSpecial: Set<string> }) => number;
+/** The tokenizer once loaded; null when the package is not installed; undefined before the first count. */
+let tokenizer: CountO200k | null | undefined;
+
+function loadTokenizer(): CountO200k | null {
+  if (tokenizer === undefined) {
+    try {
+      tokenizer = (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { countTokens: CountO200k }).countTokens;
+    } catch (error) {
+      if (!isMissingPackage(error, OPTIONAL_PACKAGES.tokenizer.name)) throw error;
+      tokenizer = null;
+    }
+  }
+  return tokenizer;
+}
+
+/** Whether exact counts are possible (gpt-tokenizer installed); does not load it. */
+export function tokenizerInstalled(): boolean {
+  if (tokenizer !== undefined) return tokenizer !== null;
+  try {
+    createRequire(import.meta.url).resolve('gpt-tokenizer/encoding/o200k_base');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function countO200k(text: string, options: { disallowedSpecial: Set<string> }): number {
+  return (loadTokenizer() as CountO200k)(text, options);
+}
 
 /** Longest run of letters (or of punctuation) tokenized in one piece, characters. */
 export const MAX_RUN_CHARS = 128;
@@ -160,7 +196,7 @@ function toJson(value: unknown): string | undefined {
 export function measureTokens(value: unknown, budget?: CountBudget): TokenCount {
   const text = typeof value === 'string' ? value : toJson(value);
   if (text === undefined || text.length === 0) return { tokens: 0, estimated: false };
-  if (budget && budget.spentMs >= CALL_BUDGET_MS) return { tokens: Math.ceil(text.length / CHARS_PER_TOKEN_GUESS), estimated: true };
+  if (loadTokenizer() === null || (budget && budget.spentMs >= CALL_BUDGET_MS)) return { tokens: Math.ceil(text.length / CHARS_PER_TOKEN_GUESS), estimated: true };
   const started = performance.now();
   const count = countString(text);
   if (budget) budget.spentMs += performance.now() - started;
