@@ -23,7 +23,7 @@ import { UpstreamManager } from './upstream/index.js';
 import type { UpstreamTool } from './upstream/index.js';
 import type { Logger } from './util/logger.js';
 import { OPTIONAL_PACKAGES, missingPackageMessage } from './util/optional-package.js';
-import { measureTokens, tokenizerInstalled } from './util/tokens.js';
+import { measureTokensWhenLoaded, tokenizerInstalled } from './util/tokens.js';
 
 /** Parses a Python skill without running it: `{line, message}` of the first syntax error, or null. */
 const PYTHON_SYNTAX_CHECK = 'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n';
@@ -163,7 +163,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       virtual: sandboxApi.virtual,
     });
     if (!tokenizerInstalled()) logger.warn({ code: 'OPTIONAL_PACKAGE_MISSING', package: OPTIONAL_PACKAGES.tokenizer.name }, missingPackageMessage(OPTIONAL_PACKAGES.tokenizer));
-    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens: measureTokens, gate: shared.gate });
+    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens: measureTokensWhenLoaded, gate: shared.gate });
     late.executor = executor;
     closers.push(() => executor.close());
 
