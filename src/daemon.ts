@@ -23,7 +23,7 @@ import { UpstreamManager } from './upstream/index.js';
 import type { UpstreamTool } from './upstream/index.js';
 import type { Logger } from './util/logger.js';
 import { OPTIONAL_PACKAGES, missingPackageMessage } from './util/optional-package.js';
-import { measureTokensWhenLoaded, tokenizerInstalled } from './util/tokens.js';
+import { measureTokensWhenLoaded, prepareTokenizer, tokenizerInstalled } from './util/tokens.js';
 
 /** Parses a Python skill without running it: `{line, message}` of the first syntax error, or null. */
 const PYTHON_SYNTAX_CHECK = 'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n';
@@ -185,6 +185,8 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       version: packageVersion(),
       now,
       startedAtMs,
+      // The tokenizer's tables load when the first client connects, not at start nor in a call.
+      onSession: prepareTokenizer,
     };
     let closing: Promise<void> | undefined;
     return {

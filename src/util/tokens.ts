@@ -211,11 +211,19 @@ let loadScheduled = false;
  * and never pays it).
  */
 export function measureTokensWhenLoaded(value: unknown, budget?: CountBudget): TokenCount {
-  if (tokenizer === undefined && !loadScheduled) {
-    loadScheduled = true;
-    setTimeout(() => loadTokenizer(), TOKENIZER_LOAD_DELAY_MS).unref();
-  }
+  prepareTokenizer();
   return measure(value, budget, false);
+}
+
+/**
+ * Loads the tokenizer TOKENIZER_LOAD_DELAY_MS from now, once. The daemon calls it when an MCP
+ * session opens: the load (about 1 s on the event loop) then falls in that client's handshake,
+ * not in the middle of other agents' calls; the first count calls it too.
+ */
+export function prepareTokenizer(): void {
+  if (tokenizer !== undefined || loadScheduled) return;
+  loadScheduled = true;
+  setTimeout(() => loadTokenizer(), TOKENIZER_LOAD_DELAY_MS).unref();
 }
 
 function measure(value: unknown, budget: CountBudget | undefined, load: boolean): TokenCount {

@@ -6,8 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { REPO } from '../fixtures/mcp/cli.js';
+import { startHttpHarness } from '../fixtures/mcp/http-harness.js';
 
 /** Registers a load hook that prints every module URL the process loads, one per line, on stderr. */
 const HOOK = `data:text/javascript,${encodeURIComponent(`
@@ -40,5 +41,21 @@ describe('what the coordinator loads at start', () => {
     expect(loaded.some((u) => u.endsWith('/dist/src/daemon.js'))).toBe(true);
     expect(loaded.some((u) => u.includes('/@modelcontextprotocol/sdk/dist/esm/server/'))).toBe(true);
     expect(loaded.filter((u) => ON_FIRST_USE.some((re) => re.test(u)))).toEqual([]);
+  });
+});
+
+describe('what is loaded when a client connects', () => {
+  it('each MCP session opening calls services.onSession (the daemon loads the tokenizer then, not in a call)', async () => {
+    const h = await startHttpHarness();
+    try {
+      const onSession = vi.fn();
+      h.services.onSession = onSession;
+      await h.connect();
+      expect(onSession).toHaveBeenCalledTimes(1);
+      await h.connect();
+      expect(onSession).toHaveBeenCalledTimes(2);
+    } finally {
+      await h.close();
+    }
   });
 });
