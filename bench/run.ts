@@ -19,6 +19,7 @@ const SECTION_FILES: Record<string, [string, string]> = {
   search: ['./search-bench.js', 'searchBench'],
   tokens: ['./token-bench.js', 'tokenBench'],
   cluster: ['./cluster-bench.js', 'clusterBench'],
+  startup: ['./startup-bench.js', 'startupBench'],
 };
 const SECTIONS: Record<string, () => Promise<BenchSection>> = Object.fromEntries(
   Object.entries(SECTION_FILES).map(([name, [file, exported]]) => [

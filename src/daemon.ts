@@ -22,7 +22,8 @@ import type { SkillSummary } from './skills/index.js';
 import { UpstreamManager } from './upstream/index.js';
 import type { UpstreamTool } from './upstream/index.js';
 import type { Logger } from './util/logger.js';
-import { measureTokens } from './util/tokens.js';
+import { OPTIONAL_PACKAGES, missingPackageMessage } from './util/optional-package.js';
+import { measureTokensWhenLoaded, prepareTokenizer, tokenizerInstalled } from './util/tokens.js';
 
 /** Parses a Python skill without running it: `{line, message}` of the first syntax error, or null. */
 const PYTHON_SYNTAX_CHECK = 'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n';
@@ -161,7 +162,8 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       toolNames: sandboxApi.toolNames,
       virtual: sandboxApi.virtual,
     });
-    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens: measureTokens, gate: shared.gate });
+    if (!tokenizerInstalled()) logger.warn({ code: 'OPTIONAL_PACKAGE_MISSING', package: OPTIONAL_PACKAGES.tokenizer.name }, missingPackageMessage(OPTIONAL_PACKAGES.tokenizer));
+    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens: measureTokensWhenLoaded, gate: shared.gate });
     late.executor = executor;
     closers.push(() => executor.close());
 
@@ -183,6 +185,8 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       version: packageVersion(),
       now,
       startedAtMs,
+      // The tokenizer's tables load when the first client connects, not at start nor in a call.
+      onSession: prepareTokenizer,
     };
     let closing: Promise<void> | undefined;
     return {

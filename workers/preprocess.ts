@@ -82,8 +82,25 @@ function loadBlankSpace(): BlankSpace {
   return typeof mod === 'function' ? mod : (mod.default as BlankSpace);
 }
 
+/**
+ * TypeScript and ts-blank-space are optional dependencies (npm install --omit=optional leaves
+ * them out): without them a TypeScript call fails with this, and JavaScript and Python still run.
+ */
+export const TYPESCRIPT_MISSING =
+  'TypeScript is not available: the optional packages "typescript" and "ts-blank-space" are not installed on this daemon (npm install typescript ts-blank-space). JavaScript and Python run without them; pass language "javascript" for plain JavaScript';
+
+function isModuleMissing(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND';
+}
+
 function stripTypes(code: string): Preprocessed {
-  blankSpace ??= loadBlankSpace();
+  try {
+    blankSpace ??= loadBlankSpace();
+  } catch (error) {
+    if (!isModuleMissing(error)) throw error;
+    return { ok: false, error: { type: 'ValidationError', message: TYPESCRIPT_MISSING } };
+  }
   let unsupported = 0;
   const out = blankSpace(code, () => {
     unsupported++;

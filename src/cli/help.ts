@@ -13,6 +13,7 @@ Usage:
   ${BIN} stdio [--connect URL] [--config FILE]                      MCP over stdio (embedded, or bridged to a daemon)
   ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB] [--progress]   run code once, print the result JSON
   ${BIN} import-catalog FILE [--catalog-dir DIR]                    import the seed's full_catalog.json as catalog files
+  ${BIN} status [--url URL] [--token TOKEN] [--json]                a running daemon's health, pools, memory, agents and upstreams
   ${BIN} --help | --version
 
 Run "${BIN} COMMAND --help" for the options of a command.

@@ -1,6 +1,7 @@
 // The code-execution-mcp command line: dispatches to serve, stdio and exec; --help and
 // --version. Bad usage and invalid configuration exit 2 with a message on stderr.
 
+import { StoreError } from '../cluster/store-error.js';
 import { packageVersion } from '../config/defaults.js';
 import type { CommandName } from '../config/options.js';
 import { UsageError, parseCommand } from './args.js';
@@ -28,8 +29,9 @@ export async function main(io: CliIo): Promise<number> {
     await write(first === undefined ? io.stderr : io.stdout, mainHelp(packageVersion()));
     return first === undefined ? EXIT_USAGE : EXIT_OK;
   }
+  if (first === 'status') return statusMain(rest, io);
   if (!Object.hasOwn(COMMANDS, first)) {
-    await write(io.stderr, `${BIN}: unknown command "${first}"; the commands are serve, stdio, exec and import-catalog (see ${BIN} --help)\n`);
+    await write(io.stderr, `${BIN}: unknown command "${first}"; the commands are serve, stdio, exec, import-catalog and status (see ${BIN} --help)\n`);
     return EXIT_USAGE;
   }
   const command = first as CommandName;
@@ -46,7 +48,25 @@ export async function main(io: CliIo): Promise<number> {
       await write(io.stderr, `${BIN} ${command}: ${error.message}\nRun "${BIN} ${command} --help" for usage.\n`);
       return EXIT_USAGE;
     }
-    await write(io.stderr, `${BIN} ${command}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // A store that cannot be opened (Redis down, or its optional client not installed) is the
+    // operator's to fix: its message says how, a stack would only bury it.
+    const detail = error instanceof StoreError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    await write(io.stderr, `${BIN} ${command}: ${detail}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+/** `status` reads a running daemon; it has its own flags (no configuration options). */
+async function statusMain(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const { statusCommand } = await import('./status-command.js');
+    return await statusCommand(argv, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      await write(io.stderr, `${BIN} status: ${error.message}\nRun "${BIN} status --help" for usage.\n`);
+      return EXIT_USAGE;
+    }
+    await write(io.stderr, `${BIN} status: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return EXIT_FAILED;
   }
 }

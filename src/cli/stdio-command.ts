@@ -3,12 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { serverSettings } from '../config/defaults.js';
-import { startCoordinator } from '../daemon.js';
-import { localAgent } from '../mcp/agents.js';
-import { createMcpSession } from '../mcp/create-server.js';
-import { startBridge } from '../mcp/stdio-bridge.js';
 import { createLogger } from '../util/logger.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
@@ -34,6 +29,8 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
       throw new UsageError(`--connect must be the daemon's MCP URL, e.g. http://127.0.0.1:7337/mcp; got "${connect}"`, 'stdio');
     }
     const stop = nextStopSignal();
+    // A bridge needs neither the coordinator nor the MCP server: only what it uses is loaded.
+    const { startBridge } = await import('../mcp/stdio-bridge.js');
     const bridge = await startBridge({ url: connect, token: config.authToken, stdin: io.stdin, stdout: io.stdout, logger });
     await Promise.race([bridge.closed, stop.signal]);
     await bridge.close();
@@ -41,6 +38,12 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     return EXIT_OK;
   }
 
+  const [{ StdioServerTransport }, { startCoordinator }, { localAgent }, { createMcpSession }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../daemon.js'),
+    import('../mcp/agents.js'),
+    import('../mcp/create-server.js'),
+  ]);
   const stop = nextStopSignal();
   const coordinator = await startCoordinator(config, logger);
   const abort = new AbortController();

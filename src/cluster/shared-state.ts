@@ -19,11 +19,22 @@ import { ClusterMembership } from './cluster-membership.js';
 import type { ChangeBus } from './change-bus.js';
 import { RedisCallGate } from './redis-call-gate.js';
 import { RedisChangeBus } from './redis-change-bus.js';
-import { RedisConnection } from './redis-connection.js';
+import type { RedisConnection } from './redis-connection.js';
 import { redisQuotas } from './redis-quota.js';
 import type { SharedStoreHealth } from './redis-connection.js';
 import { parseSealingKey } from './sealing.js';
 import { StoreError } from './store-error.js';
+import { OPTIONAL_PACKAGES, isMissingPackage, missingPackageMessage } from '../util/optional-package.js';
+
+/** The Redis client is an optional dependency, loaded only in cluster mode. */
+async function loadRedisConnection(): Promise<typeof RedisConnection> {
+  try {
+    return (await import('./redis-connection.js')).RedisConnection;
+  } catch (error) {
+    if (isMissingPackage(error, OPTIONAL_PACKAGES.redis.name)) throw new StoreError('STORE_UNAVAILABLE', missingPackageMessage(OPTIONAL_PACKAGES.redis));
+    throw error;
+  }
+}
 
 export interface SharedState {
   vaults: VaultStore;
@@ -59,7 +70,8 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
   }
   const key = config.redisKey === undefined ? null : parseSealingKey(config.redisKey);
   if (key === null) throw new StoreError('STORE_UNAVAILABLE', 'redis needs a valid redisKey (64 hex digits, the same on every daemon): openssl rand -hex 32');
-  const redis = new RedisConnection({ url: config.redis, sealingKey: key, logger: logger.child({ subsystem: 'redis' }) });
+  const RedisConnectionClass = await loadRedisConnection();
+  const redis = new RedisConnectionClass({ url: config.redis, sealingKey: key, logger: logger.child({ subsystem: 'redis' }) });
   await redis.connect();
   try {
     const bus = await RedisChangeBus.start(redis, logger.child({ subsystem: 'changes' }));

@@ -58,6 +58,7 @@ export class CallRecorder {
   readonly #executeLatency: Histogram = { buckets: new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0), count: 0, sum_ms: 0 };
   readonly #inFlight = new InFlight();
   readonly #agents = new Map<string, AgentFigures>();
+  readonly #languages = new Map<string, { calls: number; failures: number }>();
 
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -99,6 +100,19 @@ export class CallRecorder {
     }
     const level = call.outcome === 'internal' ? 'error' : call.outcome === 'ok' ? 'info' : 'warn';
     this.#logger[level]({ ...call, duration_ms: Math.round(call.duration_ms * 100) / 100 }, 'tool call');
+  }
+
+  /** One execute_code call that ran, by the language it ran as (for /metrics). */
+  recordLanguage(language: string, success: boolean): void {
+    const figures = this.#languages.get(language) ?? { calls: 0, failures: 0 };
+    figures.calls++;
+    if (!success) figures.failures++;
+    this.#languages.set(language, figures);
+  }
+
+  /** execute_code calls and failures by language, since start. */
+  languages(): { language: string; calls: number; failures: number }[] {
+    return [...this.#languages].map(([language, f]) => ({ language, ...f }));
   }
 
   #agentFigures(name: string): AgentFigures | undefined {

@@ -38,6 +38,7 @@ export interface McpSession {
 }
 
 export function createMcpSession(services: McpServices, info: SessionInfo): McpSession {
+  services.onSession?.();
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Code Execution MCP', version: services.version },
     { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS },

@@ -55,6 +55,8 @@ export interface McpServices extends OptionalServices {
   };
   /** The shared store of a cluster (Redis), for /healthz; absent when embedded. */
   sharedStore?: { health(): SharedStoreHealth };
+  /** Called when an MCP session opens (the daemon loads what calls will need, off their path). */
+  onSession?: () => void;
 }
 
 /**

@@ -70,9 +70,19 @@ interface TypescriptTools {
 }
 let typescriptTools: Promise<TypescriptTools> | undefined;
 
+/** Optional dependencies: without them TypeScript skills are refused, JavaScript and Python ones still work. */
+function typescriptMissing(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return error;
+  return new SkillError('INVALID_ARGUMENT', 'TypeScript skills need the optional packages "typescript" and "ts-blank-space", which are not installed on this daemon (npm install typescript ts-blank-space); write the skill in JavaScript or Python');
+}
+
 function loadTypescript(): Promise<TypescriptTools> {
   typescriptTools ??= (async (): Promise<TypescriptTools> => {
-    const [tsModule, blank] = await Promise.all([import('typescript'), import('ts-blank-space')]);
+    const [tsModule, blank] = await Promise.all([import('typescript'), import('ts-blank-space')]).catch((error: unknown) => {
+      typescriptTools = undefined;
+      throw typescriptMissing(error);
+    });
     const ts: TsModule = tsModule.default;
     return { ts, blankSourceFile: blank.blankSourceFile };
   })();

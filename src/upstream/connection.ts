@@ -3,7 +3,7 @@
 // the connection dies (the child exits, the transport closes, an HTTP health check fails) and
 // reconnects with backoff, keeping the last known tools meanwhile. Each connection attempt gets
 // a generation number so that callbacks from a dead client never touch the live one.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +13,7 @@ import type { Backoff } from './backoff.js';
 import { listAllTools } from './tool-list.js';
 import { configProblem, isStdioConfig, openHttp, openStdio, shouldFallBackToSse, terminateSession } from './transport.js';
 import type { OpenedTransport } from './transport.js';
+import { loadSdkClient, sdkClient } from './sdk-client.js';
 import { UpstreamError } from './upstream-error.js';
 import type { UpstreamServerStatus, UpstreamState, UpstreamTool, UpstreamTransportKind } from './upstream-types.js';
 
@@ -256,6 +257,7 @@ export class UpstreamConnection {
 
   async #open(generation: number): Promise<Session> {
     const { config } = this.#options;
+    await loadSdkClient();
     if (isStdioConfig(config)) return this.#connect(generation, openStdio(this.name, config, this.#logger));
     if (!this.#preferSse) {
       try {
@@ -272,7 +274,7 @@ export class UpstreamConnection {
 
   async #connect(generation: number, opened: OpenedTransport): Promise<Session> {
     this.#opening = opened;
-    const client = new Client(this.#options.clientInfo, { capabilities: {} });
+    const client = new (sdkClient().Client)(this.#options.clientInfo, { capabilities: {} });
     const session: Session = { generation, client, opened, listing: false, relist: false, probing: false };
     client.onclose = () => this.#lost(session, 'the connection closed');
     client.onerror = (error) => this.#onTransportError(session, error);

@@ -47,6 +47,8 @@ function describeValue(value: unknown): string {
 interface Counters {
   calls: number;
   failures: number;
+  /** Wall-clock time of those calls, ms (for /metrics). */
+  totalMs: number;
 }
 
 export class UpstreamManager {
@@ -79,7 +81,7 @@ export class UpstreamManager {
       // A bad timeout_ms makes the server 'failed' (see configProblem), never the constructor throw.
       const timeoutMs = typeof config === 'object' && config !== null ? config.timeout_ms : undefined;
       if (typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0) this.#serverTimeoutMs.set(name, timeoutMs);
-      this.#counters.set(name, { calls: 0, failures: 0 });
+      this.#counters.set(name, { calls: 0, failures: 0, totalMs: 0 });
       const instances = new ServerInstances({
         name,
         config,
@@ -125,8 +127,8 @@ export class UpstreamManager {
   status(): Record<string, UpstreamServerStatus> {
     const out: Record<string, UpstreamServerStatus> = {};
     for (const [name, instances] of this.#instances) {
-      const counters = this.#counters.get(name) ?? { calls: 0, failures: 0 };
-      out[name] = { ...instances.status(), calls: counters.calls, failures: counters.failures };
+      const counters = this.#counters.get(name) ?? { calls: 0, failures: 0, totalMs: 0 };
+      out[name] = { ...instances.status(), calls: counters.calls, failures: counters.failures, call_ms_total: counters.totalMs };
     }
     return out;
   }
@@ -140,8 +142,9 @@ export class UpstreamManager {
   async callTool(server: string, tool: string, args: unknown, options: CallToolOptions = {}): Promise<unknown> {
     const instances = this.#instances.get(server);
     if (instances === undefined) throw this.#unknownServer(server, tool);
-    const counters = this.#counters.get(server) ?? { calls: 0, failures: 0 };
+    const counters = this.#counters.get(server) ?? { calls: 0, failures: 0, totalMs: 0 };
     counters.calls++;
+    const started = performance.now();
     try {
       // The template's tool list answers unknown tools before any instance is started for them.
       const template = instances.template;
@@ -163,6 +166,8 @@ export class UpstreamManager {
     } catch (error) {
       counters.failures++;
       throw error;
+    } finally {
+      counters.totalMs += performance.now() - started;
     }
   }
 

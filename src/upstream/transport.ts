@@ -1,13 +1,12 @@
 // Builds the client transport for one upstream server: a child process over stdio, or a URL
 // over Streamable HTTP (the legacy HTTP+SSE transport is the connection's fallback). A child's
 // stderr is captured, logged at debug and its tail kept, so "the server exited" comes with why.
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
 import type { UpstreamTransportKind } from './upstream-types.js';
+import { sdkClient, sdkClientIfLoaded } from './sdk-client.js';
 
 /** stderr lines kept per child for error messages. */
 const STDERR_TAIL_LINES = 20;
@@ -67,7 +66,7 @@ export function openStdio(server: string, config: StdioServerConfig, logger: Log
   };
   if (config.env !== undefined) params.env = { ...config.env };
   if (config.cwd !== undefined) params.cwd = config.cwd;
-  const transport = new StdioClientTransport(params);
+  const transport = new (sdkClient().StdioClientTransport)(params);
   const tail: string[] = [];
   let partial = '';
   let ended = false;
@@ -114,7 +113,8 @@ export function openStdio(server: string, config: StdioServerConfig, logger: Log
 export function openHttp(config: HttpServerConfig, kind: 'streamable-http' | 'sse'): OpenedTransport {
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers === undefined ? {} : { headers: { ...config.headers } };
-  const transport = kind === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  const sdk = sdkClient();
+  const transport = kind === 'sse' ? new sdk.SSEClientTransport(url, { requestInit }) : new sdk.StreamableHTTPClientTransport(url, { requestInit });
   return { transport, kind, pid: () => null, stderrTail: () => '', stderrDrained: () => Promise.resolve() };
 }
 
@@ -124,8 +124,10 @@ export function openHttp(config: HttpServerConfig, kind: 'streamable-http' | 'ss
  * failures, which the SSE transport would not fix.
  */
 export function shouldFallBackToSse(error: unknown): boolean {
+  const sdk = sdkClientIfLoaded();
   return (
-    error instanceof StreamableHTTPError &&
+    sdk !== undefined &&
+    error instanceof sdk.StreamableHTTPError &&
     error.code !== undefined &&
     error.code >= 400 &&
     error.code < 500 &&
@@ -136,7 +138,8 @@ export function shouldFallBackToSse(error: unknown): boolean {
 
 /** Ends a Streamable HTTP session politely (DELETE), bounded; other transports need nothing. */
 export async function terminateSession(transport: Transport, timeoutMs: number): Promise<void> {
-  if (!(transport instanceof StreamableHTTPClientTransport) || transport.sessionId === undefined) return;
+  const sdk = sdkClientIfLoaded();
+  if (sdk === undefined || !(transport instanceof sdk.StreamableHTTPClientTransport) || transport.sessionId === undefined) return;
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([

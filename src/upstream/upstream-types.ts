@@ -46,6 +46,8 @@ export interface UpstreamServerStatus {
   calls: number;
   /** Of those, the ones that threw. */
   failures: number;
+  /** Wall-clock time of those calls, ms in all (a Prometheus _sum). */
+  call_ms_total?: number;
   transport: UpstreamTransportKind;
   /** Process id of the child, for stdio servers that are running (the template of a per-caller server). */
   pid?: number;

@@ -8,7 +8,45 @@
 // costs 0.07 µs a character on repetitive JSON but about 2 µs on random letters, so text is counted
 // in CHUNK_CHARS chunks until TIME_BUDGET_MS has passed, and the rest is scaled from SAMPLE_COUNT
 // windows spread over it. Worst case about 30 ms a value; a figure that is not exact says so.
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+//
+// The tokenizer's tables are loaded on first use, not at start (about 1 s and 70 MB, which every
+// daemon would otherwise pay before listening): measureTokens loads them on its first count;
+// the daemon's measureTokensWhenLoaded guesses until they are loaded, after its first call.
+// gpt-tokenizer is an optional dependency: without it every figure is the length-based guess,
+// marked estimated.
+import { createRequire } from 'node:module';
+import { OPTIONAL_PACKAGES, isMissingPackage } from './optional-package.js';
+
+type CountO200k = (text: string, options: { disallowedSpecial: Set<string> }) => number;
+/** The tokenizer once loaded; null when the package is not installed; undefined before the first count. */
+let tokenizer: CountO200k | null | undefined;
+
+function loadTokenizer(): CountO200k | null {
+  if (tokenizer === undefined) {
+    try {
+      tokenizer = (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { countTokens: CountO200k }).countTokens;
+    } catch (error) {
+      if (!isMissingPackage(error, OPTIONAL_PACKAGES.tokenizer.name)) throw error;
+      tokenizer = null;
+    }
+  }
+  return tokenizer;
+}
+
+/** Whether exact counts are possible (gpt-tokenizer installed); does not load it. */
+export function tokenizerInstalled(): boolean {
+  if (tokenizer !== undefined) return tokenizer !== null;
+  try {
+    createRequire(import.meta.url).resolve('gpt-tokenizer/encoding/o200k_base');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function countO200k(text: string, options: { disallowedSpecial: Set<string> }): number {
+  return (loadTokenizer() as CountO200k)(text, options);
+}
 
 /** Longest run of letters (or of punctuation) tokenized in one piece, characters. */
 export const MAX_RUN_CHARS = 128;
@@ -158,9 +196,41 @@ function toJson(value: unknown): string | undefined {
  * (`undefined` and functions count 0), with whether the figure is exact (see the file comment).
  */
 export function measureTokens(value: unknown, budget?: CountBudget): TokenCount {
+  return measure(value, budget, true);
+}
+
+/** After the first count, how long the daemon waits before it loads the tokenizer, ms (off that call's path). */
+export const TOKENIZER_LOAD_DELAY_MS = 50;
+let loadScheduled = false;
+
+/**
+ * {@link measureTokens} for the daemon: it never loads the tokenizer inside a call (about 1 s of
+ * the coordinator's time, which would land in that call's execution_time_ms). Until the tables
+ * are loaded, figures are the length guess, marked estimated; the first count schedules the load
+ * TOKENIZER_LOAD_DELAY_MS later, after that call's answer has gone (a one-shot `exec` exits first
+ * and never pays it).
+ */
+export function measureTokensWhenLoaded(value: unknown, budget?: CountBudget): TokenCount {
+  prepareTokenizer();
+  return measure(value, budget, false);
+}
+
+/**
+ * Loads the tokenizer TOKENIZER_LOAD_DELAY_MS from now, once. The daemon calls it when an MCP
+ * session opens: the load (about 1 s on the event loop) then falls in that client's handshake,
+ * not in the middle of other agents' calls; the first count calls it too.
+ */
+export function prepareTokenizer(): void {
+  if (tokenizer !== undefined || loadScheduled) return;
+  loadScheduled = true;
+  setTimeout(() => loadTokenizer(), TOKENIZER_LOAD_DELAY_MS).unref();
+}
+
+function measure(value: unknown, budget: CountBudget | undefined, load: boolean): TokenCount {
   const text = typeof value === 'string' ? value : toJson(value);
   if (text === undefined || text.length === 0) return { tokens: 0, estimated: false };
-  if (budget && budget.spentMs >= CALL_BUDGET_MS) return { tokens: Math.ceil(text.length / CHARS_PER_TOKEN_GUESS), estimated: true };
+  const ready = load ? loadTokenizer() !== null : typeof tokenizer === 'function';
+  if (!ready || (budget && budget.spentMs >= CALL_BUDGET_MS)) return { tokens: Math.ceil(text.length / CHARS_PER_TOKEN_GUESS), estimated: true };
   const started = performance.now();
   const count = countString(text);
   if (budget) budget.spentMs += performance.now() - started;

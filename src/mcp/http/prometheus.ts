@@ -1,8 +1,12 @@
 // GET /metrics in the Prometheus text format (version 0.0.4): calls by tool and outcome (and by
 // agent), the execute_code latency histogram, pool gauges and counters, sessions, refused HTTP
-// requests. These are every agent's figures, so only the operator may read them.
+// requests; execute_code by language and each language's sandbox processes; each upstream
+// server's state, calls, errors and latency; memory (the coordinator's, each sandbox process's);
+// and the build. These are every agent's figures, so only the operator may read them.
 
-import type { ExecutorStats } from '../../executor/executor-types.js';
+import { readFileSync } from 'node:fs';
+import type { ExecutorHealth, ExecutorStats } from '../../executor/executor-types.js';
+import type { UpstreamServerStatus } from '../../upstream/upstream-types.js';
 import { LATENCY_BUCKETS_MS } from '../call-recorder.js';
 import type { CallRecorder } from '../call-recorder.js';
 import type { AgentIdentity } from '../mcp-types.js';
@@ -28,6 +32,26 @@ export interface MetricsSnapshot {
   sessionsCreated: number;
   refused: ReadonlyMap<RefusalReason, number>;
   uptimeSeconds: number;
+  /** The package version, for code_exec_build_info. */
+  version?: string;
+  /** Per-language pool figures (executor.health()). */
+  health?: ExecutorHealth;
+  /** The sandbox processes, for their RSS (executor.processes(), when it lists them). */
+  processes?: readonly { kind: string; pid: number | undefined }[];
+  /** Upstream servers by name (upstream.status()). */
+  upstream?: Readonly<Record<string, UpstreamServerStatus>>;
+  /** Reads a process's resident memory, bytes (undefined when unknown); injectable for tests. */
+  processRss?: (pid: number) => number | undefined;
+}
+
+/** Resident memory of a process from /proc (Linux), bytes; undefined elsewhere or when it is gone. */
+export function procRss(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function renderMetrics(s: MetricsSnapshot): string {
@@ -80,7 +104,54 @@ export function renderMetrics(s: MetricsSnapshot): string {
     [...s.refused].map(([reason, count]) => [`{reason="${reason}"}`, count]),
   );
   metric('code_exec_uptime_seconds', 'gauge', 'Seconds since the daemon started.', [['', s.uptimeSeconds]]);
+  renderOperatorView(s, metric);
   return `${out.join('\n')}\n`;
+}
+
+/** The executor lists its processes by kind ('js', 'python'); metrics name languages. */
+const LANGUAGE_OF_KIND: Readonly<Record<string, string>> = { js: 'javascript', python: 'python' };
+
+type MetricWriter = (name: string, type: 'counter' | 'gauge', help: string, samples: [labels: string, value: number][]) => void;
+
+/** Languages, upstream servers, memory and build. */
+function renderOperatorView(s: MetricsSnapshot, metric: MetricWriter): void {
+  const languages = s.recorder.languages();
+  metric('code_exec_language_calls_total', 'counter', 'execute_code calls that ran, by language.', languages.map((l) => [`{language="${escapeLabel(l.language)}"}`, l.calls]));
+  metric('code_exec_language_failures_total', 'counter', 'execute_code calls that ran and failed, by language.', languages.map((l) => [`{language="${escapeLabel(l.language)}"}`, l.failures]));
+  if (s.health) {
+    const pools = Object.entries({ javascript: s.health.javascript, python: s.health.python }).filter((e): e is [string, NonNullable<(typeof e)[1]>] => e[1] !== undefined);
+    metric('code_exec_language_processes', 'gauge', 'Sandbox processes by language and state (configured, alive, ready).', pools.flatMap(([language, p]) => [
+      [`{language="${language}",state="configured"}`, p.processes] as [string, number],
+      [`{language="${language}",state="alive"}`, p.alive] as [string, number],
+      [`{language="${language}",state="ready"}`, p.ready] as [string, number],
+    ]));
+    metric('code_exec_language_queue_depth', 'gauge', 'Calls waiting for a sandbox, by language.', pools.map(([language, p]) => [`{language="${language}"}`, p.queued]));
+  }
+
+  const upstream = Object.entries(s.upstream ?? {});
+  const server = (name: string): string => `{server="${escapeLabel(name)}"}`;
+  metric('code_exec_upstream_up', 'gauge', 'Upstream MCP server ready (1) or not (0).', upstream.map(([name, u]) => [server(name), u.state === 'ready' ? 1 : 0]));
+  metric('code_exec_upstream_tools', 'gauge', 'Tools an upstream server lists.', upstream.map(([name, u]) => [server(name), u.tools]));
+  metric('code_exec_upstream_calls_total', 'counter', 'Calls to an upstream server.', upstream.map(([name, u]) => [server(name), u.calls]));
+  metric('code_exec_upstream_errors_total', 'counter', 'Calls to an upstream server that failed.', upstream.map(([name, u]) => [server(name), u.failures]));
+  metric('code_exec_upstream_call_duration_seconds_sum', 'counter', 'Wall-clock time of the calls to an upstream server, seconds in all (divide by calls_total for the mean).', upstream.map(([name, u]) => [server(name), (u.call_ms_total ?? 0) / 1000]));
+  metric('code_exec_upstream_restarts_total', 'counter', 'Reconnections to an upstream server after the first connection.', upstream.map(([name, u]) => [server(name), u.restarts]));
+
+  const memory = process.memoryUsage();
+  metric('code_exec_coordinator_memory_bytes', 'gauge', 'Memory of the coordinator process, bytes.', [
+    ['{type="rss"}', memory.rss],
+    ['{type="heap_used"}', memory.heapUsed],
+    ['{type="heap_total"}', memory.heapTotal],
+    ['{type="external"}', memory.external],
+  ]);
+  const rssOf = s.processRss ?? procRss;
+  const sandboxRss: [string, number][] = [];
+  for (const p of s.processes ?? []) {
+    const rss = p.pid === undefined ? undefined : rssOf(p.pid);
+    if (rss !== undefined) sandboxRss.push([`{language="${escapeLabel(LANGUAGE_OF_KIND[p.kind] ?? p.kind)}",pid="${String(p.pid)}"}`, rss]);
+  }
+  metric('code_exec_sandbox_process_rss_bytes', 'gauge', 'Resident memory of each sandbox process, bytes.', sandboxRss);
+  metric('code_exec_build_info', 'gauge', 'The running build: package version and Node.js version.', [[`{version="${escapeLabel(s.version ?? 'unknown')}",node="${escapeLabel(process.version)}"}`, 1]]);
 }
 
 function formatValue(value: number): string {

@@ -152,6 +152,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
   }
 
   result = await withLanguage(result, input.code, language, detect);
+  services.recorder.recordLanguage(result.language ?? language, result.success);
   const outgoing = services.boundary.active ? await protect(result, ctx) : result;
   const outcome: CallOutcome = result.success ? 'ok' : (OUTCOME_BY_ERROR_TYPE[result.error_type ?? ''] ?? 'error');
   return {
