@@ -69,7 +69,7 @@ describe('/metrics: the operator view', () => {
 
   it('reports each sandbox process RSS by language, and skips processes whose memory cannot be read', () => {
     const recorder = new CallRecorder(silentLogger());
-    const pool = { processes: 2, threads: 2, busy: 0, queued: 0, completed: 0, failed: 0, timeouts: 0, memory_kills: 0, cancelled: 0, process_restarts: 0, latency: { count: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0, mean_ms: 0 }, by_outcome: {} };
+    const pool = { processes: 2, threads: 2, busy: 0, queued: 0, completed: 0, failed: 0, timeouts: 0, memory_kills: 0, cancelled: 0, process_restarts: 0, direct_calls: 0, latency: { count: 0, p50_ms: 0, p95_ms: 0, p99_ms: 0, mean_ms: 0 }, by_outcome: {} };
     const text = renderMetrics({
       recorder,
       pool,
