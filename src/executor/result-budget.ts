@@ -24,8 +24,8 @@ const MIN_NESTED_CHARS = 16;
 export function cutResult(value: unknown, budget: number, jsonChars: number): { result: unknown; preview: ResultPreview } | undefined {
   if (jsonChars <= budget) return undefined;
   if (typeof value === 'string') {
-    const keep = Math.max(0, budget - 2);
-    return { result: value.slice(0, keep), preview: { type: 'string', total: value.length, kept: keep, json_chars: jsonChars } };
+    const kept = (fit(value, Math.max(budget, MIN_NESTED_CHARS))?.value as string | undefined) ?? '';
+    return { result: kept, preview: { type: 'string', total: value.length, kept: kept.length, json_chars: jsonChars } };
   }
   if (Array.isArray(value)) {
     const { out, kept } = cutList(value, budget);
@@ -38,14 +38,54 @@ export function cutResult(value: unknown, budget: number, jsonChars: number): { 
   return undefined;
 }
 
+/**
+ * Compact JSON length of a JSON value, or `limit + 1` as soon as it is known to be longer: the
+ * work is bounded by the limit, not the value (a value nested 64 deep around megabytes is not
+ * measured again at every level on the coordinator's event loop).
+ */
+export function jsonLengthUpTo(value: unknown, limit: number): number {
+  if (value === null || value === undefined) return 4;
+  switch (typeof value) {
+    case 'string':
+      // Escapes only lengthen a string: a long one is over without being read.
+      return value.length + 2 > limit ? limit + 1 : (JSON.stringify(value) as string).length;
+    case 'number':
+    case 'boolean':
+      return String(value).length;
+    case 'object':
+      break;
+    default:
+      return 4;
+  }
+  let used = 2;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && used <= limit; i++) used += (i > 0 ? 1 : 0) + jsonLengthUpTo(value[i], limit - used);
+  } else {
+    let first = true;
+    for (const key of Object.keys(value)) {
+      if (used > limit) break;
+      used += (first ? 0 : 1) + jsonLengthUpTo(key, limit - used) + 1;
+      used += jsonLengthUpTo((value as Record<string, unknown>)[key], limit - used);
+      first = false;
+    }
+  }
+  return used > limit ? limit + 1 : used;
+}
+
 /** The same value in at most `room` characters, or undefined if not even a cut of it fits. */
 function fit(value: unknown, room: number): { value: unknown; chars: number } | undefined {
-  const json = JSON.stringify(value) ?? 'null';
-  if (json.length <= room) return { value, chars: json.length };
+  const size = jsonLengthUpTo(value, room);
+  if (size <= room) return { value, chars: size };
   if (room < MIN_NESTED_CHARS) return undefined;
   if (typeof value === 'string') {
-    const s = value.slice(0, room - 2);
-    return { value: s, chars: (JSON.stringify(s) ?? '').length };
+    // Escaped characters take more room than one: shorten until the JSON fits.
+    let s = value.slice(0, room - 2);
+    let chars = (JSON.stringify(s) as string).length;
+    while (chars > room && s.length > 0) {
+      s = s.slice(0, Math.max(0, s.length - (chars - room)));
+      chars = (JSON.stringify(s) as string).length;
+    }
+    return { value: s, chars };
   }
   if (Array.isArray(value)) {
     const { out, chars } = cutList(value, room);
