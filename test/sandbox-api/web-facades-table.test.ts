@@ -1,9 +1,15 @@
 // The web facades (workers/sandbox/web-facades.ts, web-encoding.ts) against Node's own classes:
 // one table of cases, each run on both; the outcomes (the value, or the name of the error thrown)
-// must be equal. Look-alike arguments (fakes, Proxies, subclass instances) are in the table too:
+// must be equal. The same table then runs as guest code in a real sandbox (locked down, through
+// the pool), where the facades are what `URL`, `atob`, `crypto`... are. Look-alike arguments (fakes, Proxies, subclass instances) are in the table too:
 // Node refuses them, and so must the facades, before anything reaches Node.
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecutor, createHostApi } from '../../src/executor/index.js';
+import type { PooledExecutor } from '../../src/executor/index.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { Workspace } from '../../src/workspace/index.js';
+import { FULL_PERMISSIONS, testConfig } from '../fixtures/config.js';
 import { TextDecoder, TextEncoder, URL, URLSearchParams } from '../../workers/sandbox/web-facades.js';
 import { atob, btoa, crypto, structuredClone } from '../../workers/sandbox/web-encoding.js';
 
@@ -247,5 +253,32 @@ describe('web facades behave as Node\'s own classes', () => {
     const outcomes = Object.values(CASES).map((run) => outcome(run, NODE) as { throws?: string });
     expect(outcomes.filter((o) => o.throws).length).toBeGreaterThan(30);
     expect(outcomes.filter((o) => !o.throws).length).toBeGreaterThan(30);
+  });
+});
+
+describe('the same table as guest code in a sandbox', () => {
+  const config = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 0 } });
+  const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
+  let executor: PooledExecutor;
+
+  beforeAll(async () => {
+    executor = await createExecutor({ config, hostApi: createHostApi({ config, workspace, logger: silentLogger() }), logger: silentLogger(), workspace });
+  }, 120_000);
+
+  afterAll(async () => {
+    await executor.close();
+  });
+
+  it('every case has the outcome it has on Node', { timeout: 120_000 }, async () => {
+    const cases = Object.entries(CASES).map(([name, run]) => `[${JSON.stringify(name)}, ${run.toString()}]`);
+    const code = `
+      const outcome = ${outcome.toString()};
+      const out = {};
+      for (const [name, run] of [${cases.join(',\n')}]) out[name] = outcome(run, globalThis);
+      return out;`;
+    const r = await executor.execute({ code, language: 'javascript', timeoutSeconds: 60, memoryMb: 256 }, { agent: 'a', sessionId: 's', workspaceNamespace: 'a', permissions: FULL_PERMISSIONS });
+    expect(r.success, r.error).toBe(true);
+    const expected = Object.fromEntries(Object.entries(CASES).map(([name, run]) => [name, outcome(run, NODE)]));
+    expect(r.result).toEqual(expected);
   });
 });
