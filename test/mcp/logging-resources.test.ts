@@ -114,7 +114,7 @@ describe('resources', () => {
     await expect(alice.client.readResource({ uri: 'workspace://../bob/secret.txt' })).rejects.toThrow(/outside|\.\./);
     await expect(alice.client.readResource({ uri: 'workspace://nothing-here.txt' })).rejects.toMatchObject({ code: -32002 });
     // One "MCP error CODE:" prefix (the client's), not two.
-    for (const uri of ['workspace://nothing-here.txt', 'workspace://../bob/secret.txt', 'workspace://bad%zz', 'skill://no-such-skill']) {
+    for (const uri of ['workspace://nothing-here.txt', 'workspace://../bob/secret.txt', 'workspace://bad%zz', 'skill://no-such-skill', 'nope://x']) {
       const err = (await alice.client.readResource({ uri }).catch((e: unknown) => e)) as Error;
       expect(err.message, uri).toMatch(/^MCP error -?\d+: (?!MCP error)/);
     }

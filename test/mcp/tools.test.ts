@@ -154,7 +154,7 @@ describe('bad arguments', () => {
     h = await startHarness();
     await expect(call(h, 'run_python', { code: '1' })).rejects.toMatchObject({
       code: -32602,
-      message: expect.stringMatching(/Unknown tool: run_python\. This server.s tools are: execute_code, .*search_tools.*tools\.SERVER\.TOOL/),
+      message: expect.stringMatching(/^MCP error -32602: Unknown tool: run_python\. This server.s tools are: execute_code, .*search_tools.*tools\.SERVER\.TOOL/),
     });
   });
 });
