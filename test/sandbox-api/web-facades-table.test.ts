@@ -182,6 +182,7 @@ const CASES: Record<string, (g: Env) => unknown> = {
   'btoa of a character over 255': (g) => g.btoa('\u0100'),
   'atob of a Symbol': (g) => g.atob(Symbol('s') as any),
   'btoa()': (g) => (g.btoa as any)(),
+
   'structuredClone()': (g) => (g.structuredClone as any)(),
   'structuredClone of data': (g) => {
     const v = { a: [1, { b: 'c' }], d: new Date(0), m: new Map([[1, 2]]), s: new Set(['x']), r: /x/g, n: null };
@@ -248,6 +249,13 @@ describe('web facades behave as Node\'s own classes', () => {
       expect(outcome(run, FACADES)).toEqual(expected);
     });
   }
+
+  it('atob, btoa, structuredClone and getRandomValues are not constructors, as on the web (Node\'s atob, btoa and structuredClone are)', () => {
+    for (const f of [atob, btoa, structuredClone, crypto.getRandomValues]) {
+      expect(() => new (f as unknown as new (x: string) => unknown)('aGk=')).toThrow(TypeError);
+      expect(Object.hasOwn(f, 'prototype')).toBe(false);
+    }
+  });
 
   it('the table has cases that throw and cases that return, on Node itself', () => {
     const outcomes = Object.values(CASES).map((run) => outcome(run, NODE) as { throws?: string });

@@ -82,24 +82,26 @@ export class TextDecoder {
   }
 }
 
-export function atob(...args: unknown[]): string {
+export const atob = (...args: unknown[]): string => {
   requireArgs(args.length, 1, 'atob(data)');
   const data = webString(args[0]);
   return wrapHostErrors(() => hostAtob(data));
-}
+};
 
-export function btoa(...args: unknown[]): string {
+export const btoa = (...args: unknown[]): string => {
   requireArgs(args.length, 1, 'btoa(data)');
   const data = webString(args[0]);
   return wrapHostErrors(() => hostBtoa(data));
-}
+};
+
+// Arrows, as on the platform these are not constructors (and have no prototype object).
 
 /**
  * The platform's structured clone of a guest value. Node reads the value itself (as the platform
  * does: getters and Proxy traps run, Proxies cannot be cloned); the options Node sees are made
  * here, with only real ArrayBuffers to transfer.
  */
-export function structuredClone(...args: unknown[]): unknown {
+export const structuredClone = (...args: unknown[]): unknown => {
   requireArgs(args.length, 1, 'structuredClone(value)');
   const o = dictionary(args[1], 'structuredClone: options');
   const transferList = o.transfer;
@@ -116,7 +118,7 @@ export function structuredClone(...args: unknown[]): unknown {
   }
   const value = args[0];
   return wrapHostErrors(() => (transfer ? hostStructuredClone(value, { transfer }) : hostStructuredClone(value)));
-}
+};
 
 const INTEGER_ARRAYS = new Set(['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array']);
 
