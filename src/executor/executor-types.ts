@@ -3,6 +3,7 @@
 
 import type { ReadGrant } from '../../workers/protocol.js';
 import type { Permissions } from '../config/config-types.js';
+import type { ResultPreview } from './result-budget.js';
 
 export type Language = 'javascript' | 'typescript' | 'python';
 
@@ -49,6 +50,8 @@ export interface ExecutionResult {
   error_type?: ErrorType;
   traceback?: string;
   truncated?: boolean;
+  /** When the result was cut: its type and how much of it `result` keeps (docs/results.md). */
+  preview?: ResultPreview;
   output_file?: string;
   context_savings?: ContextSavings;
   /** The language the code ran as (execute_code sets it: it may have been detected). */

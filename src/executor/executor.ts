@@ -15,6 +15,7 @@ import type { Logger } from '../util/logger.js';
 import { TokenLedger } from '../util/tokens.js';
 import type { TokenCount } from '../util/tokens.js';
 import type { HostLinkServer } from './host-link-server.js';
+import { cutResult } from './result-budget.js';
 import type { WorkspaceStore } from '../workspace/index.js';
 import type {
   CallIdentity,
@@ -338,15 +339,17 @@ export class PooledExecutor implements Executor {
     if (this.#workspace && identity.permissions.workspace === 'read-write') {
       const name = `outputs/execution-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.json`;
       try {
-        await this.#workspace.namespace(identity.workspaceNamespace).writeFile(name, JSON.stringify({ result: r.result, output: r.output }, null, 2));
+        await this.#workspace.namespace(identity.workspaceNamespace).writeFile(name, JSON.stringify({ result: r.result, output: r.output }));
         r.output_file = name;
       } catch (err) {
         this.#log.warn({ code: 'OUTPUT_SPILL_FAILED', err: (err as Error).message }, 'could not write the full output to the workspace');
       }
     }
     const resultShare = outputChars === 0 ? budget : Math.floor(budget * 0.75);
-    if (resultJson.length > resultShare) {
-      r.result = `${resultJson.slice(0, resultShare)}...[truncated: ${resultJson.length} characters in all${r.output_file ? `, see ${r.output_file}` : ''}]`;
+    const cut = cutResult(r.result, resultShare, resultJson.length);
+    if (cut) {
+      r.result = cut.result;
+      r.preview = cut.preview;
     }
     let left = budget - Math.min(resultJson.length, resultShare);
     const kept: string[] = [];

@@ -99,7 +99,10 @@ export class CallRecorder {
       h.buckets[LATENCY_BUCKETS_MS.length] = h.count;
     }
     const level = call.outcome === 'internal' ? 'error' : call.outcome === 'ok' ? 'info' : 'warn';
-    this.#logger[level]({ ...call, duration_ms: Math.round(call.duration_ms * 100) / 100 }, 'tool call');
+    // The log names what the client asked for; the counters above keep the bounded label.
+    const { requested_tool: requested, ...line } = call;
+    const named = requested === undefined ? {} : { tool: requested, unknown_tool: true };
+    this.#logger[level]({ ...line, ...named, duration_ms: Math.round(call.duration_ms * 100) / 100 }, 'tool call');
   }
 
   /** One execute_code call that ran, by the language it ran as (for /metrics). */

@@ -136,7 +136,7 @@ export class ObservedTransport implements Transport {
       }
       this.#forget(message.id);
     }
-    return this.#inner.send(outgoing, options);
+    return this.#inner.send(withoutSdkPrefix(outgoing), options);
   }
 
   close(): Promise<void> {
@@ -153,4 +153,15 @@ export class ObservedTransport implements Transport {
     this.#open.get(id)?.();
     this.#open.delete(id);
   }
+}
+
+/**
+ * An error answer without the "MCP error CODE: " the SDK's McpError writes into its message: the
+ * client's McpError adds it again ("MCP error -32602: MCP error -32602: Resource ... not found").
+ */
+function withoutSdkPrefix(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message)) return message;
+  const prefix = `MCP error ${message.error.code}: `;
+  if (typeof message.error.message !== 'string' || !message.error.message.startsWith(prefix)) return message;
+  return { ...message, error: { ...message.error, message: message.error.message.slice(prefix.length) } };
 }

@@ -5,7 +5,7 @@
 
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { isSkillError } from '../skills/index.js';
@@ -81,7 +81,7 @@ function registerSkillResources(server: McpServer, ctx: ToolContext, skills: Ski
 function variable(variables: Variables, name: string): string {
   const value = variables[name];
   const text = Array.isArray(value) ? value.join('/') : value;
-  if (text === undefined || text === '') throw new McpError(ErrorCode.InvalidParams, `the resource URI has no ${name}`);
+  if (text === undefined || text === '') throw rpcError(ErrorCode.InvalidParams, `the resource URI has no ${name}`);
   return text;
 }
 
@@ -94,7 +94,7 @@ function decodePath(text: string): string {
   try {
     return text.split('/').map(decodeURIComponent).join('/');
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `the resource path "${text.slice(0, 200)}" is not validly percent-encoded`);
+    throw rpcError(ErrorCode.InvalidParams, `the resource path "${text.slice(0, 200)}" is not validly percent-encoded`);
   }
 }
 
@@ -104,18 +104,27 @@ function mimeOf(file: string): string {
   return known[ext] ?? 'text/plain';
 }
 
+/**
+ * A JSON-RPC error with this code and exactly this message. The SDK's McpError puts "MCP error
+ * CODE: " in its message, the server sends that message on, and the client's McpError adds the
+ * prefix again ("MCP error -32602: MCP error -32602: ..."); the server needs only `code` and `message`.
+ */
+function rpcError(code: number, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
+}
+
 /** Runs a read, turning the subsystems' refusals into JSON-RPC errors that say what to do. */
 async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidRequest, error.message);
+    if (error instanceof ToolFailure) throw rpcError(ErrorCode.InvalidRequest, error.message);
     if (error instanceof WorkspaceError) {
-      if (error.code === 'NOT_FOUND') throw new McpError(RESOURCE_NOT_FOUND, `${error.message}; resources/list shows the workspace files that exist`);
-      throw new McpError(ErrorCode.InvalidParams, error.message);
+      if (error.code === 'NOT_FOUND') throw rpcError(RESOURCE_NOT_FOUND, `${error.message}; resources/list shows the workspace files that exist`);
+      throw rpcError(ErrorCode.InvalidParams, error.message);
     }
     if (isSkillError(error)) {
-      throw new McpError(error.code === 'SKILL_NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, error.message);
+      throw rpcError(error.code === 'SKILL_NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, error.message);
     }
     throw error;
   }

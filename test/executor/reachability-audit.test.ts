@@ -1,6 +1,7 @@
 // The reachability audit: everything a guest can reach from a call's globals (properties,
-// getters, prototypes, return values and thrown errors of every callable, with fuzzed arguments)
-// is either frozen or made afresh for the call. It runs in its own process because it locks the
+// getters, prototypes, return values and thrown errors of every callable, with fuzzed arguments,
+// and of every facade member called with look-alike arguments) is either frozen or made afresh
+// for the call, and none of it is Node's own (util.inspect, DOMException, Node's error prototypes). It runs in its own process because it locks the
 // realm down exactly as a sandbox worker does (test/fixtures/audit/reachability.mjs).
 
 import { execFile } from 'node:child_process';
@@ -14,6 +15,7 @@ interface Report {
   reachedB: number;
   shared: number;
   violations: { path: string; other: string; type: string }[];
+  node: { path: string; object: string }[];
   uncovered: string[];
   missing: string[];
 }
@@ -34,6 +36,8 @@ describe('reachability audit of the JavaScript sandbox', () => {
     expect(report.reachedA).toBeGreaterThan(10_000);
     expect(report.shared).toBeGreaterThan(100);
     expect(report.violations).toEqual([]);
+    // Facades called with fakes, Proxies, subclass instances and inspect baits reach none of Node's own objects.
+    expect(report.node).toEqual([]);
     expect(report.uncovered).toEqual([]);
     expect(report.missing).toEqual([]);
 

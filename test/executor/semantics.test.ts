@@ -356,5 +356,34 @@ describe('output budget', () => {
     const full = JSON.parse(readFileSync(path.join(config.workspaceDir, 'agent-a', r.output_file as string), 'utf8')) as { result: string; output: string[] };
     expect(full.result).toBe('y'.repeat(5000));
     expect(full.output).toHaveLength(50);
+    expect(r.result).toBe('y'.repeat(r.preview?.kept ?? -1));
+    expect(r.preview).toMatchObject({ type: 'string', total: 5000, json_chars: 5002 });
+  });
+
+  it('a cut array stays an array of its first items, with a preview beside it, and the spill file is compact JSON', async () => {
+    const r = await run("return Array.from({ length: 1000 }, (_, i) => ({ id: i, name: 'item ' + i, tags: ['a', 'b'] }))");
+    expect(r.truncated).toBe(true);
+    const items = r.result as { id: number }[];
+    expect(Array.isArray(items)).toBe(true);
+    expect(items.length).toBeGreaterThan(10);
+    expect(items.length).toBeLessThan(1000);
+    expect(items.slice(0, -1)).toEqual(Array.from({ length: items.length - 1 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['a', 'b'] })));
+    expect(JSON.stringify(items).length).toBeLessThanOrEqual(config.limits.maxOutputChars);
+    expect(r.preview).toEqual({ type: 'array', total: 1000, kept: items.length, json_chars: expect.any(Number) as number });
+    const text = readFileSync(path.join(config.workspaceDir, 'agent-a', r.output_file as string), 'utf8');
+    const whole = JSON.parse(text) as { result: unknown[] };
+    expect(whole.result).toHaveLength(1000);
+    expect(text).toBe(JSON.stringify(whole));
+    expect(r.preview?.json_chars).toBe(JSON.stringify(whole.result).length);
+  });
+
+  it('a cut object keeps its first keys, __proto__ among them', async () => {
+    const r = await run("const o = JSON.parse('{\"__proto__\": 1}'); for (let i = 0; i < 500; i++) o['k' + i] = 'v'.repeat(20); return o");
+    expect(r.truncated).toBe(true);
+    const kept = r.result as Record<string, unknown>;
+    expect(Object.keys(kept)[0]).toBe('__proto__');
+    expect(Object.keys(kept).length).toBe(r.preview?.kept);
+    expect(r.preview).toMatchObject({ type: 'object', total: 501 });
+    expect(kept.k0).toBe('v'.repeat(20));
   });
 });

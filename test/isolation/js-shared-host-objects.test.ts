@@ -36,6 +36,10 @@ probe(() => atob(KEY + '%'));
 probe(() => structuredClone(() => KEY));
 probe(() => crypto.getRandomValues(new Uint8Array(70000)));
 probe(() => new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xff])));
+probe(() => new TextEncoder().encodeInto(KEY, Object.create(Uint8Array.prototype)));
+probe(() => new TextEncoder().encodeInto(KEY, new Proxy(new Uint8Array(8), {})));
+probe(() => new TextDecoder().decode(Object.create(ArrayBuffer.prototype)));
+probe(() => crypto.getRandomValues(Object.create(Uint8Array.prototype)));
 out.math = [Math.max(1, 2), Math.floor(2.5), typeof Math.random(), Math.PI];
 out.date = [new Date(0).toISOString(), typeof Date.now(), Date.UTC(2020, 0, 1)];
 out.json = JSON.stringify({ key: KEY, amount: 10 });
@@ -47,6 +51,26 @@ console.log('charged', out.amount, 'with', KEY);
 await sleep(5);
 return out;
 `;
+
+// util.inspect, if any facade formats a guest value with it: look-alikes of every kind a facade
+// takes, each carrying Node's inspect hook (and no constructor name to print instead).
+const INSPECT_BAIT = `
+      let inspect;
+      const hook = Symbol.for('nodejs.util.inspect.custom');
+      const baited = (o) => { Object.defineProperty(o, hook, { value: (depth, options, i) => { inspect = i; return 'x'; } }); Object.defineProperty(o, 'constructor', { value: undefined }); return o; };
+      const routes = [
+        (b) => URL.createObjectURL(b),
+        (b) => new TextEncoder().encodeInto('x', b),
+        (b) => new TextDecoder().decode(b),
+        (b) => crypto.getRandomValues(b),
+        (b) => structuredClone(1, { transfer: [b] }),
+        (b) => new TextDecoder('utf-8', b),
+      ];
+      for (const route of routes) {
+        for (const make of [() => Object.create(null), () => Object.create(Uint8Array.prototype), () => Object.create(ArrayBuffer.prototype), () => Object.create(DataView.prototype)]) {
+          try { route(baited(make())); } catch {}
+        }
+      }`;
 
 // Every object an agent can reach from the endowments that is not made afresh for its call, by label.
 const REACH = `
@@ -70,10 +94,14 @@ const reach = () => {
     'structuredClone error': () => structuredClone(() => 1),
     'getRandomValues error': () => crypto.getRandomValues(new Uint8Array(70000)),
     'TextDecoder error': () => new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xff])),
+    'encodeInto fake error': () => new TextEncoder().encodeInto('x', Object.create(Uint8Array.prototype)),
+    'encodeInto Proxy error': () => new TextEncoder().encodeInto('x', new Proxy(new Uint8Array(8), {})),
+    'decode fake error': () => new TextDecoder().decode(Object.create(ArrayBuffer.prototype)),
+    'getRandomValues fake error': () => crypto.getRandomValues(Object.create(Uint8Array.prototype)),
+    'structuredClone transfer error': () => structuredClone(1, { transfer: [Object.create(ArrayBuffer.prototype)] }),
   };
   for (const [label, f] of Object.entries(throwers)) { try { f(); } catch (e) { if (e && typeof e === 'object') add(label, e); } }
-  let inspect;
-  const bait = Object.create(null); bait[Symbol.for('nodejs.util.inspect.custom')] = (depth, options, i) => { inspect = i; return 'x'; }; try { URL.createObjectURL(bait); } catch {}
+  ${INSPECT_BAIT}
   if (typeof inspect === 'function') {
     found.push(['util.inspect', inspect], ['inspect.defaultOptions', inspect.defaultOptions], ['inspect.styles', inspect.styles], ['inspect.colors', inspect.colors]);
   }
@@ -183,7 +211,9 @@ describe('host objects shared between calls', () => {
     const plant = `
       const throwers = [() => new URL('::'), () => new URLSearchParams([[1]]), () => URL.createObjectURL(1), () => URL.revokeObjectURL(),
         () => atob('%'), () => structuredClone(() => 1), () => crypto.getRandomValues(new Uint8Array(70000)),
-        () => new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xff]))];
+        () => new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xff])),
+        () => new TextEncoder().encodeInto('x', Object.create(Uint8Array.prototype)), () => new TextEncoder().encodeInto('x', new Proxy(new Uint8Array(8), {})),
+        () => new TextDecoder().decode(Object.create(ArrayBuffer.prototype)), () => crypto.getRandomValues(Object.create(Uint8Array.prototype))];
       const done = [];
       for (const f of throwers) {
         let e; try { f(); } catch (x) { e = x; }
@@ -204,7 +234,8 @@ describe('host objects shared between calls', () => {
       return done;`;
     const collect = `
       const found = [];
-      for (const f of [() => new URL('::'), () => new URLSearchParams([[1]]), () => URL.createObjectURL(1), () => URL.revokeObjectURL()]) {
+      for (const f of [() => new URL('::'), () => new URLSearchParams([[1]]), () => URL.createObjectURL(1), () => URL.revokeObjectURL(),
+        () => new TextEncoder().encodeInto('x', Object.create(Uint8Array.prototype)), () => new TextDecoder().decode(Object.create(ArrayBuffer.prototype))]) {
         try { f(); } catch (e) { for (let p = Object.getPrototypeOf(e); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) if (Object.prototype.hasOwnProperty.call(p, '__stash')) found.push(...p.__stash); }
       }
       write_file('loot.txt', JSON.stringify(found));
@@ -212,10 +243,9 @@ describe('host objects shared between calls', () => {
     await attackRounds(plant, collect);
   }, 60_000);
 
-  it("Node's util.inspect, reached through URL.createObjectURL's error message, does not carry one agent's settings into another's call", async () => {
+  it("Node's util.inspect, reached through a facade's error message (URL.createObjectURL, encodeInto, decode, getRandomValues, structuredClone), does not carry one agent's settings into another's call", async () => {
     const plant = `
-      let inspect;
-      const bait = Object.create(null); bait[Symbol.for('nodejs.util.inspect.custom')] = (depth, options, i) => { inspect = i; return 'x'; }; try { URL.createObjectURL(bait); } catch {}
+      ${INSPECT_BAIT}
       if (typeof inspect !== 'function') return 'no inspect';
       const stash = inspect.__stash ?? [];
       try { inspect.__stash = stash; } catch {}
@@ -228,8 +258,7 @@ describe('host objects shared between calls', () => {
       try { inspect.custom = Symbol('taken'); } catch {}
       return changed;`;
     const collect = `
-      let inspect;
-      const bait = Object.create(null); bait[Symbol.for('nodejs.util.inspect.custom')] = (depth, options, i) => { inspect = i; return 'x'; }; try { URL.createObjectURL(bait); } catch {}
+      ${INSPECT_BAIT}
       const stash = inspect?.__stash ?? [];
       write_file('loot.txt', JSON.stringify(stash));
       return { stash, defaults: inspect ? JSON.stringify(inspect.defaultOptions) : null };`;

@@ -113,6 +113,11 @@ describe('resources', () => {
     // another namespace is out of reach, as with read_workspace_file
     await expect(alice.client.readResource({ uri: 'workspace://../bob/secret.txt' })).rejects.toThrow(/outside|\.\./);
     await expect(alice.client.readResource({ uri: 'workspace://nothing-here.txt' })).rejects.toMatchObject({ code: -32002 });
+    // One "MCP error CODE:" prefix (the client's), not two.
+    for (const uri of ['workspace://nothing-here.txt', 'workspace://../bob/secret.txt', 'workspace://bad%zz', 'skill://no-such-skill', 'nope://x']) {
+      const err = (await alice.client.readResource({ uri }).catch((e: unknown) => e)) as Error;
+      expect(err.message, uri).toMatch(/^MCP error -?\d+: (?!MCP error)/);
+    }
   });
 
   it('an agent without the workspace permission gets no workspace resources; without skills, no skills', async () => {

@@ -1,6 +1,7 @@
 // Every MCP tool of the front, in process over the SDK's linked in-memory transports: results as
 // structuredContent plus one identical text block, failures as clear isError results.
 
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
 import { startHarness, textOf } from '../fixtures/mcp/harness.js';
@@ -139,11 +140,21 @@ describe('bad arguments', () => {
     expect(ok.structuredContent).toMatchObject({ success: true, result: 'still here' });
   });
 
+  it('logs an unknown tool under the name asked for; the metrics keep one label for all of them', async () => {
+    const records: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void records.push(JSON.parse(line) as Record<string, unknown>) });
+    h = await startHarness({ logger });
+    await call(h, 'run_python', { code: '1' }).catch(() => undefined);
+    const line = records.find((r) => r.msg === 'tool call');
+    expect(line).toMatchObject({ tool: 'run_python', unknown_tool: true, outcome: 'invalid' });
+    expect(h.services.recorder.calls().map((c) => c.tool)).toEqual(['(unknown)']);
+  });
+
   it('answers an unknown tool with a JSON-RPC error (-32602) naming it and the tools there are', async () => {
     h = await startHarness();
     await expect(call(h, 'run_python', { code: '1' })).rejects.toMatchObject({
       code: -32602,
-      message: expect.stringMatching(/Unknown tool: run_python\. This server.s tools are: execute_code, .*search_tools.*tools\.SERVER\.TOOL/),
+      message: expect.stringMatching(/^MCP error -32602: Unknown tool: run_python\. This server.s tools are: execute_code, .*search_tools.*tools\.SERVER\.TOOL/),
     });
   });
 });
@@ -164,6 +175,31 @@ describe('workspace tools', () => {
     const missing = await call(h, 'read_workspace_file', { filename: 'data/a.json' });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toMatch(/list_workspace_files/);
+  });
+
+  it('read_workspace_file pages a big file by offset and length (characters), never splitting a character', async () => {
+    h = await startHarness();
+    const content = JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ i, s: 'é😀' })));
+    await call(h, 'write_workspace_file', { filename: 'outputs/big.json', content });
+    let offset: number | undefined = 0;
+    let joined = '';
+    let pages = 0;
+    while (offset !== undefined) {
+      const r = await call(h, 'read_workspace_file', { filename: 'outputs/big.json', offset, length: 1001 });
+      const page = r.structuredContent as { content: string; offset: number; next_offset?: number; total_chars: number; size: number };
+      expect(page).toMatchObject({ success: true, offset, total_chars: content.length, size: Buffer.byteLength(content) });
+      expect(page.content).not.toMatch(/^[\udc00-\udfff]|[\ud800-\udbff]$/);
+      joined += page.content;
+      offset = page.next_offset;
+      pages++;
+    }
+    expect(joined).toBe(content);
+    expect(pages).toBeGreaterThan(content.length / 1001);
+    const tail = await call(h, 'read_workspace_file', { filename: 'outputs/big.json', offset: content.length + 5 });
+    expect(tail.structuredContent).toMatchObject({ content: '', offset: content.length, total_chars: content.length });
+    const bad = await call(h, 'read_workspace_file', { filename: 'outputs/big.json', length: 0 });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/length must be an integer at least 1/);
   });
 
   it('refuses paths that leave the workspace', async () => {

@@ -12,7 +12,7 @@ export function filterByField(data: unknown, field: unknown, value: unknown): un
   const wanted = value !== null && typeof value === 'object' ? JSON.stringify(toJsonSafe(value)) : undefined;
   return list.filter((item) => {
     if (item === null || typeof item !== 'object') return false;
-    const v = (item as Record<string, unknown>)[key];
+    const v = own(item, key);
     if (wanted === undefined) return v === value;
     return v !== null && typeof v === 'object' && JSON.stringify(toJsonSafe(v)) === wanted;
   });
@@ -52,7 +52,7 @@ export function aggregateStats(data: unknown, numericFields?: unknown): Record<s
     let n = 0;
     for (const item of list) {
       if (item === null || typeof item !== 'object') continue;
-      const raw = (item as Record<string, unknown>)[field];
+      const raw = own(item, field);
       const v = raw === undefined ? 0 : raw;
       if (typeof v !== 'number' || !Number.isFinite(v)) continue;
       sum += v;
@@ -75,6 +75,11 @@ export function formatOutput(data: unknown, maxChars: unknown = 5000): string {
   if (!Number.isInteger(n) || n < 0) throw makeError('TypeError', 'format_output(data, max_chars): max_chars must be a non-negative integer');
   const text = JSON.stringify(toJsonSafe(data, { chars: Math.max(n * 2, 1024), cut: false }), null, 2) ?? 'null';
   return text.slice(0, n);
+}
+
+/** A record's own field: `constructor` or `toString` of a record without them is missing, as in a dict. */
+function own(item: object, key: string): unknown {
+  return Object.hasOwn(item, key) ? (item as Record<string, unknown>)[key] : undefined;
 }
 
 function asList(data: unknown, fn: string): unknown[] {

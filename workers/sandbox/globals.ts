@@ -2,7 +2,6 @@
 // that checks its call is still running and goes to the host through the call's port; every
 // object handed over is hardened or freshly made, so nothing here is shared between calls.
 
-import { webcrypto } from 'node:crypto';
 import { TOOL_NAMES_METHOD } from '../protocol.js';
 import type { WorkerTask } from '../protocol.js';
 import type { CallScope } from './call-scope.js';
@@ -10,7 +9,8 @@ import { makeError } from './call-scope.js';
 import { aggregateStats, filterByField, formatOutput, summarizeList } from './data-helpers.js';
 import { countRead, fastRead } from './fast-read.js';
 import { toJsonSafe } from './serialize.js';
-import { TextDecoder, TextEncoder, URL, URLSearchParams, wrapHostErrors } from './web-facades.js';
+import { atob, btoa, crypto, structuredClone } from './web-encoding.js';
+import { TextDecoder, TextEncoder, URL, URLSearchParams } from './web-facades.js';
 
 export { SANDBOX_API_NAMES } from './api-names.js';
 
@@ -59,16 +59,11 @@ export function sharedEndowments(): Record<string, unknown> {
     URLSearchParams,
     TextEncoder,
     TextDecoder,
-    atob: (s: unknown) => wrapHostErrors(() => atob(String(s))),
-    btoa: (s: unknown) => wrapHostErrors(() => btoa(String(s))),
-    structuredClone: (v: unknown) => wrapHostErrors(() => structuredClone(v)),
-    crypto: {
-      randomUUID: () => webcrypto.randomUUID(),
-      getRandomValues: <T extends ArrayBufferView>(array: T): T => {
-        if (!ArrayBuffer.isView(array) || array instanceof DataView) throw makeError('TypeError', 'crypto.getRandomValues needs an integer typed array');
-        return wrapHostErrors(() => webcrypto.getRandomValues(array as unknown as Uint8Array)) as unknown as T;
-      },
-    },
+    // Brand-checked facades (web-encoding.ts): nothing a guest passes reaches Node as it is.
+    atob,
+    btoa,
+    structuredClone,
+    crypto,
   };
   for (const name of ['Float32Array', 'Float64Array'] as const) {
     if (typeof globalThis[name] === 'function') endowments[name] = globalThis[name];

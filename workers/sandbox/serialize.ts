@@ -96,7 +96,7 @@ function convertObject(obj: object, budget: Budget, ancestors: Set<object>, dept
       }
       const key = String(k);
       budget.chars -= key.length + 4;
-      out[key] = convert(v, budget, ancestors, depth + 1);
+      setKey(out, key, convert(v, budget, ancestors, depth + 1));
     }
     return out;
   }
@@ -129,12 +129,21 @@ function convertObject(obj: object, budget: Budget, ancestors: Set<object>, dept
     try {
       v = (obj as Record<string, unknown>)[key];
     } catch (err) {
-      out[key] = `[Getter threw: ${describeError(err)}]`;
+      setKey(out, key, `[Getter threw: ${describeError(err)}]`);
       continue;
     }
-    out[key] = convert(v, budget, ancestors, depth + 1);
+    setKey(out, key, convert(v, budget, ancestors, depth + 1));
   }
   return out;
+}
+
+/**
+ * Sets an own data property whatever the key. Assignment would fail on `constructor`, `toString`
+ * and the like (lockdown freezes Object.prototype, so inherited read-only properties refuse it) and
+ * would set the prototype for `__proto__` (a key JSON.parse makes as an own property).
+ */
+function setKey(out: Record<string, Json>, key: string, value: Json): void {
+  Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 function convertList(list: ArrayLike<unknown>, budget: Budget, ancestors: Set<object>, depth: number): Json[] {

@@ -6,64 +6,58 @@
 // intrinsics, and intrinsic errors carrying the message: nothing of Node's realm is reachable.
 // The classes are hardened once per worker (realm.ts); instances are made by the call that uses them.
 
+import { requireArgs, webString, wrapHostErrors } from './brand.js';
 import { makeError } from './call-scope.js';
 
 const HostURL = globalThis.URL;
 const HostURLSearchParams = globalThis.URLSearchParams;
-const HostTextEncoder = globalThis.TextEncoder;
-const HostTextDecoder = globalThis.TextDecoder;
 
-/** Runs host code; a host error (Node's internal classes, DOMException) becomes an intrinsic one. */
-export function wrapHostErrors<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    throw guestError(err);
-  }
-}
+export { guestError, wrapHostErrors } from './brand.js';
+export { TextDecoder, TextEncoder } from './web-encoding.js';
 
-/** An intrinsic error with the host error's name and message only (never its prototype or code). */
-export function guestError(err: unknown): Error {
-  let name = 'Error';
-  let message = 'host operation failed';
-  try {
-    const e = err as { name?: unknown; message?: unknown };
-    if (typeof e?.name === 'string') name = e.name;
-    if (typeof e?.message === 'string') message = e.message;
-  } catch {
-    // a getter that throws: keep the defaults
-  }
-  return makeError(name, message);
-}
+const text = webString;
 
-/** Strings as the web platform converts them (a guest object's own toString runs, in the guest's terms). */
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : String(value);
-}
-
-/** Pairs from what URLSearchParams accepts: a string, another instance, pairs, or a record. */
+/** Pairs from what URLSearchParams accepts: a string, another instance, pairs, or a record (as Node reads them). */
 function pairsOf(init: unknown): string | [string, string][] {
   if (init === undefined || init === null) return '';
-  if (init instanceof URLSearchParams) return init.toString();
   if (typeof init !== 'object' && typeof init !== 'function') return text(init);
+  const own = realPairs(init);
+  if (own) return own;
   const iterator = (init as { [Symbol.iterator]?: unknown })[Symbol.iterator];
-  if (typeof iterator === 'function') {
+  if (iterator !== undefined && iterator !== null) {
+    if (typeof iterator !== 'function') throw makeError('TypeError', 'URLSearchParams: the query\'s Symbol.iterator must be a function');
     const pairs: [string, string][] = [];
     for (const pair of init as Iterable<unknown>) {
+      if ((typeof pair !== 'object' && typeof pair !== 'function') || pair === null || typeof (pair as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') {
+        throw makeError('TypeError', 'Each query pair must be an iterable [name, value] tuple');
+      }
       const items = Array.from(pair as Iterable<unknown>);
       if (items.length !== 2) throw makeError('TypeError', 'Each query pair must be an iterable [name, value] tuple');
       pairs.push([text(items[0]), text(items[1])]);
     }
     return pairs;
   }
-  return Object.keys(init).map((k) => [k, text((init as Record<string, unknown>)[k])] as [string, string]);
+  const pairs: [string, string][] = [];
+  for (const key of Reflect.ownKeys(init)) {
+    const d = Reflect.getOwnPropertyDescriptor(init, key);
+    if (d === undefined || !d.enumerable) continue;
+    pairs.push([text(key), text((init as Record<PropertyKey, unknown>)[key])]);
+  }
+  return pairs;
 }
+
+/** A real instance's pairs (subclasses too), read from its private state; undefined for anything else. */
+let realPairs: (value: object) => [string, string][] | undefined = () => undefined;
 
 /** Marks the internal constructor call that binds a facade to URL's own (live) host params. */
 const LINK: object = Object.freeze(Object.create(null) as object);
 
 export class URLSearchParams {
   #params: globalThis.URLSearchParams;
+
+  static {
+    realPairs = (value) => (#params in value ? (value as URLSearchParams).#pairs() : undefined);
+  }
 
   constructor(init?: unknown, link?: unknown) {
     if (link === LINK && init instanceof HostURLSearchParams) {
@@ -79,26 +73,32 @@ export class URLSearchParams {
   }
 
   append(name: unknown, value: unknown): void {
+    requireArgs(arguments.length, 2, 'URLSearchParams.append(name, value)');
     wrapHostErrors(() => this.#params.append(text(name), text(value)));
   }
 
   delete(name: unknown, value?: unknown): void {
+    requireArgs(arguments.length, 1, 'URLSearchParams.delete(name)');
     wrapHostErrors(() => (value === undefined ? this.#params.delete(text(name)) : this.#params.delete(text(name), text(value))));
   }
 
   get(name: unknown): string | null {
+    requireArgs(arguments.length, 1, 'URLSearchParams.get(name)');
     return wrapHostErrors(() => this.#params.get(text(name)));
   }
 
   getAll(name: unknown): string[] {
+    requireArgs(arguments.length, 1, 'URLSearchParams.getAll(name)');
     return wrapHostErrors(() => [...this.#params.getAll(text(name))]);
   }
 
   has(name: unknown, value?: unknown): boolean {
+    requireArgs(arguments.length, 1, 'URLSearchParams.has(name)');
     return wrapHostErrors(() => (value === undefined ? this.#params.has(text(name)) : this.#params.has(text(name), text(value))));
   }
 
   set(name: unknown, value: unknown): void {
+    requireArgs(arguments.length, 2, 'URLSearchParams.set(name, value)');
     wrapHostErrors(() => this.#params.set(text(name), text(value)));
   }
 
@@ -111,6 +111,7 @@ export class URLSearchParams {
   }
 
   forEach(callback: unknown, thisArg?: unknown): void {
+    requireArgs(arguments.length, 1, 'URLSearchParams.forEach(callback)');
     if (typeof callback !== 'function') throw makeError('TypeError', 'URLSearchParams.forEach needs a function');
     for (const [k, v] of this.#pairs()) (callback as (v: string, k: string, p: URLSearchParams) => void).call(thisArg, v, k, this);
   }
@@ -144,12 +145,14 @@ export class URL {
   #params: URLSearchParams | undefined;
 
   constructor(input: unknown, base?: unknown) {
+    requireArgs(arguments.length, 1, 'new URL(url)');
     const href = text(input);
     const against = base === undefined ? undefined : text(base);
     this.#url = wrapHostErrors(() => (against === undefined ? new HostURL(href) : new HostURL(href, against)));
   }
 
   static canParse(input: unknown, base?: unknown): boolean {
+    requireArgs(arguments.length, 1, 'URL.canParse(url)');
     try {
       const href = text(input);
       const against = base === undefined ? undefined : text(base);
@@ -240,50 +243,19 @@ export class URL {
   }
 }
 
-const encoder = new HostTextEncoder();
-
-export class TextEncoder {
-  get encoding(): string {
-    return 'utf-8';
+/**
+ * As web IDL lays classes out: members enumerable, a read-only Symbol.toStringTag naming the class
+ * (`Object.prototype.toString` says `[object URL]`). Runs once, before realm.ts hardens the classes.
+ */
+function webLayout(cls: { prototype: object }, tag: string): void {
+  for (const key of Object.getOwnPropertyNames(cls.prototype)) {
+    if (key === 'constructor') continue;
+    Object.defineProperty(cls.prototype, key, { enumerable: true });
   }
-
-  /** A fresh Uint8Array: its prototype is the intrinsic one, frozen by lockdown. */
-  encode(input: unknown = ''): Uint8Array {
-    return encoder.encode(text(input));
-  }
-
-  encodeInto(source: unknown, destination: unknown): { read: number; written: number } {
-    if (!(destination instanceof Uint8Array)) throw makeError('TypeError', 'TextEncoder.encodeInto needs a Uint8Array destination');
-    const r = encoder.encodeInto(text(source), destination);
-    return { read: r.read, written: r.written };
-  }
+  Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: tag, writable: false, enumerable: false, configurable: true });
 }
 
-export class TextDecoder {
-  #decoder: InstanceType<typeof HostTextDecoder>;
-
-  constructor(label: unknown = 'utf-8', options?: unknown) {
-    const o = (options ?? {}) as { fatal?: unknown; ignoreBOM?: unknown };
-    const settings = { fatal: Boolean(o.fatal), ignoreBOM: Boolean(o.ignoreBOM) };
-    const name = text(label);
-    this.#decoder = wrapHostErrors(() => new HostTextDecoder(name, settings));
-  }
-
-  get encoding(): string {
-    return this.#decoder.encoding;
-  }
-  get fatal(): boolean {
-    return this.#decoder.fatal;
-  }
-  get ignoreBOM(): boolean {
-    return this.#decoder.ignoreBOM;
-  }
-
-  decode(input?: unknown, options?: unknown): string {
-    const stream = Boolean((options as { stream?: unknown } | undefined)?.stream);
-    if (input !== undefined && !ArrayBuffer.isView(input) && !(input instanceof ArrayBuffer)) {
-      throw makeError('TypeError', 'TextDecoder.decode needs an ArrayBuffer, a typed array or a DataView');
-    }
-    return wrapHostErrors(() => this.#decoder.decode(input as Uint8Array | undefined, { stream }));
-  }
-}
+webLayout(URL, 'URL');
+webLayout(URLSearchParams, 'URLSearchParams');
+// The platform's iterator is `entries` itself.
+Object.defineProperty(URLSearchParams.prototype, Symbol.iterator, { value: URLSearchParams.prototype.entries, writable: true, enumerable: false, configurable: true });

@@ -47,6 +47,7 @@ export const executionResultSchema = z.looseObject({
   error_type: z.string().optional(),
   traceback: z.string().optional(),
   truncated: z.boolean().optional(),
+  preview: z.looseObject({ type: z.enum(['array', 'object', 'string']), total: z.number(), kept: z.number(), json_chars: z.number() }).optional(),
   output_file: z.string().optional(),
   language: z.enum(LANGUAGES).optional(),
 });

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { requireAccess } from '../permissions.js';
-import { args, text } from '../schema-helpers.js';
+import { args, number, text } from '../schema-helpers.js';
 
 export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): void {
   const { services, session } = ctx;
@@ -41,15 +41,33 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
     'read_workspace_file',
     {
       title: 'Read workspace file',
-      description: 'Read a text file from your workspace.',
-      input: args('read_workspace_file', { filename: text('filename', 'path in your workspace') }),
+      description: 'Read a text file from your workspace; offset and length (characters) read one page of a big file.',
+      input: args('read_workspace_file', {
+        filename: text('filename', 'path in your workspace'),
+        offset: number('offset', 'first character to read', { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true, unit: 'characters' }).optional(),
+        length: number('length', 'characters to read', { min: 1, max: Number.MAX_SAFE_INTEGER, integer: true, unit: 'characters' }).optional(),
+      }),
       output: z.looseObject({ success: z.boolean(), filename: z.string(), content: z.string(), size: z.number() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async ({ filename }) => {
+    async ({ filename, offset, length }) => {
       requireAccess(session.agent, 'workspace', 'read', 'read_workspace_file');
       const { content, size } = await view().readFile(filename);
-      return { result: { success: true, filename, content: await services.boundary.outgoingText(content, session), size } };
+      if (offset === undefined && length === undefined) {
+        return { result: { success: true, filename, content: await services.boundary.outgoingText(content, session), size } };
+      }
+      const p = page(content, offset ?? 0, length);
+      return {
+        result: {
+          success: true,
+          filename,
+          content: await services.boundary.outgoingText(p.text, session),
+          size,
+          offset: p.offset,
+          total_chars: content.length,
+          ...(p.next < content.length ? { next_offset: p.next } : {}),
+        },
+      };
     },
   );
 
@@ -90,4 +108,24 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
       return { result: { success: true, message: `deleted ${filename}` } };
     },
   );
+}
+
+/**
+ * Characters [offset, offset + length) of the text, never splitting a surrogate pair (a page that
+ * would end inside one ends before it; the next page starts with it).
+ */
+export function page(content: string, offset: number, length: number | undefined): { text: string; offset: number; next: number } {
+  let start = Math.min(offset, content.length);
+  if (start > 0 && start < content.length && isLowSurrogate(content.charCodeAt(start)) && isHighSurrogate(content.charCodeAt(start - 1))) start--;
+  let end = length === undefined ? content.length : Math.min(content.length, start + length);
+  if (end > start + 1 && end < content.length && isHighSurrogate(content.charCodeAt(end - 1))) end--;
+  return { text: content.slice(start, end), offset: start, next: end };
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
 }
