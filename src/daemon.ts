@@ -7,6 +7,7 @@ import { Catalog } from './catalog/index.js';
 import type { DynamicToolEntry } from './catalog/index.js';
 import type { Config } from './config/config-types.js';
 import { packageVersion } from './config/defaults.js';
+import { DAEMON_AGENT_NAME } from './config/identities.js';
 import { createExecutor, createHostApi } from './executor/index.js';
 import type { CallIdentity, Executor } from './executor/index.js';
 import { CallRecorder } from './mcp/call-recorder.js';
@@ -28,7 +29,7 @@ import { measureTokens } from './util/tokens.js';
 const PYTHON_SYNTAX_CHECK = 'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n';
 /** The daemon's own calls (skill checks): no workspace, skills, tools or network. */
 const CHECKER_IDENTITY: CallIdentity = {
-  agent: 'daemon',
+  agent: DAEMON_AGENT_NAME,
   sessionId: 'daemon-checks',
   workspaceNamespace: '',
   permissions: { workspace: 'none', skills: 'none', tools: [], net: [] },

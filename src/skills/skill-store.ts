@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Logger } from '../util/logger.js';
 import { renderSkillMarkdown, SKILL_MD } from './front-matter.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../util/keyed-lock.js';
 import { hashCode, SkillCompiler } from './skill-compiler.js';
 import { callerOwns, callerSees, notOwnerError, savedOwnership } from './skill-access.js';
 import type { SkillCaller } from './skill-access.js';
