@@ -122,7 +122,13 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       }
       return (r.result as { line: number; message: string } | null) ?? null;
     };
-    const skills = new SkillStore({ dir: config.skillsDir, logger: logger.child({ subsystem: 'skills' }), maxCodeBytes: config.limits.maxCodeBytes, validatePython });
+    const skills = new SkillStore({
+      dir: config.skillsDir,
+      logger: logger.child({ subsystem: 'skills' }),
+      maxCodeBytes: config.limits.maxCodeBytes,
+      validatePython,
+      quota: { count: config.limits.skillQuotaCount, bytes: config.limits.skillQuotaBytes },
+    });
     closers.push(() => skills.close());
     await Promise.all([catalog.start(), skills.start()]);
 

@@ -22,7 +22,8 @@ interface ModuleSource {
  */
 export function skillMethods(skills: SkillRepository, agentsConfigured: boolean): Record<string, HostMethod> {
   // Keyed by content hash: an unchanged skill is never preprocessed twice, a changed one never stale.
-  const sources = new LRUCache<string, ModuleSource>({ max: 1_000 });
+  // Bounded by bytes too: a skill may be as large as limits.maxCodeBytes.
+  const sources = new LRUCache<string, ModuleSource>({ max: 1_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (m) => Math.max(1, m.source.length) });
   const callerOf = (identity: CallIdentity): SkillCaller => ({ agent: identity.agent, agentsConfigured });
   const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
@@ -42,8 +43,9 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
       requireSkills(ctx.identity.permissions, 'read-write', 'save_skill');
       const shared = sharedOption(options);
       if (shared && agentsConfigured) requireSkills(ctx.identity.permissions, 'publish', 'save_skill with shared: true (publishing to every agent)');
-      return wrap(() =>
-        skills.save(
+      return wrap(async () => {
+        // The folder on the host is not the agent's business.
+        const { path: _path, ...saved } = await skills.save(
           {
             name: name as string,
             code: code as string,
@@ -55,8 +57,9 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
             syntaxChecked: ctx.language === 'python',
           },
           callerOf(ctx.identity),
-        ),
-      );
+        );
+        return saved;
+      });
     },
     load_skill: async ([name], ctx) => {
       requireSkills(ctx.identity.permissions, 'read', 'load_skill');

@@ -1,20 +1,28 @@
-// The skill store: `skills/NAME/` folders saved atomically, validated, hot-reloaded and served from
-// memory, plus the compiled module form import_skill evaluates. Before `start()` (one-shot CLI
+// The skill store: `skills/NAME/` folders saved atomically, validated, hot-reloaded and indexed in
+// memory (metadata; code from disk or a byte-bounded LRU), plus the compiled module form
+// import_skill evaluates. Each agent's skills count against its share (skill-quota.ts), and a
+// skill's imports are pinned when it is saved (skill-pins.ts). Before `start()` (one-shot CLI
 // use) every call reads the disk; after it, an index kept fresh by a watcher answers, and the disk
 // is consulted only for names the index has not seen yet. Every call may name its caller: then
 // ownership applies (skill-access.ts); without one (the daemon itself), everything is reachable.
 
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../util/logger.js';
 import { renderSkillMarkdown, SKILL_MD } from './front-matter.js';
 import { KeyedLock } from '../util/keyed-lock.js';
+import { pinImports } from './save-imports.js';
 import { hashCode, SkillCompiler } from './skill-compiler.js';
 import { callerOwns, callerSees, notOwnerError, savedOwnership } from './skill-access.js';
 import type { SkillCaller } from './skill-access.js';
 import { CODE_FILES, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, skillFolderNames, writeSkillFolder } from './skill-disk.js';
 import { defaultDescription, renderSkillBody } from './skill-docs.js';
-import { SkillError } from './skill-error.js';
+import { isSkillError, SkillError } from './skill-error.js';
+import { changedError, formatReference, parseReference, referenceFor, wrongOwnerError } from './skill-pins.js';
+import type { ImportReference } from './skill-pins.js';
+import { DEFAULT_SKILL_QUOTA_BYTES, DEFAULT_SKILL_QUOTA_COUNT, SkillQuota } from './skill-quota.js';
+import type { SkillUsage } from './skill-quota.js';
 import { assertSkillName, skillNameProblem, suggestNames } from './skill-names.js';
 import { changeKind, interpretFolder, invalidEntry, ownerOf, UNKNOWN_OWNER } from './skill-record.js';
 import type { IndexEntry, SkillRecord } from './skill-record.js';
@@ -26,6 +34,8 @@ import type { CompiledSkill, LoadedSkill, SaveSkillInput, SaveSkillResult, Skill
 
 export const DEFAULT_SKILL_CACHE_SIZE = 256;
 export const DEFAULT_MAX_SKILL_CODE_BYTES = 256 * 1024;
+/** Bytes of skill code kept in memory (the most recently used); the rest is read from disk when needed. */
+export const DEFAULT_SKILL_CODE_CACHE_BYTES = 32 * 1024 * 1024;
 export { MAX_DESCRIPTION_CHARS, MAX_SKILL_BODY_CHARS } from './save-input.js';
 /** Skill folders read at once during a full scan. */
 const SCAN_CONCURRENCY = 8;
@@ -43,6 +53,9 @@ export class SkillStore implements SkillRepository {
   readonly #index = new Map<string, IndexEntry>();
   readonly #locks = new KeyedLock();
   readonly #listeners = new Set<SkillChangeListener>();
+  readonly #quota: SkillQuota;
+  /** Code by `name\0hash`, most recently used first; bounded by bytes, never the whole store. */
+  readonly #code: LRUCache<string, string>;
   #state: StoreState = 'idle';
   #starting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
@@ -63,6 +76,10 @@ export class SkillStore implements SkillRepository {
     this.#now = options.now ?? (() => new Date());
     this.#maxCodeBytes = maxCodeBytes;
     this.#compiler = new SkillCompiler(cacheSize, options.validatePython);
+    this.#quota = new SkillQuota({ count: options.quota?.count ?? DEFAULT_SKILL_QUOTA_COUNT, bytes: options.quota?.bytes ?? DEFAULT_SKILL_QUOTA_BYTES });
+    const codeCacheBytes = options.codeCacheBytes ?? DEFAULT_SKILL_CODE_CACHE_BYTES;
+    if (!Number.isInteger(codeCacheBytes) || codeCacheBytes < 1) throw new RangeError('SkillStore option codeCacheBytes must be a positive integer');
+    this.#code = new LRUCache({ maxSize: codeCacheBytes, sizeCalculation: (code) => Math.max(1, code.length) });
     const debrisSweepMs = options.debrisSweepMs ?? DEFAULT_DEBRIS_SWEEP_MS;
     if (!Number.isInteger(debrisSweepMs) || debrisSweepMs < 1) throw new RangeError('SkillStore option debrisSweepMs must be a positive integer');
     this.#debrisSweepMs = debrisSweepMs;
@@ -136,33 +153,36 @@ export class SkillStore implements SkillRepository {
       const codeFile = CODE_FILES[language];
       const hash = hashCode(code);
       const analysis = await analyzeForSave(this.#compiler, { name, language, code, hash, syntaxChecked: input.syntaxChecked === true, agent: caller?.agent }, codeFile);
-      const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
-      if (clash !== undefined) {
-        throw new SkillError(
-          'NAME_CONFLICT',
-          `Skill "${name}" was not saved: a skill named "${clash}" exists, and names differing only in case share one folder on some file systems. Use "${clash}" or another name.`,
-        );
-      }
+      await this.#refuseCaseClash(name, caller);
       const previous = existing?.state === 'valid' ? existing.record.metadata.created : undefined;
       const now = this.#now().toISOString();
       const finalDescription = description ?? defaultDescription(analysis.docs);
       const fields = { name, description: finalDescription, language, ...savedOwnership(caller, shared), created: previous ?? now, updated: now, hash };
-      const markdown = renderSkillMarkdown(fields, body ?? renderSkillBody(name, finalDescription, language, analysis.docs));
-      const path = await writeSkillFolder(this.#dir, name, [
-        { name: codeFile, content: code },
-        { name: SKILL_MD, content: markdown },
-      ]);
-      const metadata: SkillMetadata = { ...fields, exports: analysis.exports };
-      this.#setEntry(name, { state: 'valid', record: { name, language, code, metadata, imports: analysis.imports } }, 'api');
-      this.#logger.debug({ skill: name, language, hash }, 'skill saved');
-      return { success: true as const, ...fields, exports: [...analysis.exports], path };
+      const pins = await pinImports({ name, language, imports: analysis.imports, visibility: fields.visibility }, caller, (dependency) => this.#peek(dependency));
+      const markdown = renderSkillMarkdown({ ...fields, imports: pins }, body ?? renderSkillBody(name, finalDescription, language, analysis.docs));
+      const bytes = Buffer.byteLength(code, 'utf8') + Buffer.byteLength(markdown, 'utf8');
+      if (caller !== undefined && this.#state !== 'started') await this.#scan();
+      const release = fields.author !== undefined ? this.#quota.reserve(fields.author, name, bytes) : () => undefined;
+      try {
+        const path = await this.#write(name, [
+          { name: codeFile, content: code },
+          { name: SKILL_MD, content: markdown },
+        ]);
+        const metadata: SkillMetadata = { ...fields, exports: analysis.exports };
+        this.#code.set(`${name}\0${hash}`, code);
+        this.#setEntry(name, { state: 'valid', record: { name, language, metadata, imports: analysis.imports, pins } }, 'api', bytes);
+        this.#logger.debug({ skill: name, language, hash }, 'skill saved');
+        return { success: true as const, ...fields, exports: [...analysis.exports], path };
+      } finally {
+        release();
+      }
     });
   }
 
   /** A skill the caller may see; another agent's private skill is SKILL_NOT_FOUND, as if it did not exist. */
   async load(name: string, caller?: SkillCaller): Promise<LoadedSkill> {
-    const record = await this.#lookup(name, caller);
-    return { name: record.name, code: record.code, metadata: { ...record.metadata, exports: [...record.metadata.exports] } };
+    const { record, code } = await this.#withCode(name, caller);
+    return { name: record.name, code, metadata: { ...record.metadata, exports: [...record.metadata.exports] } };
   }
 
   /** Every valid skill the caller may see, by name. */
@@ -206,10 +226,24 @@ export class SkillStore implements SkillRepository {
     return { success: true };
   }
 
-  /** The skill as an async function body for import_skill; cached by content hash. Only skills the caller sees. */
+  /**
+   * The skill as an async function body for import_skill; cached by content hash. Only skills the
+   * caller sees. `name` may be an import's reference (NAME@OWNER#HASH, what a compiled skill's
+   * imports call): then the skill under that name must be the one pinned.
+   */
   async compileSkill(name: string, caller?: SkillCaller): Promise<CompiledSkill> {
-    const record = await this.#lookup(name, caller);
-    return this.#compiler.compile({ name: record.name, language: record.language, code: record.code, hash: record.metadata.hash });
+    const reference = parseReference(name);
+    const { record, code } = await this.#withCode(reference?.name ?? name, caller, reference);
+    const references: Record<string, string> = {};
+    if (record.language !== 'python') {
+      for (const dependency of record.imports) references[dependency] = formatReference(this.#referenceOf(dependency, record));
+    }
+    return this.#compiler.compile({ name: record.name, language: record.language, code, hash: record.metadata.hash }, references);
+  }
+
+  /** What `agent`'s skills hold against its share, and the limits. */
+  usage(agent: string): SkillUsage & { quota_count: number; quota_bytes: number } {
+    return { ...this.#quota.usage(agent), quota_count: this.#quota.limits.count, quota_bytes: this.#quota.limits.bytes };
   }
 
   /**
@@ -246,7 +280,8 @@ export class SkillStore implements SkillRepository {
       else invalid.push({ name: entry.name, reason: entry.reason });
     }
     invalid.sort((a, b) => (a.name < b.name ? -1 : 1));
-    return { count, invalid, cache: this.#compiler.stats() };
+    const code = { entries: this.#code.size, bytes: this.#code.calculatedSize, max_bytes: this.#code.maxSize };
+    return { count, invalid, cache: this.#compiler.stats(), code_cache: code, quota: { ...this.#quota.limits }, by_agent: this.#quota.byAuthor() };
   }
 
   /** Stops watching; idempotent. Calls after close fail with STORE_CLOSED. */
@@ -258,6 +293,65 @@ export class SkillStore implements SkillRepository {
       await this.#watcher?.close();
     })();
     return this.#closing;
+  }
+
+  /** The record and its code (from the LRU, else disk); `reference`: the import must resolve to the pinned skill. */
+  async #withCode(name: string, caller: SkillCaller | undefined, reference?: ImportReference | null): Promise<{ record: SkillRecord; code: string }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const record = await this.#lookup(name, caller);
+      if (reference) {
+        if (record.metadata.author !== reference.owner) throw wrongOwnerError(reference);
+        if (reference.hash !== undefined && record.metadata.hash !== reference.hash) throw changedError(reference, record.metadata.hash);
+      }
+      const key = `${name}\0${record.metadata.hash}`;
+      const cached = this.#code.get(key);
+      if (cached !== undefined) return { record, code: cached };
+      const folder = await readSkillFolder(this.#dir, name).catch(() => null);
+      if (folder?.code !== undefined && hashCode(folder.code) === record.metadata.hash) {
+        this.#code.set(key, folder.code);
+        return { record, code: folder.code };
+      }
+      // Changed on disk since it was indexed: index it again, then look again (its owner may differ now).
+      await this.#locks.run(name, () => this.#refresh(name, 'disk'));
+    }
+    throw new SkillError('SKILL_INVALID', `Skill "${name}" kept changing on disk while it was read; try again.`);
+  }
+
+  /** Where an import of `dependency` in `record` resolves: its pin, else the importer's author's own skill (or the library's). */
+  #referenceOf(dependency: string, record: SkillRecord): ImportReference {
+    const reference = referenceFor(dependency, record.pins, record.metadata.author);
+    if (record.pins.some((p) => p.name === dependency)) return reference;
+    const current = this.#index.get(dependency);
+    const author = current ? ownerOf(current).author : undefined;
+    return current && author === undefined ? { name: dependency, owner: undefined } : reference;
+  }
+
+  /** The entry under `name` now, without its lock (a save peeking at its imports must not wait on theirs). */
+  async #peek(name: string): Promise<IndexEntry | null> {
+    return this.#index.get(name) ?? (await this.#refresh(name, 'disk'));
+  }
+
+  /** Writes a skill folder; a failure of the disk is logged whole and answered without host paths. */
+  async #write(name: string, files: Parameters<typeof writeSkillFolder>[2]): Promise<string> {
+    try {
+      return await writeSkillFolder(this.#dir, name, files);
+    } catch (error) {
+      if (isSkillError(error)) throw error;
+      this.#logger.error({ code: 'SKILL_SAVE_FAILED', skill: name, err: error }, 'could not write a skill folder');
+      const code = (error as { code?: unknown }).code;
+      throw new SkillError('SAVE_FAILED', `Skill "${name}" was not saved: the skill folder could not be written${typeof code === 'string' ? ` (${code})` : ''}. The daemon logged the details; try again, or tell the operator.`);
+    }
+  }
+
+  /** Refuses a name differing only in case from another (one folder on some file systems), naming it only when the caller sees it. */
+  async #refuseCaseClash(name: string, caller: SkillCaller | undefined): Promise<void> {
+    const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
+    if (clash === undefined) return;
+    const entry = this.#index.get(clash);
+    const owner = entry ? ownerOf(entry) : undefined;
+    const named = caller === undefined || (entry !== undefined && callerSees(caller, owner?.author, owner?.visibility));
+    const other = named ? `a skill named "${clash}" exists` : 'a skill whose name differs from it only in letter case exists';
+    throw new SkillError('NAME_CONFLICT', `Skill "${name}" was not saved: ${other}, and names differing only in case share one folder on some file systems. Use ${named ? `"${clash}" or ` : ''}another name.`);
   }
 
   async #lookup(name: string, caller: SkillCaller | undefined): Promise<SkillRecord> {
@@ -280,14 +374,18 @@ export class SkillStore implements SkillRepository {
     try {
       folder = await readSkillFolder(this.#dir, name);
     } catch (error) {
-      const entry = invalidEntry(name, `could not be read: ${error instanceof Error ? error.message : String(error)}`, UNKNOWN_OWNER);
+      // Said to agents (SKILL_INVALID): the code of the error, never the host path in its message.
+      this.#logger.warn({ code: 'SKILL_READ_FAILED', skill: name, err: error }, 'could not read a skill folder');
+      const code = (error as { code?: unknown }).code;
+      const entry = invalidEntry(name, `its folder could not be read${typeof code === 'string' ? ` (${code})` : ''}`, UNKNOWN_OWNER);
       this.#setEntry(name, entry, source);
       return entry;
     }
-    const entry = folder ? await interpretFolder(folder, this.#compiler, this.#maxCodeBytes) : null;
-    if (this.#isClosed()) return entry;
-    this.#setEntry(name, entry, source);
-    return entry;
+    const read = folder ? await interpretFolder(folder, this.#compiler, this.#maxCodeBytes) : null;
+    if (this.#isClosed()) return read?.entry ?? null;
+    if (read?.code !== undefined && read.entry.state === 'valid') this.#code.set(`${name}\0${read.entry.record.metadata.hash}`, read.code);
+    this.#setEntry(name, read?.entry ?? null, source, read?.bytes ?? 0);
+    return read?.entry ?? null;
   }
 
   /** Removes debris of crashed saves; a name's debris is handled under its lock, never beside a save of ours. */
@@ -364,10 +462,12 @@ export class SkillStore implements SkillRepository {
     return new SkillError('SKILL_NOT_FOUND', `Skill "${name}" not found.${hint} Call list_skills to see the saved skills.`, { suggestions });
   }
 
-  #setEntry(name: string, entry: IndexEntry | null, source: SkillChange['source']): void {
+  #setEntry(name: string, entry: IndexEntry | null, source: SkillChange['source'], bytes = 0): void {
     const previous = this.#index.get(name);
     if (entry) this.#index.set(name, entry);
     else this.#index.delete(name);
+    if (entry) this.#quota.track(name, ownerOf(entry).author, bytes);
+    else this.#quota.untrack(name);
     const kind = changeKind(previous, entry);
     if (kind === null) return;
     // Said once per change of state, not on every reload of an unchanged broken folder.
