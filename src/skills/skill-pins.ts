@@ -7,6 +7,7 @@
 
 import { SkillError } from './skill-error.js';
 import { skillNameProblem } from './skill-names.js';
+import type { IndexEntry, SkillRecord } from './skill-record.js';
 
 export interface SkillPin {
   name: string;
@@ -67,6 +68,31 @@ export function referenceFor(dependency: string, pins: readonly SkillPin[], impo
   if (!pin) return { name: dependency, owner: importerAuthor };
   const others = pin.author !== undefined && pin.author !== importerAuthor;
   return { name: dependency, owner: pin.author, ...(others && { hash: pin.hash }) };
+}
+
+/** What each import of `record` compiles to (JavaScript and TypeScript; Python skills import at run time). */
+export function referencesOf(record: SkillRecord, current: (name: string) => IndexEntry | undefined): Record<string, string> {
+  const references: Record<string, string> = {};
+  if (record.language === 'python') return references;
+  for (const dependency of record.imports) references[dependency] = formatReference(referenceIn(record, dependency, current(dependency)));
+  return references;
+}
+
+/** Throws unless `record` (the skill under the reference's name now) is the one the reference was pinned to. */
+export function checkReference(reference: ImportReference, record: SkillRecord): void {
+  if (record.metadata.author !== reference.owner) throw wrongOwnerError(reference);
+  if (reference.hash !== undefined && record.metadata.hash !== reference.hash) throw changedError(reference, record.metadata.hash);
+}
+
+/**
+ * Where an import of `dependency` in `record` resolves: its pin; without one (written by hand),
+ * the importer's author's own skill, or the library's when `current` (the skill under that name
+ * now) is the library's.
+ */
+export function referenceIn(record: SkillRecord, dependency: string, current: IndexEntry | undefined): ImportReference {
+  if (record.pins.some((p) => p.name === dependency)) return referenceFor(dependency, record.pins, record.metadata.author);
+  const currentAuthor = current === undefined ? null : current.state === 'valid' ? current.record.metadata.author : current.author;
+  return currentAuthor === undefined ? { name: dependency, owner: undefined } : { name: dependency, owner: record.metadata.author };
 }
 
 function ownerText(owner: string | undefined): string {

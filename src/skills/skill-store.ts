@@ -8,23 +8,22 @@
 
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { LRUCache } from 'lru-cache';
 import type { Logger } from '../util/logger.js';
 import { renderSkillMarkdown, SKILL_MD } from './front-matter.js';
 import { KeyedLock } from '../util/keyed-lock.js';
-import { pinImports } from './save-imports.js';
+import { caseClash, pinImports } from './save-checks.js';
 import { hashCode, SkillCompiler } from './skill-compiler.js';
 import { callerOwns, callerSees, notOwnerError, savedOwnership } from './skill-access.js';
 import type { SkillCaller } from './skill-access.js';
-import { CODE_FILES, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, skillFolderNames, writeSkillFolder } from './skill-disk.js';
+import { CODE_FILES, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, saveSkillFolder, skillFolderNames } from './skill-disk.js';
 import { defaultDescription, renderSkillBody } from './skill-docs.js';
-import { isSkillError, SkillError } from './skill-error.js';
-import { changedError, formatReference, parseReference, referenceFor, wrongOwnerError } from './skill-pins.js';
+import { SkillError } from './skill-error.js';
+import { checkReference, parseReference, referencesOf } from './skill-pins.js';
 import type { ImportReference } from './skill-pins.js';
-import { DEFAULT_SKILL_QUOTA_BYTES, DEFAULT_SKILL_QUOTA_COUNT, SkillQuota } from './skill-quota.js';
-import type { SkillUsage } from './skill-quota.js';
+import { DEFAULT_SKILL_CODE_CACHE_BYTES, SkillIndex } from './skill-index.js';
+import { DEFAULT_SKILL_QUOTA_BYTES, DEFAULT_SKILL_QUOTA_COUNT } from './skill-quota.js';
 import { assertSkillName, skillNameProblem, suggestNames } from './skill-names.js';
-import { changeKind, interpretFolder, invalidEntry, ownerOf, UNKNOWN_OWNER } from './skill-record.js';
+import { interpretFolder, invalidEntry, ownerOf, UNKNOWN_OWNER } from './skill-record.js';
 import type { IndexEntry, SkillRecord } from './skill-record.js';
 import type { SkillRepository } from './skill-repository.js';
 import { SkillWatcher } from './skill-watcher.js';
@@ -34,8 +33,6 @@ import type { CompiledSkill, LoadedSkill, SaveSkillInput, SaveSkillResult, Skill
 
 export const DEFAULT_SKILL_CACHE_SIZE = 256;
 export const DEFAULT_MAX_SKILL_CODE_BYTES = 256 * 1024;
-/** Bytes of skill code kept in memory (the most recently used); the rest is read from disk when needed. */
-export const DEFAULT_SKILL_CODE_CACHE_BYTES = 32 * 1024 * 1024;
 export { MAX_DESCRIPTION_CHARS, MAX_SKILL_BODY_CHARS } from './save-input.js';
 /** Skill folders read at once during a full scan. */
 const SCAN_CONCURRENCY = 8;
@@ -50,12 +47,8 @@ export class SkillStore implements SkillRepository {
   readonly #now: () => Date;
   readonly #maxCodeBytes: number;
   readonly #compiler: SkillCompiler;
-  readonly #index = new Map<string, IndexEntry>();
+  readonly #index: SkillIndex;
   readonly #locks = new KeyedLock();
-  readonly #listeners = new Set<SkillChangeListener>();
-  readonly #quota: SkillQuota;
-  /** Code by `name\0hash`, most recently used first; bounded by bytes, never the whole store. */
-  readonly #code: LRUCache<string, string>;
   #state: StoreState = 'idle';
   #starting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
@@ -76,10 +69,8 @@ export class SkillStore implements SkillRepository {
     this.#now = options.now ?? (() => new Date());
     this.#maxCodeBytes = maxCodeBytes;
     this.#compiler = new SkillCompiler(cacheSize, options.validatePython);
-    this.#quota = new SkillQuota({ count: options.quota?.count ?? DEFAULT_SKILL_QUOTA_COUNT, bytes: options.quota?.bytes ?? DEFAULT_SKILL_QUOTA_BYTES });
-    const codeCacheBytes = options.codeCacheBytes ?? DEFAULT_SKILL_CODE_CACHE_BYTES;
-    if (!Number.isInteger(codeCacheBytes) || codeCacheBytes < 1) throw new RangeError('SkillStore option codeCacheBytes must be a positive integer');
-    this.#code = new LRUCache({ maxSize: codeCacheBytes, sizeCalculation: (code) => Math.max(1, code.length) });
+    const quota = { count: options.quota?.count ?? DEFAULT_SKILL_QUOTA_COUNT, bytes: options.quota?.bytes ?? DEFAULT_SKILL_QUOTA_BYTES };
+    this.#index = new SkillIndex(this.#logger, quota, options.codeCacheBytes ?? DEFAULT_SKILL_CODE_CACHE_BYTES);
     const debrisSweepMs = options.debrisSweepMs ?? DEFAULT_DEBRIS_SWEEP_MS;
     if (!Number.isInteger(debrisSweepMs) || debrisSweepMs < 1) throw new RangeError('SkillStore option debrisSweepMs must be a positive integer');
     this.#debrisSweepMs = debrisSweepMs;
@@ -150,27 +141,27 @@ export class SkillStore implements SkillRepository {
       const existing = await this.#currentEntry(name);
       const owner = existing ? ownerOf(existing) : undefined;
       if (owner && !callerOwns(caller, owner.author)) throw notOwnerError(name, 'saved', owner.author, callerSees(caller, owner.author, owner.visibility));
+      // An agent at its share is refused before its code is parsed (the check is exact below).
+      if (caller !== undefined) this.#index.quota.reserve(caller.agent, name, Buffer.byteLength(code, 'utf8'))();
       const codeFile = CODE_FILES[language];
       const hash = hashCode(code);
       const analysis = await analyzeForSave(this.#compiler, { name, language, code, hash, syntaxChecked: input.syntaxChecked === true, agent: caller?.agent }, codeFile);
-      await this.#refuseCaseClash(name, caller);
+      caseClash(name, await this.#knownNames(), (other) => this.#index.get(other), caller);
       const previous = existing?.state === 'valid' ? existing.record.metadata.created : undefined;
       const now = this.#now().toISOString();
       const finalDescription = description ?? defaultDescription(analysis.docs);
       const fields = { name, description: finalDescription, language, ...savedOwnership(caller, shared), created: previous ?? now, updated: now, hash };
-      const pins = await pinImports({ name, language, imports: analysis.imports, visibility: fields.visibility }, caller, (dependency) => this.#peek(dependency));
+      const pins = await pinImports({ name, language, imports: analysis.imports, visibility: fields.visibility }, caller, async (dependency) => this.#index.get(dependency) ?? (await this.#refresh(dependency, 'disk')));
       const markdown = renderSkillMarkdown({ ...fields, imports: pins }, body ?? renderSkillBody(name, finalDescription, language, analysis.docs));
       const bytes = Buffer.byteLength(code, 'utf8') + Buffer.byteLength(markdown, 'utf8');
       if (caller !== undefined && this.#state !== 'started') await this.#scan();
-      const release = fields.author !== undefined ? this.#quota.reserve(fields.author, name, bytes) : () => undefined;
+      const release = fields.author !== undefined ? this.#index.quota.reserve(fields.author, name, bytes) : () => undefined;
       try {
-        const path = await this.#write(name, [
-          { name: codeFile, content: code },
-          { name: SKILL_MD, content: markdown },
-        ]);
+        const files = [{ name: codeFile, content: code }, { name: SKILL_MD, content: markdown }];
+        const path = await saveSkillFolder(this.#dir, name, this.#logger, files);
         const metadata: SkillMetadata = { ...fields, exports: analysis.exports };
-        this.#code.set(`${name}\0${hash}`, code);
-        this.#setEntry(name, { state: 'valid', record: { name, language, metadata, imports: analysis.imports, pins } }, 'api', bytes);
+        this.#index.rememberCode(name, hash, code);
+        this.#index.set(name, { state: 'valid', record: { name, language, metadata, imports: analysis.imports, pins } }, 'api', bytes);
         this.#logger.debug({ skill: name, language, hash }, 'skill saved');
         return { success: true as const, ...fields, exports: [...analysis.exports], path };
       } finally {
@@ -189,19 +180,7 @@ export class SkillStore implements SkillRepository {
   async list(caller?: SkillCaller): Promise<SkillList> {
     this.#assertOpen();
     if (this.#state !== 'started') await this.#scan();
-    const skills = [...this.#index.values()]
-      .flatMap((entry) => (entry.state === 'valid' ? [entry.record.metadata] : []))
-      .filter((m) => callerSees(caller, m.author, m.visibility))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((m) => ({
-        name: m.name,
-        description: m.description,
-        language: m.language,
-        exports: [...m.exports],
-        updated: m.updated,
-        ...(m.author !== undefined && { author: m.author }),
-        visibility: m.visibility,
-      }));
+    const skills = this.#index.summaries(caller);
     return { count: skills.length, skills };
   }
 
@@ -218,7 +197,7 @@ export class SkillStore implements SkillRepository {
         if (!callerOwns(caller, owner.author)) throw notOwnerError(name, 'deleted', owner.author, visible);
       }
       const existed = await removeSkillFolder(this.#dir, name);
-      if (existed || this.#index.has(name)) this.#setEntry(name, null, 'api');
+      if (existed || this.#index.has(name)) this.#index.set(name, null, 'api');
       return existed;
     });
     if (!removed) throw await this.#notFound(name, caller);
@@ -234,23 +213,20 @@ export class SkillStore implements SkillRepository {
   async compileSkill(name: string, caller?: SkillCaller): Promise<CompiledSkill> {
     const reference = parseReference(name);
     const { record, code } = await this.#withCode(reference?.name ?? name, caller, reference);
-    const references: Record<string, string> = {};
-    if (record.language !== 'python') {
-      for (const dependency of record.imports) references[dependency] = formatReference(this.#referenceOf(dependency, record));
-    }
+    const references = referencesOf(record, (dependency) => this.#index.get(dependency));
     return this.#compiler.compile({ name: record.name, language: record.language, code, hash: record.metadata.hash }, references);
   }
 
   /** What `agent`'s skills hold against its share, and the limits. */
-  usage(agent: string): SkillUsage & { quota_count: number; quota_bytes: number } {
-    return { ...this.#quota.usage(agent), quota_count: this.#quota.limits.count, quota_bytes: this.#quota.limits.bytes };
+  usage(agent: string): ReturnType<SkillIndex['usage']> {
+    return this.#index.usage(agent);
   }
 
   /**
    * Walks the imports of `name` and its dependencies. Returns every skill reached, dependencies
    * before their importers (`name` last). Throws IMPORT_CYCLE, SKILL_NOT_FOUND or SKILL_INVALID
    * naming the chain, or IMPORT_LANGUAGE when a JavaScript/TypeScript skill imports a Python one.
-   * Imports resolve among the skills the caller sees, whoever wrote the importing skill.
+   * Each import resolves by name among the skills the caller sees (pins are checked on import).
    */
   async checkImportGraph(name: string, caller?: SkillCaller): Promise<string[]> {
     return walkImportGraph(name, (skill) => this.compileSkill(skill, caller));
@@ -268,27 +244,18 @@ export class SkillStore implements SkillRepository {
 
   /** Calls `listener` after every change (saves, deletes, hand edits); returns an unsubscribe function. */
   onChange(listener: SkillChangeListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#index.onChange(listener);
   }
 
   stats(): SkillStoreStats {
-    let count = 0;
-    const invalid: { name: string; reason: string }[] = [];
-    for (const entry of this.#index.values()) {
-      if (entry.state === 'valid') count++;
-      else invalid.push({ name: entry.name, reason: entry.reason });
-    }
-    invalid.sort((a, b) => (a.name < b.name ? -1 : 1));
-    const code = { entries: this.#code.size, bytes: this.#code.calculatedSize, max_bytes: this.#code.maxSize };
-    return { count, invalid, cache: this.#compiler.stats(), code_cache: code, quota: { ...this.#quota.limits }, by_agent: this.#quota.byAuthor() };
+    return this.#index.stats(this.#compiler.stats());
   }
 
   /** Stops watching; idempotent. Calls after close fail with STORE_CLOSED. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#state = 'closed';
-      this.#listeners.clear();
+      this.#index.clearListeners();
       clearInterval(this.#sweepTimer);
       await this.#watcher?.close();
     })();
@@ -299,59 +266,18 @@ export class SkillStore implements SkillRepository {
   async #withCode(name: string, caller: SkillCaller | undefined, reference?: ImportReference | null): Promise<{ record: SkillRecord; code: string }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const record = await this.#lookup(name, caller);
-      if (reference) {
-        if (record.metadata.author !== reference.owner) throw wrongOwnerError(reference);
-        if (reference.hash !== undefined && record.metadata.hash !== reference.hash) throw changedError(reference, record.metadata.hash);
-      }
-      const key = `${name}\0${record.metadata.hash}`;
-      const cached = this.#code.get(key);
+      if (reference) checkReference(reference, record);
+      const cached = this.#index.code(name, record.metadata.hash);
       if (cached !== undefined) return { record, code: cached };
       const folder = await readSkillFolder(this.#dir, name).catch(() => null);
       if (folder?.code !== undefined && hashCode(folder.code) === record.metadata.hash) {
-        this.#code.set(key, folder.code);
+        this.#index.rememberCode(name, record.metadata.hash, folder.code);
         return { record, code: folder.code };
       }
       // Changed on disk since it was indexed: index it again, then look again (its owner may differ now).
       await this.#locks.run(name, () => this.#refresh(name, 'disk'));
     }
     throw new SkillError('SKILL_INVALID', `Skill "${name}" kept changing on disk while it was read; try again.`);
-  }
-
-  /** Where an import of `dependency` in `record` resolves: its pin, else the importer's author's own skill (or the library's). */
-  #referenceOf(dependency: string, record: SkillRecord): ImportReference {
-    const reference = referenceFor(dependency, record.pins, record.metadata.author);
-    if (record.pins.some((p) => p.name === dependency)) return reference;
-    const current = this.#index.get(dependency);
-    const author = current ? ownerOf(current).author : undefined;
-    return current && author === undefined ? { name: dependency, owner: undefined } : reference;
-  }
-
-  /** The entry under `name` now, without its lock (a save peeking at its imports must not wait on theirs). */
-  async #peek(name: string): Promise<IndexEntry | null> {
-    return this.#index.get(name) ?? (await this.#refresh(name, 'disk'));
-  }
-
-  /** Writes a skill folder; a failure of the disk is logged whole and answered without host paths. */
-  async #write(name: string, files: Parameters<typeof writeSkillFolder>[2]): Promise<string> {
-    try {
-      return await writeSkillFolder(this.#dir, name, files);
-    } catch (error) {
-      if (isSkillError(error)) throw error;
-      this.#logger.error({ code: 'SKILL_SAVE_FAILED', skill: name, err: error }, 'could not write a skill folder');
-      const code = (error as { code?: unknown }).code;
-      throw new SkillError('SAVE_FAILED', `Skill "${name}" was not saved: the skill folder could not be written${typeof code === 'string' ? ` (${code})` : ''}. The daemon logged the details; try again, or tell the operator.`);
-    }
-  }
-
-  /** Refuses a name differing only in case from another (one folder on some file systems), naming it only when the caller sees it. */
-  async #refuseCaseClash(name: string, caller: SkillCaller | undefined): Promise<void> {
-    const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
-    if (clash === undefined) return;
-    const entry = this.#index.get(clash);
-    const owner = entry ? ownerOf(entry) : undefined;
-    const named = caller === undefined || (entry !== undefined && callerSees(caller, owner?.author, owner?.visibility));
-    const other = named ? `a skill named "${clash}" exists` : 'a skill whose name differs from it only in letter case exists';
-    throw new SkillError('NAME_CONFLICT', `Skill "${name}" was not saved: ${other}, and names differing only in case share one folder on some file systems. Use ${named ? `"${clash}" or ` : ''}another name.`);
   }
 
   async #lookup(name: string, caller: SkillCaller | undefined): Promise<SkillRecord> {
@@ -378,13 +304,13 @@ export class SkillStore implements SkillRepository {
       this.#logger.warn({ code: 'SKILL_READ_FAILED', skill: name, err: error }, 'could not read a skill folder');
       const code = (error as { code?: unknown }).code;
       const entry = invalidEntry(name, `its folder could not be read${typeof code === 'string' ? ` (${code})` : ''}`, UNKNOWN_OWNER);
-      this.#setEntry(name, entry, source);
+      this.#index.set(name, entry, source);
       return entry;
     }
     const read = folder ? await interpretFolder(folder, this.#compiler, this.#maxCodeBytes) : null;
     if (this.#isClosed()) return read?.entry ?? null;
-    if (read?.code !== undefined && read.entry.state === 'valid') this.#code.set(`${name}\0${read.entry.record.metadata.hash}`, read.code);
-    this.#setEntry(name, read?.entry ?? null, source, read?.bytes ?? 0);
+    if (read?.code !== undefined && read.entry.state === 'valid') this.#index.rememberCode(name, read.entry.record.metadata.hash, read.code);
+    this.#index.set(name, read?.entry ?? null, source, read?.bytes ?? 0);
     return read?.entry ?? null;
   }
 
@@ -411,7 +337,7 @@ export class SkillStore implements SkillRepository {
   /** Reads every folder; drops index entries whose folder is gone. */
   async #scan(): Promise<void> {
     const names = await skillFolderNames(this.#dir);
-    for (const known of [...this.#index.keys()]) if (!names.includes(known)) this.#setEntry(known, null, 'disk');
+    for (const known of this.#index.names()) if (!names.includes(known)) this.#index.set(known, null, 'disk');
     let next = 0;
     const worker = async (): Promise<void> => {
       for (let i = next++; i < names.length; i = next++) {
@@ -427,7 +353,7 @@ export class SkillStore implements SkillRepository {
     if (this.#state !== 'started') return;
     try {
       const names = await skillFolderNames(this.#dir);
-      const known = new Set(this.#index.keys());
+      const known = new Set(this.#index.names());
       for (const name of names) if (!known.has(name)) await this.#reloadFromWatcher(name);
       for (const name of known) if (!names.includes(name)) await this.#reloadFromWatcher(name);
     } catch (error) {
@@ -436,7 +362,7 @@ export class SkillStore implements SkillRepository {
   }
 
   async #knownNames(): Promise<string[]> {
-    return this.#state === 'started' ? [...this.#index.keys()] : skillFolderNames(this.#dir);
+    return this.#state === 'started' ? this.#index.names() : skillFolderNames(this.#dir);
   }
 
   /** The skill now under `name` (index when started, else disk); the caller holds the name's lock. */
@@ -450,7 +376,7 @@ export class SkillStore implements SkillRepository {
   async #visibleNames(caller: SkillCaller | undefined): Promise<string[]> {
     if (caller?.agentsConfigured !== true) return this.#knownNames();
     if (this.#state !== 'started') await this.#scan();
-    return [...this.#index.values()].flatMap((entry) => {
+    return [...this.#index.entries()].flatMap((entry) => {
       const owner = ownerOf(entry);
       return callerSees(caller, owner.author, owner.visibility) ? [entry.state === 'valid' ? entry.record.name : entry.name] : [];
     });
@@ -460,26 +386,6 @@ export class SkillStore implements SkillRepository {
     const suggestions = suggestNames(name, await this.#visibleNames(caller).catch(() => []));
     const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?` : '';
     return new SkillError('SKILL_NOT_FOUND', `Skill "${name}" not found.${hint} Call list_skills to see the saved skills.`, { suggestions });
-  }
-
-  #setEntry(name: string, entry: IndexEntry | null, source: SkillChange['source'], bytes = 0): void {
-    const previous = this.#index.get(name);
-    if (entry) this.#index.set(name, entry);
-    else this.#index.delete(name);
-    if (entry) this.#quota.track(name, ownerOf(entry).author, bytes);
-    else this.#quota.untrack(name);
-    const kind = changeKind(previous, entry);
-    if (kind === null) return;
-    // Said once per change of state, not on every reload of an unchanged broken folder.
-    if (entry?.state === 'invalid') this.#logger.warn({ code: 'SKILL_INVALID', skill: name, reason: entry.reason }, 'skill on disk is broken and not served');
-    if (entry?.state === 'valid' && entry.warning) this.#logger.warn({ code: 'SKILL_METADATA_MISMATCH', skill: name }, entry.warning);
-    for (const listener of this.#listeners) {
-      try {
-        listener({ name, kind, source });
-      } catch (error) {
-        this.#logger.error({ code: 'SKILL_LISTENER_FAILED', err: error }, 'skill change listener threw');
-      }
-    }
   }
 
   #assertOpen(): void {

@@ -1,5 +1,6 @@
-// Pins a skill's imports when it is saved (skill-pins.ts): each must name a skill the saving agent
-// can use now, so a missing dependency can never be taken later by whoever publishes its name.
+// Checks of a save against the other skills: a name differing only in case, and the imports, which
+// are pinned (skill-pins.ts): each must name a skill the saving agent can use now, so a missing
+// dependency can never be taken later by whoever publishes its name.
 
 import { callerSees } from './skill-access.js';
 import type { SkillCaller } from './skill-access.js';
@@ -14,6 +15,17 @@ export interface ImportingSkill {
   language: SkillLanguage;
   imports: readonly string[];
   visibility: SkillVisibility;
+}
+
+/** Refuses a name differing only in case from another (one folder on some file systems), naming it only when the caller sees it. */
+export function caseClash(name: string, names: readonly string[], get: (name: string) => IndexEntry | undefined, caller: SkillCaller | undefined): void {
+  const clash = names.find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
+  if (clash === undefined) return;
+  const entry = get(clash);
+  const owner = entry ? ownerOf(entry) : undefined;
+  const named = caller === undefined || (entry !== undefined && callerSees(caller, owner?.author, owner?.visibility));
+  const other = named ? `a skill named "${clash}" exists` : 'a skill whose name differs from it only in letter case exists';
+  throw new SkillError('NAME_CONFLICT', `Skill "${name}" was not saved: ${other}, and names differing only in case share one folder on some file systems. Use ${named ? `"${clash}" or ` : ''}another name.`);
 }
 
 /** The pins of `skill`'s imports, or a refusal that names the import and the fix. `find` gives a name's current entry. */
