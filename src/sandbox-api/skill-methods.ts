@@ -2,6 +2,7 @@
 // import_skill evaluates (compiled once per content hash, preprocessed for SES). Every call acts as
 // the calling agent: it sees, imports and changes only what that agent may (src/skills/skill-access.ts).
 
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { preprocess } from '../../workers/preprocess.js';
 import { HostError } from '../executor/index.js';
@@ -21,7 +22,7 @@ interface ModuleSource {
  * (one user), every skill is visible and changeable, as in the seed.
  */
 export function skillMethods(skills: SkillRepository, agentsConfigured: boolean): Record<string, HostMethod> {
-  // Keyed by content hash: an unchanged skill is never preprocessed twice, a changed one never stale.
+  // Keyed by compiled body: an unchanged skill is never preprocessed twice, a changed one never stale.
   // Bounded by bytes too: a skill may be as large as limits.maxCodeBytes.
   const sources = new LRUCache<string, ModuleSource>({ max: 1_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (m) => Math.max(1, m.source.length) });
   const callerOf = (identity: CallIdentity): SkillCaller => ({ agent: identity.agent, agentsConfigured });
@@ -75,7 +76,8 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
       requireSkills(ctx.identity.permissions, 'read', 'import_skill');
       return wrap(async () => {
         const compiled = await skills.compileSkill(name as string, callerOf(ctx.identity));
-        const key = `${compiled.name}\0${compiled.hash}`;
+        // The body, not only the code's hash: the same code compiles to other imports once its pins change.
+        const key = `${compiled.name}\0${createHash('sha256').update(compiled.body).digest('hex')}`;
         let mod = sources.get(key);
         if (!mod) {
           if (compiled.language === 'python') {
