@@ -140,7 +140,15 @@ export class RedisQuota implements QuotaCounter {
       const token = randomBytes(16).toString('hex');
       const deadline = Date.now() + FILE_LOCK_WAIT_MS;
       for (let attempt = 1; ; attempt++) {
-        const taken = await this.#redis.run(WHAT, (client) => client.eval(LOCK, { keys: [key], arguments: [token, String(FILE_LOCK_LEASE_MS)] }));
+        let taken: unknown;
+        try {
+          taken = await this.#redis.run(WHAT, (client) => client.eval(LOCK, { keys: [key], arguments: [token, String(FILE_LOCK_LEASE_MS)] }));
+        } catch (error) {
+          // Redis is down: no daemon can admit a write now (admit needs it too), so a delete may go
+          // ahead unlocked (its free is owed and sent later) and a write fails at admit, clearly.
+          if (!(error instanceof StoreError)) throw error;
+          return fn();
+        }
         if (taken === 'OK') break;
         if (Date.now() > deadline) {
           throw new StoreError('STORE_UNAVAILABLE', `${WHAT}: another daemon has been changing ${file} for over ${FILE_LOCK_WAIT_MS / 1000} s; retry`);
