@@ -154,7 +154,7 @@ export class SkillStore implements SkillRepository {
       const pins = await pinImports({ name, language, imports: analysis.imports, visibility: fields.visibility }, caller, async (dependency) => this.#index.get(dependency) ?? (await this.#refresh(dependency, 'disk')));
       const markdown = renderSkillMarkdown({ ...fields, imports: pins }, body ?? renderSkillBody(name, finalDescription, language, analysis.docs));
       const bytes = Buffer.byteLength(code, 'utf8') + Buffer.byteLength(markdown, 'utf8');
-      if (caller !== undefined && this.#state !== 'started') await this.#scan();
+      if (caller !== undefined && this.#state !== 'started') await this.#scan(name);
       const release = fields.author !== undefined ? this.#index.quota.reserve(fields.author, name, bytes) : () => undefined;
       try {
         const files = [{ name: codeFile, content: code }, { name: SKILL_MD, content: markdown }];
@@ -335,14 +335,15 @@ export class SkillStore implements SkillRepository {
   }
 
   /** Reads every folder; drops index entries whose folder is gone. */
-  async #scan(): Promise<void> {
+  /** `held`: a name whose lock the caller holds (a save counting its agent's share), read without it. */
+  async #scan(held?: string): Promise<void> {
     const names = await skillFolderNames(this.#dir);
     for (const known of this.#index.names()) if (!names.includes(known)) this.#index.set(known, null, 'disk');
     let next = 0;
     const worker = async (): Promise<void> => {
       for (let i = next++; i < names.length; i = next++) {
         const name = names[i];
-        if (name !== undefined) await this.#locks.run(name, () => this.#refresh(name, 'disk'));
+        if (name !== undefined) await (name === held ? this.#refresh(name, 'disk') : this.#locks.run(name, () => this.#refresh(name, 'disk')));
       }
     };
     await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, names.length) }, worker));

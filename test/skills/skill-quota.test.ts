@@ -57,6 +57,17 @@ describe("an agent's share", () => {
   });
 });
 
+describe('a store not started (one-shot use)', () => {
+  test("counts the agent's share from disk, and a save over an existing skill completes", async () => {
+    const s = store({ quota: { count: 2 } });
+    await s.save({ name: 'one', code: 'export const v = 1;\n' }, alice);
+    await s.save({ name: 'one', code: 'export const v = 2;\n' }, alice);
+    await s.save({ name: 'two', code: 'export const v = 2;\n' }, alice);
+    await expect(s.save({ name: 'three', code: 'export const v = 3;\n' }, alice)).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED' });
+    expect((await s.load('one', alice)).code).toBe('export const v = 2;\n');
+  });
+});
+
 describe('code in memory', () => {
   test('is bounded by bytes; code let go is read from disk, unchanged', async () => {
     const s = store({ codeCacheBytes: 10_000 });
