@@ -31,7 +31,7 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
       return await fn();
     } catch (err) {
       if (isSkillError(err)) {
-        const name = err.code === 'SKILL_NOT_FOUND' || err.code === 'IMPORT_CYCLE' ? 'ImportError' : err.code === 'NOT_OWNER' ? 'PermissionError' : 'ValueError';
+        const name = err.code === 'SKILL_NOT_FOUND' || err.code === 'IMPORT_CYCLE' || err.code === 'IMPORT_CHANGED' ? 'ImportError' : err.code === 'NOT_OWNER' ? 'PermissionError' : 'ValueError';
         throw new HostError(err.code, err.message, name);
       }
       throw err;

@@ -83,6 +83,7 @@ describe('imports are pinned when a skill is saved', () => {
     expect((await tool(publisher, 'save_skill', { name: 'money_fmt', code: PWN, shared: true })).isError).toBe(false);
     const r = await run(alice, "return (await import_skill('report')).line(5)");
     expect(r.success, "importing a skill whose pinned dependency (another agent's) changed").toBe(false);
+    expect(r).toMatchObject({ error_type: 'ImportError' });
     expect(r.error).toMatch(/"money_fmt" of agent "publisher" changed since the skill importing it was saved/);
     await expectNotPwned();
     // Saving the importer again takes the new version on purpose.
