@@ -23,6 +23,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { percentile, round } from './stats.js';
 import { loadTestChart } from './load-test-chart.js';
+import { skillSaveFlood } from './load-test-skill-flood.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '..', '..');
@@ -213,6 +214,7 @@ function faults(url: string, port: number, until: () => boolean): Promise<unknow
       for (const s of open) s.destroy();
     })(),
   );
+  loops.push(skillSaveFlood(() => client(url, 'attacker'), until));
   return loops;
 }
 

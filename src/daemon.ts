@@ -7,6 +7,7 @@ import { Catalog } from './catalog/index.js';
 import type { DynamicToolEntry } from './catalog/index.js';
 import type { Config } from './config/config-types.js';
 import { packageVersion } from './config/defaults.js';
+import { DAEMON_AGENT_NAME } from './config/identities.js';
 import { createExecutor, createHostApi } from './executor/index.js';
 import type { CallIdentity, Executor } from './executor/index.js';
 import { CallRecorder } from './mcp/call-recorder.js';
@@ -29,7 +30,7 @@ import { measureTokensWhenLoaded, prepareTokenizer, tokenizerInstalled } from '.
 const PYTHON_SYNTAX_CHECK = 'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n';
 /** The daemon's own calls (skill checks): no workspace, skills, tools or network. */
 const CHECKER_IDENTITY: CallIdentity = {
-  agent: 'daemon',
+  agent: DAEMON_AGENT_NAME,
   sessionId: 'daemon-checks',
   workspaceNamespace: '',
   permissions: { workspace: 'none', skills: 'none', tools: [], net: [] },
@@ -122,7 +123,13 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       }
       return (r.result as { line: number; message: string } | null) ?? null;
     };
-    const skills = new SkillStore({ dir: config.skillsDir, logger: logger.child({ subsystem: 'skills' }), maxCodeBytes: config.limits.maxCodeBytes, validatePython });
+    const skills = new SkillStore({
+      dir: config.skillsDir,
+      logger: logger.child({ subsystem: 'skills' }),
+      maxCodeBytes: config.limits.maxCodeBytes,
+      validatePython,
+      quota: { count: config.limits.skillQuotaCount, bytes: config.limits.skillQuotaBytes },
+    });
     closers.push(() => skills.close());
     await Promise.all([catalog.start(), skills.start()]);
 

@@ -6,9 +6,13 @@
 // take in files changed by hand. A measure replaces the count only when no write was admitted
 // or under way anywhere in the cluster while it walked (`pending` and `seq` in the hash), so it
 // never forgets a write it did not see. Frees and settlements that fail in an outage are kept
-// and sent with the next change; admissions fail with the store's clear error.
+// and sent with the next change; admissions fail with the store's clear error. A change of one
+// file holds that file's lock in Redis (SET NX with a lease) from reading the size it replaces to
+// settling, so overwrites of one file through different daemons are counted one after the other.
 
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { KeyedLock } from '../util/keyed-lock.js';
 import type { Logger } from '../util/logger.js';
 import { USAGE_TTL_MS, measureUsage, quotaRefusal } from '../workspace/quota.js';
 import type { QuotaCounter, QuotaCounterFactory, QuotaLimits, Usage } from '../workspace/quota.js';
@@ -62,6 +66,13 @@ redis.call('HINCRBY', KEYS[1], 'seq', 1)
 return 1
 `;
 
+/** A file lock outlives a daemon that died holding it by this long, ms (a write of the largest file takes far less). */
+export const FILE_LOCK_LEASE_MS = 30_000;
+/** How long a change waits for another daemon's change of the same file, ms. */
+export const FILE_LOCK_WAIT_MS = 30_000;
+const LOCK = `return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])`;
+const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
 /** Every namespace's counter in `redis`. */
 export function redisQuotas(redis: RedisConnection, logger: Logger): QuotaCounterFactory {
   return (namespace, root, limits) => new RedisQuota(redis, logger, namespace, root, limits);
@@ -77,6 +88,8 @@ export class RedisQuota implements QuotaCounter {
   readonly #owed = { bytes: 0, files: 0, settled: 0 };
   #measuredAt = 0;
   #measuring: Promise<void> | undefined;
+  /** This daemon's changes of one file queue here first, so only one of them asks Redis for its lock. */
+  readonly #files = new KeyedLock();
 
   constructor(redis: RedisConnection, logger: Logger, namespace: string, root: () => Promise<string>, limits: QuotaLimits) {
     this.#redis = redis;
@@ -119,6 +132,35 @@ export class RedisQuota implements QuotaCounter {
 
   apply(bytes: number, files: number): void {
     this.#change(bytes, files, 0);
+  }
+
+  exclusive<T>(file: string, fn: () => Promise<T>): Promise<T> {
+    return this.#files.run(file, async () => {
+      const key = `${this.#key}:file:${createHash('sha256').update(file).digest('hex').slice(0, 32)}`;
+      const token = randomBytes(16).toString('hex');
+      const deadline = Date.now() + FILE_LOCK_WAIT_MS;
+      for (let attempt = 1; ; attempt++) {
+        let taken: unknown;
+        try {
+          taken = await this.#redis.run(WHAT, (client) => client.eval(LOCK, { keys: [key], arguments: [token, String(FILE_LOCK_LEASE_MS)] }));
+        } catch (error) {
+          // Redis is down: no daemon can admit a write now (admit needs it too), so a delete may go
+          // ahead unlocked (its free is owed and sent later) and a write fails at admit, clearly.
+          if (!(error instanceof StoreError)) throw error;
+          return fn();
+        }
+        if (taken === 'OK') break;
+        if (Date.now() > deadline) {
+          throw new StoreError('STORE_UNAVAILABLE', `${WHAT}: another daemon has been changing ${file} for over ${FILE_LOCK_WAIT_MS / 1000} s; retry`);
+        }
+        await delay(Math.min(2 * attempt, 50));
+      }
+      try {
+        return await fn();
+      } finally {
+        await this.#redis.run(WHAT, (client) => client.eval(UNLOCK, { keys: [key], arguments: [token] })).catch(() => undefined);
+      }
+    });
   }
 
   #change(bytes: number, files: number, settled: number): void {

@@ -136,6 +136,10 @@ export interface Config {
     workspaceQuotaBytes: number;
     /** Files one workspace namespace may hold. Default 10,000. */
     workspaceQuotaFiles: number;
+    /** Skills one agent may hold; a save past it is refused with a message. Default 500. */
+    skillQuotaCount: number;
+    /** Bytes one agent's skills may take (code plus SKILL.md); a save past it is refused. Default 64 MiB. */
+    skillQuotaBytes: number;
     /** execute_code spill files (outputs/execution-*.json) kept per namespace; older ones are removed. Default 100. */
     outputFilesKept: number;
     /** Age after which spill files are removed, hours. Default 24. */

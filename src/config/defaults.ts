@@ -95,6 +95,8 @@ export function defaultConfig(root: string = packageRoot(), env: Readonly<Record
       maxQueuedCalls: 1000,
       workspaceQuotaBytes: 1024 * 1024 * 1024,
       workspaceQuotaFiles: 10_000,
+      skillQuotaCount: 500,
+      skillQuotaBytes: 64 * 1024 * 1024,
       outputFilesKept: 100,
       outputFileMaxAgeHours: 24,
       defaultLanguage: 'javascript',

@@ -7,3 +7,4 @@ export { OPTIONS, FILE_ONLY_OPTIONS, LOG_LEVELS } from './options.js';
 export type { OptionSpec, CommandName } from './options.js';
 export { isSafeNamespace, MIN_TOKEN_CHARS } from './structured.js';
 export { optionsHelp } from './help.js';
+export { LOCAL_AGENT_NAME, DEFAULT_AGENT_NAME, DAEMON_AGENT_NAME, INTERNAL_IDENTITIES, internalIdentityProblem } from './identities.js';

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { AgentConfig, AgentLimitsConfig, McpServerConfig, Permissions, PiiFlowRule, SkillsAccess, UpstreamCommon, UpstreamInstances, WorkspaceAccess } from './config-types.js';
 import { isRecord } from './defaults.js';
+import { internalIdentityProblem } from './identities.js';
 import { closest } from './values.js';
 
 export const MIN_TOKEN_CHARS = 16;
@@ -83,6 +84,11 @@ export function checkAgents(raw: unknown, defaults: Permissions, problems: Probl
     const token = entry['token'];
     if (typeof name !== 'string' || !AGENT_NAME.test(name)) {
       problems.push(`${key}.name must be 1-64 characters of letters, digits, _ . - (got ${JSON.stringify(name)})`);
+      return;
+    }
+    const reserved = internalIdentityProblem(name);
+    if (reserved !== null) {
+      problems.push(`${key}.name ${reserved}`);
       return;
     }
     if (names.has(name)) problems.push(`${key}.name "${name}" is used by another agent; agent names must be unique`);

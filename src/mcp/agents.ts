@@ -3,12 +3,11 @@
 
 import { createHash } from 'node:crypto';
 import type { Config, Permissions } from '../config/config-types.js';
+import { DEFAULT_AGENT_NAME, LOCAL_AGENT_NAME } from '../config/identities.js';
 import type { AgentIdentity } from './mcp-types.js';
 
-/** Name of the agent of stdio, exec, and HTTP without tokens. */
-export const LOCAL_AGENT_NAME = 'local';
-/** Name of the agent identified by `authToken` when no agents are listed. */
-export const DEFAULT_AGENT_NAME = 'default';
+// The daemon's own identities live with the config, which refuses agents named like them.
+export { DEFAULT_AGENT_NAME, LOCAL_AGENT_NAME };
 
 export function localAgent(config: Pick<Config, 'defaultPermissions'>): AgentIdentity {
   return { name: LOCAL_AGENT_NAME, workspaceNamespace: '', permissions: operatorPermissions(config.defaultPermissions) };

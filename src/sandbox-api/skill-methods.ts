@@ -2,6 +2,7 @@
 // import_skill evaluates (compiled once per content hash, preprocessed for SES). Every call acts as
 // the calling agent: it sees, imports and changes only what that agent may (src/skills/skill-access.ts).
 
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { preprocess } from '../../workers/preprocess.js';
 import { HostError } from '../executor/index.js';
@@ -21,15 +22,16 @@ interface ModuleSource {
  * (one user), every skill is visible and changeable, as in the seed.
  */
 export function skillMethods(skills: SkillRepository, agentsConfigured: boolean): Record<string, HostMethod> {
-  // Keyed by content hash: an unchanged skill is never preprocessed twice, a changed one never stale.
-  const sources = new LRUCache<string, ModuleSource>({ max: 1_000 });
+  // Keyed by compiled body: an unchanged skill is never preprocessed twice, a changed one never stale.
+  // Bounded by bytes too: a skill may be as large as limits.maxCodeBytes.
+  const sources = new LRUCache<string, ModuleSource>({ max: 1_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (m) => Math.max(1, m.source.length) });
   const callerOf = (identity: CallIdentity): SkillCaller => ({ agent: identity.agent, agentsConfigured });
   const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (err) {
       if (isSkillError(err)) {
-        const name = err.code === 'SKILL_NOT_FOUND' || err.code === 'IMPORT_CYCLE' ? 'ImportError' : err.code === 'NOT_OWNER' ? 'PermissionError' : 'ValueError';
+        const name = err.code === 'SKILL_NOT_FOUND' || err.code === 'IMPORT_CYCLE' || err.code === 'IMPORT_CHANGED' ? 'ImportError' : err.code === 'NOT_OWNER' ? 'PermissionError' : 'ValueError';
         throw new HostError(err.code, err.message, name);
       }
       throw err;
@@ -42,8 +44,9 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
       requireSkills(ctx.identity.permissions, 'read-write', 'save_skill');
       const shared = sharedOption(options);
       if (shared && agentsConfigured) requireSkills(ctx.identity.permissions, 'publish', 'save_skill with shared: true (publishing to every agent)');
-      return wrap(() =>
-        skills.save(
+      return wrap(async () => {
+        // The folder on the host is not the agent's business.
+        const { path: _path, ...saved } = await skills.save(
           {
             name: name as string,
             code: code as string,
@@ -55,8 +58,9 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
             syntaxChecked: ctx.language === 'python',
           },
           callerOf(ctx.identity),
-        ),
-      );
+        );
+        return saved;
+      });
     },
     load_skill: async ([name], ctx) => {
       requireSkills(ctx.identity.permissions, 'read', 'load_skill');
@@ -72,7 +76,8 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
       requireSkills(ctx.identity.permissions, 'read', 'import_skill');
       return wrap(async () => {
         const compiled = await skills.compileSkill(name as string, callerOf(ctx.identity));
-        const key = `${compiled.name}\0${compiled.hash}`;
+        // The body, not only the code's hash: the same code compiles to other imports once its pins change.
+        const key = `${compiled.name}\0${createHash('sha256').update(compiled.body).digest('hex')}`;
         let mod = sources.get(key);
         if (!mod) {
           if (compiled.language === 'python') {

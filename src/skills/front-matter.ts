@@ -1,7 +1,9 @@
 // SKILL.md: YAML front matter (name, description, language, author, visibility, created, updated,
-// hash) over a markdown body. Reading is strict about types, so a hand-broken file is reported, not guessed at.
+// hash, imports: the skills its imports were pinned to when saved) over a markdown body. Reading is strict about types, so a hand-broken file is reported, not guessed at.
 
 import { parse, stringify } from 'yaml';
+import { formatPins, parsePins } from './skill-pins.js';
+import type { SkillPin } from './skill-pins.js';
 import { SKILL_LANGUAGES, SKILL_VISIBILITIES } from './skill-types.js';
 import type { SkillLanguage, SkillVisibility } from './skill-types.js';
 
@@ -18,6 +20,8 @@ export interface SkillFrontMatter {
   created: string;
   updated: string;
   hash: string;
+  /** What each import resolved to when the skill was saved (skill-pins.ts). */
+  imports?: SkillPin[];
 }
 
 /** What a SKILL.md on disk says; every field may be missing from a hand-written file. */
@@ -68,7 +72,7 @@ export function parseSimpleFrontMatter(text: string): Record<string, string> | n
 
 function readFields(data: Record<string, unknown>): Partial<SkillFrontMatter> {
   const fields: Partial<SkillFrontMatter> = {};
-  const text = (key: keyof SkillFrontMatter): string | undefined => {
+  const text = (key: Exclude<keyof SkillFrontMatter, 'imports'>): string | undefined => {
     const value = data[key];
     if (value === undefined || value === null) return undefined;
     if (value instanceof Date) return value.toISOString();
@@ -106,6 +110,11 @@ function readFields(data: Record<string, unknown>): Partial<SkillFrontMatter> {
   }
   const hash = text('hash');
   if (hash !== undefined) fields.hash = hash;
+  const imports = data['imports'];
+  if (imports !== undefined && imports !== null) {
+    if (typeof imports !== 'string') throw new Error('SKILL.md front matter field "imports" must be a string of NAME@AUTHOR#SHA256 entries');
+    fields.imports = parsePins(imports);
+  }
   return fields;
 }
 
@@ -120,6 +129,7 @@ export function renderSkillMarkdown(fields: SkillFrontMatter, body: string): str
       created: fields.created,
       updated: fields.updated,
       hash: fields.hash,
+      ...(fields.imports !== undefined && fields.imports.length > 0 && { imports: formatPins(fields.imports) }),
     },
     { lineWidth: 0 },
   );

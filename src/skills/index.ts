@@ -2,6 +2,8 @@
 // visibility rule every reader of skills applies.
 
 export { SkillStore, DEFAULT_SKILL_CACHE_SIZE, DEFAULT_MAX_SKILL_CODE_BYTES } from './skill-store.js';
+export { DEFAULT_SKILL_CODE_CACHE_BYTES } from './skill-index.js';
+export { DEFAULT_SKILL_QUOTA_BYTES, DEFAULT_SKILL_QUOTA_COUNT } from './skill-quota.js';
 export { SkillError, isSkillError } from './skill-error.js';
 export type { SkillErrorCode, SkillErrorDetails } from './skill-error.js';
 export { skillNameProblem, assertSkillName, suggestNames, SKILL_NAME_PATTERN, MAX_SKILL_NAME_CHARS } from './skill-names.js';

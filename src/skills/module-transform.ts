@@ -40,8 +40,12 @@ interface Edit {
   text: string;
 }
 
-export function transformModule(parsed: ParsedModule, label: string): TransformedModule {
-  return new Transformer(parsed, label).run();
+/**
+ * `reference` maps an imported skill's name to what import_skill is called with (its pin, see
+ * skill-pins.ts); by default the name itself.
+ */
+export function transformModule(parsed: ParsedModule, label: string, reference: (skill: string) => string = (skill) => skill): TransformedModule {
+  return new Transformer(parsed, label, reference).run();
 }
 
 class Transformer {
@@ -61,8 +65,10 @@ class Transformer {
   #counter = 0;
   readonly #checkHelper: string;
   readonly #spreadHelper: string;
+  readonly #reference: (skill: string) => string;
 
-  constructor(parsed: ParsedModule, label: string) {
+  constructor(parsed: ParsedModule, label: string, reference: (skill: string) => string) {
+    this.#reference = reference;
     this.#js = parsed.js;
     this.#program = parsed.program;
     this.#label = label;
@@ -127,7 +133,7 @@ class Transformer {
         const skill = this.#skillOf(statement.source, statement);
         this.#blank(statement.start, statement.end);
         if (statement.specifiers.length === 0) {
-          this.#prologue.push(`await import_skill(${JSON.stringify(skill)});`);
+          this.#prologue.push(`await import_skill(${JSON.stringify(this.#reference(skill))});`);
           return;
         }
         const module = this.#fresh('$$skill_');
@@ -204,9 +210,10 @@ class Transformer {
   }
 
   #load(module: string, skill: string, names: string[]): string {
-    if (names.length === 0) return `const ${module} = await import_skill(${JSON.stringify(skill)});`;
+    const target = JSON.stringify(this.#reference(skill));
+    if (names.length === 0) return `const ${module} = await import_skill(${target});`;
     this.#needsCheck = true;
-    return `const ${module} = ${this.#checkHelper}(await import_skill(${JSON.stringify(skill)}), ${JSON.stringify(skill)}, ${JSON.stringify(names)});`;
+    return `const ${module} = ${this.#checkHelper}(await import_skill(${target}), ${JSON.stringify(skill)}, ${JSON.stringify(names)});`;
   }
 
   #export(exported: string, local: string | null, value: string): void {

@@ -1,7 +1,8 @@
 // Turns skill code into what the store needs: an analysis (exports, imports, docs; a parse that
 // also validates) and the compiled module body for import_skill. Both sit in LRU caches keyed by
-// language and content hash, so a hot skill is never reparsed and a changed one (new hash) can
-// never be served from a stale entry.
+// language and content hash (and, for the module, the references its imports compile to), so a
+// hot skill is never reparsed and a changed one (new hash) can never be served from a stale entry.
+// The caches are bounded by bytes as well as entries: a skill may be as large as limits.maxCodeBytes.
 
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -31,6 +32,9 @@ export interface SkillSource {
 
 type CompiledModule = Omit<CompiledSkill, 'name'>;
 
+/** Characters of compiled bodies (and of analyses) kept, each. */
+export const DEFAULT_COMPILED_CACHE_BYTES = 32 * 1024 * 1024;
+
 export function hashCode(code: string): string {
   return createHash('sha256').update(code, 'utf8').digest('hex');
 }
@@ -42,9 +46,9 @@ export class SkillCompiler {
   #hits = 0;
   #misses = 0;
 
-  constructor(cacheSize: number, validatePython?: PythonValidator) {
-    this.#compiled = new LRUCache({ max: cacheSize });
-    this.#analyses = new LRUCache({ max: cacheSize });
+  constructor(cacheSize: number, validatePython?: PythonValidator, cacheBytes = DEFAULT_COMPILED_CACHE_BYTES) {
+    this.#compiled = new LRUCache({ max: cacheSize, maxSize: cacheBytes, sizeCalculation: (m) => Math.max(1, m.body.length) });
+    this.#analyses = new LRUCache({ max: cacheSize, maxSize: cacheBytes, sizeCalculation: analysisSize });
     this.#validatePython = validatePython;
   }
 
@@ -71,9 +75,13 @@ export class SkillCompiler {
     return analysis;
   }
 
-  /** The module form the sandbox evaluates, from the cache when the content hash is known. */
-  async compile(source: SkillSource): Promise<CompiledSkill> {
-    const key = `${source.language}:${source.hash}`;
+  /**
+   * The module form the sandbox evaluates, from the cache when the content hash is known.
+   * `references`: what each imported skill's import_skill call names (its pin); default the name.
+   */
+  async compile(source: SkillSource, references: Readonly<Record<string, string>> = {}): Promise<CompiledSkill> {
+    const refs = Object.entries(references).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const key = `${source.language}:${source.hash}:${JSON.stringify(refs)}`;
     const cached = this.#compiled.get(key);
     if (cached) {
       this.#hits++;
@@ -85,7 +93,7 @@ export class SkillCompiler {
     if (source.language === 'python') {
       compiled = { language: 'python', hash: source.hash, body: source.code, exports: pythonExports(source.code), imports: [] };
     } else {
-      const transformed = transformModule(await parseSkillModule(source.code, source.language, label), label);
+      const transformed = transformModule(await parseSkillModule(source.code, source.language, label), label, (skill) => references[skill] ?? skill);
       compiled = { language: source.language, hash: source.hash, body: transformed.body, exports: transformed.exports, imports: transformed.imports };
     }
     this.#compiled.set(key, compiled);
@@ -95,6 +103,13 @@ export class SkillCompiler {
   stats(): { size: number; hits: number; misses: number } {
     return { size: this.#compiled.size, hits: this.#hits, misses: this.#misses };
   }
+}
+
+function analysisSize(analysis: SkillAnalysis): number {
+  let size = 1;
+  for (const name of [...analysis.exports, ...analysis.imports]) size += name.length;
+  for (const doc of analysis.docs) size += JSON.stringify(doc).length;
+  return size;
 }
 
 /** A copy the caller may keep or change without touching the cached entry. */

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../util/logger.js';
 import { SKILL_MD } from './front-matter.js';
+import { SkillError } from './skill-error.js';
 import type { SkillLanguage } from './skill-types.js';
 
 export const CODE_FILES: Readonly<Record<SkillLanguage, string>> = {
@@ -175,6 +176,17 @@ async function carryOverExtras(from: string, to: string, skip: ReadonlySet<strin
   for (const entry of entries) {
     if (skip.has(entry)) continue;
     await cp(join(from, entry), join(to, entry), { recursive: true, errorOnExist: false }).catch(() => undefined);
+  }
+}
+
+/** writeSkillFolder for a save: a failure of the disk is logged whole and answered as SAVE_FAILED, without host paths. */
+export async function saveSkillFolder(dir: string, name: string, logger: Logger, files: readonly FileToWrite[]): Promise<string> {
+  try {
+    return await writeSkillFolder(dir, name, files);
+  } catch (error) {
+    logger.error({ code: 'SKILL_SAVE_FAILED', skill: name, err: error }, 'could not write a skill folder');
+    const code = errorCode(error);
+    throw new SkillError('SAVE_FAILED', `Skill "${name}" was not saved: the skill folder could not be written${code ? ` (${code})` : ''}. The daemon logged the details; try again, or tell the operator.`);
   }
 }
 

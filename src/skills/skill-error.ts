@@ -28,7 +28,13 @@ export type SkillErrorCode =
   /** The store was closed. */
   | 'STORE_CLOSED'
   /** A save kept losing the race to other writers (should not happen in practice). */
-  | 'SAVE_CONFLICT';
+  | 'SAVE_CONFLICT'
+  /** The skill folder could not be written (disk full, permissions); the daemon logs the details. */
+  | 'SAVE_FAILED'
+  /** The saving agent's skills would pass limits.skillQuotaCount or limits.skillQuotaBytes. */
+  | 'QUOTA_EXCEEDED'
+  /** Another agent's skill that an import was pinned to changed since the importer was saved. */
+  | 'IMPORT_CHANGED';
 
 export interface SkillErrorDetails {
   /** 1-based line of a syntax or import error in the skill's code. */

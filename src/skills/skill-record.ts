@@ -2,7 +2,8 @@
 // reason the folder is not served. Folders written by hand are interpreted leniently where the
 // intent is clear (no SKILL.md: metadata from the code; code edited after SKILL.md: the hash and
 // time of the code as it is) and refused where it is not (broken code or front matter). Ownership
-// is read first, so even a broken folder stays hidden from agents it is private to.
+// is read first, so even a broken folder stays hidden from agents it is private to. The index keeps
+// metadata only: code is read from disk (or the store's LRU) when it is needed.
 
 import { parseSkillMarkdown } from './front-matter.js';
 import type { SkillCompiler } from './skill-compiler.js';
@@ -11,14 +12,24 @@ import { hashCode } from './skill-compiler.js';
 import { CODE_FILES } from './skill-disk.js';
 import type { SkillFolder } from './skill-disk.js';
 import { skillNameProblem } from './skill-names.js';
+import type { SkillPin } from './skill-pins.js';
 import type { SkillChange, SkillLanguage, SkillMetadata, SkillVisibility } from './skill-types.js';
 
 export interface SkillRecord {
   name: string;
   language: SkillLanguage;
-  code: string;
   metadata: SkillMetadata;
   imports: string[];
+  /** What its imports resolved to when it was saved (none for skills written by hand). */
+  pins: SkillPin[];
+}
+
+/** A folder as the store serves it, with the code read (kept by the caller's LRU, not the index) and its size on disk. */
+export interface InterpretedFolder {
+  entry: IndexEntry;
+  code?: string;
+  /** Bytes of the code and SKILL.md, counted against the author's skill quota. */
+  bytes: number;
 }
 
 /** Whose a folder is. No author: the operator's library (shared), or unknown when SKILL.md is broken. */
@@ -45,11 +56,13 @@ export function ownerOf(entry: IndexEntry): SkillOwner {
   return { ...(source.author !== undefined && { author: source.author }), visibility: source.visibility };
 }
 
-export async function interpretFolder(
-  folder: SkillFolder,
-  compiler: SkillCompiler,
-  maxCodeBytes: number,
-): Promise<IndexEntry> {
+export async function interpretFolder(folder: SkillFolder, compiler: SkillCompiler, maxCodeBytes: number): Promise<InterpretedFolder> {
+  const bytes = Buffer.byteLength(folder.code ?? '', 'utf8') + Buffer.byteLength(folder.markdown ?? '', 'utf8');
+  const entry = await interpretEntry(folder, compiler, maxCodeBytes);
+  return entry.state === 'valid' && folder.code !== undefined ? { entry, code: folder.code, bytes } : { entry, bytes };
+}
+
+async function interpretEntry(folder: SkillFolder, compiler: SkillCompiler, maxCodeBytes: number): Promise<IndexEntry> {
   const { name } = folder;
   let fields: ReturnType<typeof parseSkillMarkdown>['fields'] = {};
   let markdownProblem: string | null = null;
@@ -103,7 +116,7 @@ export async function interpretFolder(
     hash,
     exports: analysis.exports,
   };
-  const record: SkillRecord = { name, language, code, metadata, imports: analysis.imports };
+  const record: SkillRecord = { name, language, metadata, imports: analysis.imports, pins: fields.imports ?? [] };
   if (fields.name !== undefined && fields.name !== name) {
     return { state: 'valid', record, warning: `SKILL.md names "${fields.name}"; the folder name "${name}" is used` };
   }

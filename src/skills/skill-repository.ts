@@ -24,5 +24,7 @@ export interface SkillRepository {
   /** Called after every change; returns a function that unsubscribes. */
   onChange(listener: SkillChangeListener): () => void;
   stats(): SkillStoreStats;
+  /** What one agent's skills hold against its share, and the limits. */
+  usage(agent: string): { skills: number; bytes: number; quota_count: number; quota_bytes: number };
   close(): Promise<void>;
 }

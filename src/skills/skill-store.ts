@@ -1,5 +1,7 @@
-// The skill store: `skills/NAME/` folders saved atomically, validated, hot-reloaded and served from
-// memory, plus the compiled module form import_skill evaluates. Before `start()` (one-shot CLI
+// The skill store: `skills/NAME/` folders saved atomically, validated, hot-reloaded and indexed in
+// memory (metadata; code from disk or a byte-bounded LRU), plus the compiled module form
+// import_skill evaluates. Each agent's skills count against its share (skill-quota.ts), and a
+// skill's imports are pinned when it is saved (skill-pins.ts). Before `start()` (one-shot CLI
 // use) every call reads the disk; after it, an index kept fresh by a watcher answers, and the disk
 // is consulted only for names the index has not seen yet. Every call may name its caller: then
 // ownership applies (skill-access.ts); without one (the daemon itself), everything is reachable.
@@ -8,15 +10,20 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Logger } from '../util/logger.js';
 import { renderSkillMarkdown, SKILL_MD } from './front-matter.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../util/keyed-lock.js';
+import { caseClash, pinImports } from './save-checks.js';
 import { hashCode, SkillCompiler } from './skill-compiler.js';
 import { callerOwns, callerSees, notOwnerError, savedOwnership } from './skill-access.js';
 import type { SkillCaller } from './skill-access.js';
-import { CODE_FILES, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, skillFolderNames, writeSkillFolder } from './skill-disk.js';
+import { CODE_FILES, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, saveSkillFolder, skillFolderNames } from './skill-disk.js';
 import { defaultDescription, renderSkillBody } from './skill-docs.js';
 import { SkillError } from './skill-error.js';
+import { checkReference, parseReference, referencesOf } from './skill-pins.js';
+import type { ImportReference } from './skill-pins.js';
+import { DEFAULT_SKILL_CODE_CACHE_BYTES, SkillIndex } from './skill-index.js';
+import { DEFAULT_SKILL_QUOTA_BYTES, DEFAULT_SKILL_QUOTA_COUNT } from './skill-quota.js';
 import { assertSkillName, skillNameProblem, suggestNames } from './skill-names.js';
-import { changeKind, interpretFolder, invalidEntry, ownerOf, UNKNOWN_OWNER } from './skill-record.js';
+import { interpretFolder, invalidEntry, ownerOf, UNKNOWN_OWNER } from './skill-record.js';
 import type { IndexEntry, SkillRecord } from './skill-record.js';
 import type { SkillRepository } from './skill-repository.js';
 import { SkillWatcher } from './skill-watcher.js';
@@ -40,9 +47,8 @@ export class SkillStore implements SkillRepository {
   readonly #now: () => Date;
   readonly #maxCodeBytes: number;
   readonly #compiler: SkillCompiler;
-  readonly #index = new Map<string, IndexEntry>();
+  readonly #index: SkillIndex;
   readonly #locks = new KeyedLock();
-  readonly #listeners = new Set<SkillChangeListener>();
   #state: StoreState = 'idle';
   #starting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
@@ -63,6 +69,8 @@ export class SkillStore implements SkillRepository {
     this.#now = options.now ?? (() => new Date());
     this.#maxCodeBytes = maxCodeBytes;
     this.#compiler = new SkillCompiler(cacheSize, options.validatePython);
+    const quota = { count: options.quota?.count ?? DEFAULT_SKILL_QUOTA_COUNT, bytes: options.quota?.bytes ?? DEFAULT_SKILL_QUOTA_BYTES };
+    this.#index = new SkillIndex(this.#logger, quota, options.codeCacheBytes ?? DEFAULT_SKILL_CODE_CACHE_BYTES);
     const debrisSweepMs = options.debrisSweepMs ?? DEFAULT_DEBRIS_SWEEP_MS;
     if (!Number.isInteger(debrisSweepMs) || debrisSweepMs < 1) throw new RangeError('SkillStore option debrisSweepMs must be a positive integer');
     this.#debrisSweepMs = debrisSweepMs;
@@ -133,55 +141,46 @@ export class SkillStore implements SkillRepository {
       const existing = await this.#currentEntry(name);
       const owner = existing ? ownerOf(existing) : undefined;
       if (owner && !callerOwns(caller, owner.author)) throw notOwnerError(name, 'saved', owner.author, callerSees(caller, owner.author, owner.visibility));
+      // An agent at its share is refused before its code is parsed (the check is exact below).
+      if (caller !== undefined) this.#index.quota.reserve(caller.agent, name, Buffer.byteLength(code, 'utf8'))();
       const codeFile = CODE_FILES[language];
       const hash = hashCode(code);
       const analysis = await analyzeForSave(this.#compiler, { name, language, code, hash, syntaxChecked: input.syntaxChecked === true, agent: caller?.agent }, codeFile);
-      const clash = (await this.#knownNames()).find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
-      if (clash !== undefined) {
-        throw new SkillError(
-          'NAME_CONFLICT',
-          `Skill "${name}" was not saved: a skill named "${clash}" exists, and names differing only in case share one folder on some file systems. Use "${clash}" or another name.`,
-        );
-      }
+      caseClash(name, await this.#knownNames(), (other) => this.#index.get(other), caller);
       const previous = existing?.state === 'valid' ? existing.record.metadata.created : undefined;
       const now = this.#now().toISOString();
       const finalDescription = description ?? defaultDescription(analysis.docs);
       const fields = { name, description: finalDescription, language, ...savedOwnership(caller, shared), created: previous ?? now, updated: now, hash };
-      const markdown = renderSkillMarkdown(fields, body ?? renderSkillBody(name, finalDescription, language, analysis.docs));
-      const path = await writeSkillFolder(this.#dir, name, [
-        { name: codeFile, content: code },
-        { name: SKILL_MD, content: markdown },
-      ]);
-      const metadata: SkillMetadata = { ...fields, exports: analysis.exports };
-      this.#setEntry(name, { state: 'valid', record: { name, language, code, metadata, imports: analysis.imports } }, 'api');
-      this.#logger.debug({ skill: name, language, hash }, 'skill saved');
-      return { success: true as const, ...fields, exports: [...analysis.exports], path };
+      const pins = await pinImports({ name, language, imports: analysis.imports, visibility: fields.visibility }, caller, async (dependency) => this.#index.get(dependency) ?? (await this.#refresh(dependency, 'disk')));
+      const markdown = renderSkillMarkdown({ ...fields, imports: pins }, body ?? renderSkillBody(name, finalDescription, language, analysis.docs));
+      const bytes = Buffer.byteLength(code, 'utf8') + Buffer.byteLength(markdown, 'utf8');
+      if (caller !== undefined && this.#state !== 'started') await this.#scan(name);
+      const release = fields.author !== undefined ? this.#index.quota.reserve(fields.author, name, bytes) : () => undefined;
+      try {
+        const files = [{ name: codeFile, content: code }, { name: SKILL_MD, content: markdown }];
+        const path = await saveSkillFolder(this.#dir, name, this.#logger, files);
+        const metadata: SkillMetadata = { ...fields, exports: analysis.exports };
+        this.#index.rememberCode(name, hash, code);
+        this.#index.set(name, { state: 'valid', record: { name, language, metadata, imports: analysis.imports, pins } }, 'api', bytes);
+        this.#logger.debug({ skill: name, language, hash }, 'skill saved');
+        return { success: true as const, ...fields, exports: [...analysis.exports], path };
+      } finally {
+        release();
+      }
     });
   }
 
   /** A skill the caller may see; another agent's private skill is SKILL_NOT_FOUND, as if it did not exist. */
   async load(name: string, caller?: SkillCaller): Promise<LoadedSkill> {
-    const record = await this.#lookup(name, caller);
-    return { name: record.name, code: record.code, metadata: { ...record.metadata, exports: [...record.metadata.exports] } };
+    const { record, code } = await this.#withCode(name, caller);
+    return { name: record.name, code, metadata: { ...record.metadata, exports: [...record.metadata.exports] } };
   }
 
   /** Every valid skill the caller may see, by name. */
   async list(caller?: SkillCaller): Promise<SkillList> {
     this.#assertOpen();
     if (this.#state !== 'started') await this.#scan();
-    const skills = [...this.#index.values()]
-      .flatMap((entry) => (entry.state === 'valid' ? [entry.record.metadata] : []))
-      .filter((m) => callerSees(caller, m.author, m.visibility))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((m) => ({
-        name: m.name,
-        description: m.description,
-        language: m.language,
-        exports: [...m.exports],
-        updated: m.updated,
-        ...(m.author !== undefined && { author: m.author }),
-        visibility: m.visibility,
-      }));
+    const skills = this.#index.summaries(caller);
     return { count: skills.length, skills };
   }
 
@@ -198,7 +197,7 @@ export class SkillStore implements SkillRepository {
         if (!callerOwns(caller, owner.author)) throw notOwnerError(name, 'deleted', owner.author, visible);
       }
       const existed = await removeSkillFolder(this.#dir, name);
-      if (existed || this.#index.has(name)) this.#setEntry(name, null, 'api');
+      if (existed || this.#index.has(name)) this.#index.set(name, null, 'api');
       return existed;
     });
     if (!removed) throw await this.#notFound(name, caller);
@@ -206,17 +205,28 @@ export class SkillStore implements SkillRepository {
     return { success: true };
   }
 
-  /** The skill as an async function body for import_skill; cached by content hash. Only skills the caller sees. */
+  /**
+   * The skill as an async function body for import_skill; cached by content hash. Only skills the
+   * caller sees. `name` may be an import's reference (NAME@OWNER#HASH, what a compiled skill's
+   * imports call): then the skill under that name must be the one pinned.
+   */
   async compileSkill(name: string, caller?: SkillCaller): Promise<CompiledSkill> {
-    const record = await this.#lookup(name, caller);
-    return this.#compiler.compile({ name: record.name, language: record.language, code: record.code, hash: record.metadata.hash });
+    const reference = parseReference(name);
+    const { record, code } = await this.#withCode(reference?.name ?? name, caller, reference);
+    const references = referencesOf(record, (dependency) => this.#index.get(dependency));
+    return this.#compiler.compile({ name: record.name, language: record.language, code, hash: record.metadata.hash }, references);
+  }
+
+  /** What `agent`'s skills hold against its share, and the limits. */
+  usage(agent: string): ReturnType<SkillIndex['usage']> {
+    return this.#index.usage(agent);
   }
 
   /**
    * Walks the imports of `name` and its dependencies. Returns every skill reached, dependencies
    * before their importers (`name` last). Throws IMPORT_CYCLE, SKILL_NOT_FOUND or SKILL_INVALID
    * naming the chain, or IMPORT_LANGUAGE when a JavaScript/TypeScript skill imports a Python one.
-   * Imports resolve among the skills the caller sees, whoever wrote the importing skill.
+   * Each import resolves by name among the skills the caller sees (pins are checked on import).
    */
   async checkImportGraph(name: string, caller?: SkillCaller): Promise<string[]> {
     return walkImportGraph(name, (skill) => this.compileSkill(skill, caller));
@@ -234,30 +244,40 @@ export class SkillStore implements SkillRepository {
 
   /** Calls `listener` after every change (saves, deletes, hand edits); returns an unsubscribe function. */
   onChange(listener: SkillChangeListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#index.onChange(listener);
   }
 
   stats(): SkillStoreStats {
-    let count = 0;
-    const invalid: { name: string; reason: string }[] = [];
-    for (const entry of this.#index.values()) {
-      if (entry.state === 'valid') count++;
-      else invalid.push({ name: entry.name, reason: entry.reason });
-    }
-    invalid.sort((a, b) => (a.name < b.name ? -1 : 1));
-    return { count, invalid, cache: this.#compiler.stats() };
+    return this.#index.stats(this.#compiler.stats());
   }
 
   /** Stops watching; idempotent. Calls after close fail with STORE_CLOSED. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#state = 'closed';
-      this.#listeners.clear();
+      this.#index.clearListeners();
       clearInterval(this.#sweepTimer);
       await this.#watcher?.close();
     })();
     return this.#closing;
+  }
+
+  /** The record and its code (from the LRU, else disk); `reference`: the import must resolve to the pinned skill. */
+  async #withCode(name: string, caller: SkillCaller | undefined, reference?: ImportReference | null): Promise<{ record: SkillRecord; code: string }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const record = await this.#lookup(name, caller);
+      if (reference) checkReference(reference, record);
+      const cached = this.#index.code(name, record.metadata.hash);
+      if (cached !== undefined) return { record, code: cached };
+      const folder = await readSkillFolder(this.#dir, name).catch(() => null);
+      if (folder?.code !== undefined && hashCode(folder.code) === record.metadata.hash) {
+        this.#index.rememberCode(name, record.metadata.hash, folder.code);
+        return { record, code: folder.code };
+      }
+      // Changed on disk since it was indexed: index it again, then look again (its owner may differ now).
+      await this.#locks.run(name, () => this.#refresh(name, 'disk'));
+    }
+    throw new SkillError('SKILL_INVALID', `Skill "${name}" kept changing on disk while it was read; try again.`);
   }
 
   async #lookup(name: string, caller: SkillCaller | undefined): Promise<SkillRecord> {
@@ -280,14 +300,18 @@ export class SkillStore implements SkillRepository {
     try {
       folder = await readSkillFolder(this.#dir, name);
     } catch (error) {
-      const entry = invalidEntry(name, `could not be read: ${error instanceof Error ? error.message : String(error)}`, UNKNOWN_OWNER);
-      this.#setEntry(name, entry, source);
+      // Said to agents (SKILL_INVALID): the code of the error, never the host path in its message.
+      this.#logger.warn({ code: 'SKILL_READ_FAILED', skill: name, err: error }, 'could not read a skill folder');
+      const code = (error as { code?: unknown }).code;
+      const entry = invalidEntry(name, `its folder could not be read${typeof code === 'string' ? ` (${code})` : ''}`, UNKNOWN_OWNER);
+      this.#index.set(name, entry, source);
       return entry;
     }
-    const entry = folder ? await interpretFolder(folder, this.#compiler, this.#maxCodeBytes) : null;
-    if (this.#isClosed()) return entry;
-    this.#setEntry(name, entry, source);
-    return entry;
+    const read = folder ? await interpretFolder(folder, this.#compiler, this.#maxCodeBytes) : null;
+    if (this.#isClosed()) return read?.entry ?? null;
+    if (read?.code !== undefined && read.entry.state === 'valid') this.#index.rememberCode(name, read.entry.record.metadata.hash, read.code);
+    this.#index.set(name, read?.entry ?? null, source, read?.bytes ?? 0);
+    return read?.entry ?? null;
   }
 
   /** Removes debris of crashed saves; a name's debris is handled under its lock, never beside a save of ours. */
@@ -311,14 +335,15 @@ export class SkillStore implements SkillRepository {
   }
 
   /** Reads every folder; drops index entries whose folder is gone. */
-  async #scan(): Promise<void> {
+  /** `held`: a name whose lock the caller holds (a save counting its agent's share), read without it. */
+  async #scan(held?: string): Promise<void> {
     const names = await skillFolderNames(this.#dir);
-    for (const known of [...this.#index.keys()]) if (!names.includes(known)) this.#setEntry(known, null, 'disk');
+    for (const known of this.#index.names()) if (!names.includes(known)) this.#index.set(known, null, 'disk');
     let next = 0;
     const worker = async (): Promise<void> => {
       for (let i = next++; i < names.length; i = next++) {
         const name = names[i];
-        if (name !== undefined) await this.#locks.run(name, () => this.#refresh(name, 'disk'));
+        if (name !== undefined) await (name === held ? this.#refresh(name, 'disk') : this.#locks.run(name, () => this.#refresh(name, 'disk')));
       }
     };
     await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, names.length) }, worker));
@@ -329,7 +354,7 @@ export class SkillStore implements SkillRepository {
     if (this.#state !== 'started') return;
     try {
       const names = await skillFolderNames(this.#dir);
-      const known = new Set(this.#index.keys());
+      const known = new Set(this.#index.names());
       for (const name of names) if (!known.has(name)) await this.#reloadFromWatcher(name);
       for (const name of known) if (!names.includes(name)) await this.#reloadFromWatcher(name);
     } catch (error) {
@@ -338,7 +363,7 @@ export class SkillStore implements SkillRepository {
   }
 
   async #knownNames(): Promise<string[]> {
-    return this.#state === 'started' ? [...this.#index.keys()] : skillFolderNames(this.#dir);
+    return this.#state === 'started' ? this.#index.names() : skillFolderNames(this.#dir);
   }
 
   /** The skill now under `name` (index when started, else disk); the caller holds the name's lock. */
@@ -352,7 +377,7 @@ export class SkillStore implements SkillRepository {
   async #visibleNames(caller: SkillCaller | undefined): Promise<string[]> {
     if (caller?.agentsConfigured !== true) return this.#knownNames();
     if (this.#state !== 'started') await this.#scan();
-    return [...this.#index.values()].flatMap((entry) => {
+    return [...this.#index.entries()].flatMap((entry) => {
       const owner = ownerOf(entry);
       return callerSees(caller, owner.author, owner.visibility) ? [entry.state === 'valid' ? entry.record.name : entry.name] : [];
     });
@@ -362,24 +387,6 @@ export class SkillStore implements SkillRepository {
     const suggestions = suggestNames(name, await this.#visibleNames(caller).catch(() => []));
     const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?` : '';
     return new SkillError('SKILL_NOT_FOUND', `Skill "${name}" not found.${hint} Call list_skills to see the saved skills.`, { suggestions });
-  }
-
-  #setEntry(name: string, entry: IndexEntry | null, source: SkillChange['source']): void {
-    const previous = this.#index.get(name);
-    if (entry) this.#index.set(name, entry);
-    else this.#index.delete(name);
-    const kind = changeKind(previous, entry);
-    if (kind === null) return;
-    // Said once per change of state, not on every reload of an unchanged broken folder.
-    if (entry?.state === 'invalid') this.#logger.warn({ code: 'SKILL_INVALID', skill: name, reason: entry.reason }, 'skill on disk is broken and not served');
-    if (entry?.state === 'valid' && entry.warning) this.#logger.warn({ code: 'SKILL_METADATA_MISMATCH', skill: name }, entry.warning);
-    for (const listener of this.#listeners) {
-      try {
-        listener({ name, kind, source });
-      } catch (error) {
-        this.#logger.error({ code: 'SKILL_LISTENER_FAILED', err: error }, 'skill change listener threw');
-      }
-    }
   }
 
   #assertOpen(): void {

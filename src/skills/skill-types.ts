@@ -37,6 +37,10 @@ export interface SkillStoreOptions {
   validatePython?: PythonValidator;
   /** How often debris of interrupted saves (stale temp folders) is swept while running, ms. Default 60 000. */
   debrisSweepMs?: number;
+  /** Each agent's share: skills it may hold and bytes (code plus SKILL.md) they may take. Default 500 skills, 64 MiB. */
+  quota?: { count?: number; bytes?: number };
+  /** Bytes of code kept in memory (most recently used); the rest is read from disk when needed. Default 32 MiB. */
+  codeCacheBytes?: number;
 }
 
 /** The front matter of SKILL.md, plus what the code exports. */
@@ -118,6 +122,12 @@ export interface SkillStoreStats {
   invalid: InvalidSkill[];
   /** The compiled-module LRU cache. */
   cache: { size: number; hits: number; misses: number };
+  /** Skill code held in memory (an LRU bounded by bytes; the index keeps metadata only). */
+  code_cache: { entries: number; bytes: number; max_bytes: number };
+  /** Each agent's share (limits.skillQuotaCount, limits.skillQuotaBytes). */
+  quota: { count: number; bytes: number };
+  /** What each agent's skills hold (the operator's library is not counted). */
+  by_agent: Record<string, { skills: number; bytes: number }>;
 }
 
 /**

@@ -5,6 +5,7 @@
 // instance, never called, lists the tools for the catalog once. `max_concurrency` bounds the
 // calls in flight per instance.
 import type { McpServerConfig, UpstreamInstances } from '../config/config-types.js';
+import { LOCAL_AGENT_NAME } from '../config/identities.js';
 import type { Logger } from '../util/logger.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import type { LimitRefusals } from './concurrency-limit.js';
@@ -27,7 +28,7 @@ export interface Caller {
 }
 
 /** The caller used when none is given (the local single-user agent). */
-export const LOCAL_CALLER: Caller = Object.freeze({ agent: 'local', workspaceNamespace: '' });
+export const LOCAL_CALLER: Caller = Object.freeze({ agent: LOCAL_AGENT_NAME, workspaceNamespace: '' });
 
 export interface ServerInstancesOptions {
   name: string;

@@ -7,6 +7,7 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isTempName } from '../util/atomic-write.js';
+import { KeyedLock } from '../util/keyed-lock.js';
 
 /** Default per-namespace quota, bytes (1 GiB). */
 export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
@@ -60,6 +61,13 @@ export interface QuotaCounter {
   settle(bytes: number, files: number, written: boolean): void;
   /** Counts a change made outside admit (a delete, pruned spill files). Never throws. */
   apply(bytes: number, files: number): void;
+  /**
+   * Runs `fn` as the only change of `file` (its path in the namespace) this counter admits: the
+   * size a write replaces is read, admitted and settled with no other write or delete of that
+   * file in between, so concurrent overwrites are counted against what they really replaced
+   * (each subtracting the same old size would undercount). Across daemons too, for a shared count.
+   */
+  exclusive<T>(file: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /** Makes the counter of a namespace (`namespace` as configured, `root` its folder). */
@@ -90,6 +98,7 @@ export class NamespaceQuota implements QuotaCounter {
   readonly #pending = { bytes: 0, files: 0 };
   /** While a walk runs: what it may miss (writes pending at its start or admitted since). */
   #unseen: { bytes: number; files: number } | undefined;
+  readonly #files = new KeyedLock();
 
   constructor(root: () => Promise<string>, limits: QuotaLimits) {
     this.#root = root;
@@ -144,6 +153,10 @@ export class NamespaceQuota implements QuotaCounter {
   apply(bytes: number, files: number): void {
     if (!this.#usage) return;
     this.#usage = { bytes: Math.max(0, this.#usage.bytes + bytes), files: Math.max(0, this.#usage.files + files) };
+  }
+
+  exclusive<T>(file: string, fn: () => Promise<T>): Promise<T> {
+    return this.#files.run(file, fn);
   }
 
   #over(usage: Usage, bytes: number, files: number): boolean {

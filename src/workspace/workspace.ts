@@ -180,6 +180,11 @@ export class WorkspaceView implements WorkspaceNamespace {
     await this.#mkdirInside(path.dirname(full)).catch((err: unknown) => {
       throw err instanceof WorkspaceError ? err : fromErrno(err, file);
     });
+    // One change of this file at a time: the size it replaces is the one on disk when it lands.
+    return this.#quota.exclusive(rel, () => this.#writeCounted(full, rel, file, content, bytes));
+  }
+
+  async #writeCounted(full: string, rel: string, file: unknown, content: string, bytes: number): Promise<{ bytes: number }> {
     const existing = await lstat(full).catch(() => undefined);
     if (existing?.isSymbolicLink()) {
       // Writing through a link would write wherever it points; the guest cannot make links, so one
@@ -208,18 +213,20 @@ export class WorkspaceView implements WorkspaceNamespace {
     const rel = normalizeRelative(file, 'filename');
     const root = await this.#root();
     const full = path.join(root, rel);
-    const info = await lstat(full).catch(() => undefined);
-    if (!info) throw new WorkspaceError('NOT_FOUND', `File not found: ${display(file)}`);
-    // A symlink is removed itself, never followed, so deleting one cannot touch its target.
-    if (!info.isSymbolicLink()) await this.#assertInside(await realpath(path.dirname(full)), file);
-    if (info.isDirectory()) {
-      const entries = await readdir(full);
-      if (entries.length > 0) throw new WorkspaceError('IS_DIRECTORY', `${display(file)} is a non-empty directory`);
-      await rmdir(full);
-      return;
-    }
-    await unlink(full);
-    if (!info.isSymbolicLink()) this.#quota.apply(-info.size, -1);
+    return this.#quota.exclusive(rel, async () => {
+      const info = await lstat(full).catch(() => undefined);
+      if (!info) throw new WorkspaceError('NOT_FOUND', `File not found: ${display(file)}`);
+      // A symlink is removed itself, never followed, so deleting one cannot touch its target.
+      if (!info.isSymbolicLink()) await this.#assertInside(await realpath(path.dirname(full)), file);
+      if (info.isDirectory()) {
+        const entries = await readdir(full);
+        if (entries.length > 0) throw new WorkspaceError('IS_DIRECTORY', `${display(file)} is a non-empty directory`);
+        await rmdir(full);
+        return;
+      }
+      await unlink(full);
+      if (!info.isSymbolicLink()) this.#quota.apply(-info.size, -1);
+    });
   }
 
   /** Files below subpath, recursively, relative to the namespace root, sorted. */

@@ -75,6 +75,35 @@ describe('workspace quotas shared in Redis', () => {
     await expect(b.namespace('bob').writeFile('6.txt', 'six')).rejects.toThrow(/limit is 4/);
   });
 
+  it('counts concurrent overwrites of one file through two daemons exactly, never below what the disk holds', async () => {
+    const [a, b] = [await daemon(10_000_000, 1_000), await daemon(10_000_000, 1_000)];
+    const CHUNK = 'c'.repeat(100_000);
+    await a.namespace('erin').writeFile('keep.txt', CHUNK);
+    await a.namespace('erin').writeFile('target.txt', CHUNK);
+    for (let round = 0; round < 3; round++) {
+      // Each overwrite used to subtract the size it saw before writing: twenty at once subtracted it many times.
+      await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 4 < 2 ? a : b).namespace('erin').writeFile('target.txt', i % 2 === 0 ? '' : CHUNK)));
+      await b.namespace('erin').writeFile('target.txt', CHUNK);
+    }
+    await a.namespace('erin').deleteFile('keep.txt');
+    const disk = await measureUsage(path.join(root, 'erin'), 1_000);
+    expect(disk).toEqual({ bytes: 100_000, files: 1 });
+    await sleep(50);
+    expect(await a.namespace('erin').usage()).toMatchObject({ bytes: disk.bytes, files: disk.files });
+  }, 30_000);
+
+  it('deletes while Redis is down still free their room once it returns', async () => {
+    const [a] = [await daemon(1_000_000, 100)];
+    for (const n of [1, 2]) await a.namespace('fay').writeFile(`${n}.txt`, KB);
+    await redis.stop();
+    await a.namespace('fay').deleteFile('1.txt');
+    await redis.start();
+    const deadline = Date.now() + 10_000;
+    while (!connections.every((c) => c.up) && Date.now() < deadline) await sleep(100);
+    await a.namespace('fay').writeFile('3.txt', KB);
+    expect(await measureUsage(path.join(root, 'fay'), 100)).toEqual({ bytes: 2_000, files: 2 });
+  }, 30_000);
+
   it('takes in files removed by hand before refusing a write', async () => {
     const [a] = [await daemon(3_000, 100)];
     for (const n of [1, 2, 3]) await a.namespace('carol').writeFile(`${n}.txt`, KB);

@@ -45,6 +45,8 @@ export interface DaemonOptions {
   pythonProcesses?: number;
   /** Extra keys of the config file (mcpServers, limits...). */
   config?: Record<string, unknown>;
+  /** Extra environment (CODE_EXEC_* options: unknown ones are ignored, so a test can run on older code). */
+  env?: Record<string, string>;
 }
 
 /** Starts the daemon with these agents (and an operator `authToken`); every agent shares the pool. */
@@ -56,7 +58,7 @@ export async function startIsolationDaemon(options: DaemonOptions): Promise<Isol
     sandbox: { processes: options.processes ?? 1, threadsPerProcess: 1, pythonProcesses: options.pythonProcesses ?? 0 },
     ...options.config,
   });
-  const env = { ...home.env, CODE_EXEC_CONFIG: file };
+  const env = { ...home.env, ...options.env, CODE_EXEC_CONFIG: file };
   delete (env as Record<string, string | undefined>)['CODE_EXEC_SANDBOX_PROCESSES'];
   delete (env as Record<string, string | undefined>)['CODE_EXEC_PYTHON_PROCESSES'];
   const daemon = await startDaemon(env);

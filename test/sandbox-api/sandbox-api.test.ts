@@ -191,11 +191,14 @@ describe('skills from code', () => {
   });
 
   it('reports an import cycle and a missing skill clearly', async () => {
+    // An import must exist when its skill is saved; the loop is closed by saving cyc_b again.
+    await run("save_skill('cyc_b', 'export const b = 2;')");
     await run("save_skill('cyc_a', \"import { b } from 'skill:cyc_b';\\nexport const a = 1;\")");
     await run("save_skill('cyc_b', \"import { a } from 'skill:cyc_a';\\nexport const b = 2;\")");
     const cycle = await run("await import_skill('cyc_a')");
     expect(cycle).toMatchObject({ success: false, error_type: 'ImportError' });
-    expect(cycle.error).toMatch(/cyc_a -> cyc_b -> cyc_a/);
+    // Imports inside skills name the skill they were pinned to (NAME@OWNER).
+    expect(cycle.error).toMatch(/import cycle between skills: cyc_b@\S* -> cyc_a@\S* -> cyc_b@/);
     const missing = await run("await import_skill('nope_nothing')");
     expect(missing).toMatchObject({ success: false, error_type: 'ImportError' });
   });

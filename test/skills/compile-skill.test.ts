@@ -127,7 +127,8 @@ describe('export forms', () => {
     const codeLines = code.split('\n');
     expect(bodyLines.length).toBe(codeLines.length + 1);
     // The import moved onto line 1; `export` keywords became spaces; `export default` became a const.
-    expect(bodyLines[0]).toContain('await import_skill("dep")');
+    // The import names the skill it was pinned to when saved: the library's "dep" (no owner).
+    expect(bodyLines[0]).toContain('await import_skill("dep@")');
     expect(bodyLines[0]?.endsWith(' '.repeat(codeLines[0]?.length ?? 0))).toBe(true);
     expect(bodyLines.slice(1, 6)).toEqual([
       '       const a = 1;',
@@ -203,7 +204,7 @@ describe('imports between skills', () => {
       return {};
     })) as { ok: boolean };
     expect(module.ok).toBe(true);
-    expect(loaded).toEqual(['base']);
+    expect(loaded).toEqual(['base@']);
   });
 
   test('importing a name the other skill does not export fails with a clear SyntaxError', async () => {
@@ -212,6 +213,8 @@ describe('imports between skills', () => {
   });
 
   test('cycles are detected and named', async () => {
+    // Imports must exist when a skill is saved, so a loop is closed by saving its first skill again.
+    await store.save({ name: 'pong', code: 'export const pong = () => 1;\n' });
     await store.save({ name: 'ping', code: "import { pong } from 'skill:pong';\nexport const ping = () => pong;\n" });
     await store.save({ name: 'pong', code: "import { ping } from 'skill:ping';\nexport const pong = () => ping;\n" });
     const error = await store.checkImportGraph('ping').catch((e: unknown) => e);
@@ -219,12 +222,20 @@ describe('imports between skills', () => {
     expect(error).toMatchObject({ code: 'IMPORT_CYCLE', chain: ['ping', 'pong', 'ping'] });
     expect((error as Error).message).toContain('ping -> pong -> ping');
 
-    await store.save({ name: 'selfish', code: "import { x } from 'skill:selfish';\nexport const y = x;\n" });
-    await expect(store.checkImportGraph('selfish')).rejects.toMatchObject({ code: 'IMPORT_CYCLE', chain: ['selfish', 'selfish'] });
+    await expect(store.save({ name: 'selfish', code: "import { x } from 'skill:selfish';\nexport const y = x;\n" })).rejects.toMatchObject({
+      code: 'IMPORT_CYCLE',
+      chain: ['selfish', 'selfish'],
+    });
   });
 
-  test('a missing dependency is SKILL_NOT_FOUND naming the chain', async () => {
+  test('a save importing a skill that does not exist is refused; one deleted later is SKILL_NOT_FOUND naming the chain', async () => {
+    await expect(store.save({ name: 'early', code: "import { gone } from 'skill:not_yet';\nexport const y = gone;\n" })).rejects.toMatchObject({
+      code: 'SKILL_NOT_FOUND',
+      message: expect.stringContaining('it imports "not_yet", which is not a skill you can use. Save "not_yet" first') as unknown,
+    });
+    await store.save({ name: 'basse', code: 'export const gone = 1;\n' });
     await store.save({ name: 'orphan', code: "import { gone } from 'skill:basse';\nexport const y = gone;\n" });
+    await store.delete('basse');
     const error = await store.checkImportGraph('orphan').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'SKILL_NOT_FOUND', chain: ['orphan', 'basse'], suggestions: ['base'] });
     expect((error as Error).message).toContain('Skill "orphan" imports "basse"');
@@ -232,8 +243,7 @@ describe('imports between skills', () => {
 
   test('a JavaScript skill cannot import a Python skill', async () => {
     await store.save({ name: 'pyhelper', code: 'def h():\n    return 1\n' });
-    await store.save({ name: 'mixer', code: "import { h } from 'skill:pyhelper';\nexport const y = h;\n" });
-    await expect(store.checkImportGraph('mixer')).rejects.toMatchObject({ code: 'IMPORT_LANGUAGE' });
+    await expect(store.save({ name: 'mixer', code: "import { h } from 'skill:pyhelper';\nexport const y = h;\n" })).rejects.toMatchObject({ code: 'IMPORT_LANGUAGE' });
   });
 });
 

@@ -113,13 +113,17 @@ describe('skills from code, with agents configured', () => {
     expect((await run('return (await import_skill("alice_code_pub")).x', bob)).result).toBe(1);
   });
 
-  it("imports inside a skill resolve among the calling agent's skills, not the skill author's", async () => {
+  it("imports inside a skill resolve to the skills pinned when it was saved, for every caller", async () => {
     await run('return save_skill("helper_priv", "export const who = \\"alice helper\\"")', alice);
-    await hostSave(alice, ['greeter', "import { who } from 'skill:helper_priv';\nexport const greet = () => 'hello from ' + who;", '', null, { shared: true }]);
+    // A shared skill cannot import a private one: other agents could not run it.
+    await expect(hostSave(alice, ['greeter', "import { who } from 'skill:helper_priv';\nexport const greet = () => 'hello from ' + who;", '', null, { shared: true }])).rejects.toThrow(
+      /is shared but imports "helper_priv", which is private/,
+    );
+    await run('return save_skill("helper_pub", "export const who = \\"alice helper\\"", "", null, { shared: true })', alice);
+    await hostSave(alice, ['greeter', "import { who } from 'skill:helper_pub';\nexport const greet = () => 'hello from ' + who;", '', null, { shared: true }]);
     const asAlice = await run('const { greet } = await import_skill("greeter"); return greet()', alice);
     expect(asAlice).toMatchObject({ success: true, result: 'hello from alice helper' });
     const asBob = await run('const { greet } = await import_skill("greeter"); return greet()', bob);
-    expect(asBob).toMatchObject({ success: false, error_type: 'ImportError' });
-    expect(asBob.error).toMatch(/helper_priv/);
+    expect(asBob).toMatchObject({ success: true, result: 'hello from alice helper' });
   });
 });

@@ -189,16 +189,27 @@ describe("the operator's library (skills on disk without an author)", () => {
   });
 });
 
-describe('imports resolve among the skills the calling agent sees', () => {
-  test("a shared skill importing a name finds the caller's private skill, and nobody else's", async () => {
+describe("imports are pinned to the skills they named when the importer was saved", () => {
+  test("a save cannot import a skill its agent cannot see, and a shared skill cannot import a private one", async () => {
     await store.save({ name: 'helper', code: 'export const who = "alice helper";\n' }, alice);
-    await store.save({ name: 'wrapper', code: "import { who } from 'skill:helper';\nexport const greeting = `hello from ${who}`;\n", shared: true }, bob);
+    const unseen = await rejection(store.save({ name: 'wrapper', code: "import { who } from 'skill:helper';\nexport const greeting = who;\n", shared: true }, bob));
+    expect(unseen.code).toBe('SKILL_NOT_FOUND');
+    expect(unseen.message).not.toContain('alice');
+    const leaks = await rejection(store.save({ name: 'wrapper', code: "import { who } from 'skill:helper';\nexport const greeting = who;\n", shared: true }, alice));
+    expect(leaks.message).toMatch(/is shared but imports "helper", which is private/);
+    await store.save({ name: 'wrapper', code: "import { who } from 'skill:helper';\nexport const greeting = `hello from ${who}`;\n" }, alice);
     expect((await importer(store, alice)('wrapper'))['greeting']).toBe('hello from alice helper');
     expect(await store.checkImportGraph('wrapper', alice)).toEqual(['helper', 'wrapper']);
-    const denied = await rejection(store.checkImportGraph('wrapper', bob));
-    expect(denied.code).toBe('SKILL_NOT_FOUND');
-    expect(denied.message).toContain('wrapper -> helper');
-    expect((await rejection(importer(store, bob)('wrapper'))).code).toBe('SKILL_NOT_FOUND');
+  });
+
+  test("a name taken over by another owner after the save never runs in the importer's place", async () => {
+    await store.save({ name: 'dep_a', code: 'export const v = "alice";\n', shared: true }, alice);
+    await store.save({ name: 'user_a', code: "import { v } from 'skill:dep_a';\nexport const got = v;\n" }, alice);
+    await store.delete('dep_a', alice);
+    await store.save({ name: 'dep_a', code: 'export const v = "bob";\n', shared: true }, bob);
+    const refused = await rejection(importer(store, alice)('user_a'));
+    expect(refused.code).toBe('SKILL_NOT_FOUND');
+    expect(refused.message).toMatch(/Skill "dep_a" of agent "alice", which the importing skill was saved against, no longer exists/);
   });
 });
 

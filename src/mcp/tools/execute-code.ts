@@ -5,6 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { serverSettings } from '../../config/defaults.js';
+import { DAEMON_AGENT_NAME } from '../../config/identities.js';
 import { detectLanguage, otherLanguageHint, PYTHON_PARSE_PROGRAM } from '../../executor/detect-language.js';
 import type { DetectOptions } from '../../executor/detect-language.js';
 import type { CallIdentity, ExecutionResult, Executor, Language } from '../../executor/executor-types.js';
@@ -166,7 +167,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
 
 /** The daemon's own parse checks: no workspace, skills, tools or network. */
 const CHECKER_IDENTITY: CallIdentity = {
-  agent: 'daemon',
+  agent: DAEMON_AGENT_NAME,
   sessionId: 'daemon-language-checks',
   workspaceNamespace: '',
   permissions: { workspace: 'none', skills: 'none', tools: [], net: [] },

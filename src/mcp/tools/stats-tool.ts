@@ -105,6 +105,8 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
         },
         ...(operator ? await operatorStats(ctx) : agentStats(ctx)),
       };
+      // This agent's share of the skill store (the operator's figures hold the store's own).
+      if (services.skills && agent.permissions.skills !== 'none') result['skills'] = { ...(result['skills'] as object | undefined), mine: services.skills.usage(agent.name) };
       return { result };
     },
   );

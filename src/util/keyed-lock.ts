@@ -1,6 +1,6 @@
-// Serialises async work per key (one skill name) inside this process, so a save, a delete and a
-// reload of the same skill never interleave; different skills proceed in parallel. Writers in
-// other processes are handled by the on-disk protocol (skill-disk.ts), not by this lock.
+// Serialises async work per key inside this process (one skill name, one workspace file), so
+// changes of one key never interleave; different keys proceed in parallel. Writers in other
+// processes need their own protocol (skill-disk.ts; a Redis lock in cluster/redis-quota.ts).
 
 export class KeyedLock {
   readonly #tails = new Map<string, Promise<void>>();
