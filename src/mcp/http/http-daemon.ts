@@ -54,6 +54,50 @@ export interface ListenInfo {
   url: string;
 }
 
+/** A port bound before the daemon's subsystems start; it answers 503 "starting" until an HttpDaemon takes it over. */
+export interface BoundPort {
+  server: Server;
+  info: ListenInfo;
+}
+
+const STARTING_ANSWER = 'the daemon is starting (sandbox pools warming up); retry in a few seconds';
+
+/**
+ * Binds the configured host and port (0 = any free port) at once, so a port already in use is
+ * reported before the sandbox pools spend seconds starting. Requests that arrive meanwhile get a
+ * 503 with Retry-After.
+ */
+export async function bindPort(config: Pick<Config, 'host' | 'port' | 'authToken' | 'agents'>): Promise<BoundPort> {
+  const problem = bindProblem(config);
+  if (problem) throw new StartupError(problem);
+  // Node checks header and request deadlines on this interval (30 s by default).
+  const server = createServer({ connectionsCheckingInterval: 1000 }, (_req, res) => {
+    sendJson(res, 503, jsonRpcError(-32000, STARTING_ANSWER), { 'Retry-After': '2', Connection: 'close' });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { server, info: { host: address.address, port: address.port, url: `http://${shownHost}:${address.port}${MCP_PATH}` } };
+}
+
+/** What a failed bind means for the person starting the daemon. */
+export function bindFailure(error: unknown, config: Pick<Config, 'host' | 'port'>): { code: string; message: string } {
+  const code = (error as NodeJS.ErrnoException).code;
+  const message =
+    error instanceof StartupError
+      ? error.message
+      : code === 'EADDRINUSE'
+        ? `port ${config.port} on ${config.host} is already in use; stop the other process or pick another with --port (0 = any free port)`
+        : `cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`;
+  return { code: code ?? (error instanceof StartupError ? error.code : 'LISTEN_FAILED'), message };
+}
+
 export class HttpDaemon {
   readonly #services: McpServices;
   readonly #agents: AgentDirectory;
@@ -66,8 +110,10 @@ export class HttpDaemon {
   readonly #posts = new InFlight();
   #draining = false;
   #shutdown: Promise<void> | undefined;
+  #bound: ListenInfo | undefined;
 
-  constructor(services: McpServices) {
+  /** `bound`: a port bindPort() already holds (serve binds before the pools start); else listen() binds. */
+  constructor(services: McpServices, bound?: BoundPort) {
     const { config } = services;
     this.#services = services;
     this.#agents = new AgentDirectory(config);
@@ -76,13 +122,21 @@ export class HttpDaemon {
     services.openSessions = () => this.#sessions.size;
     services.clusterSessions?.reportSessions(() => this.#sessions.countsByAgent());
     const settings = serverSettings(config);
-    // Node checks header and request deadlines on this interval (30 s by default).
-    this.#server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.#handle(req, res).catch((error: unknown) => {
         services.logger.error({ err: error, path: req.url }, 'request failed');
         sendJson(res, 500, jsonRpcError(-32603, 'internal error; the daemon logged it'));
       });
-    });
+    };
+    if (bound) {
+      this.#server = bound.server;
+      this.#bound = bound.info;
+      this.#server.removeAllListeners('request');
+      this.#server.on('request', handler);
+    } else {
+      // Node checks header and request deadlines on this interval (30 s by default).
+      this.#server = createServer({ connectionsCheckingInterval: 1000 }, handler);
+    }
     this.#connections = new ConnectionLimiter({ max: settings.maxConnections, maxPerAddress: settings.maxConnectionsPerAddress });
     this.#connections.attach(this.#server);
     // requestTimeout bounds receiving a request (headers and body), not the answer: long
@@ -104,6 +158,7 @@ export class HttpDaemon {
 
   /** Binds the configured host and port (0 = any free port). */
   async listen(): Promise<ListenInfo> {
+    if (this.#bound) return this.#bound;
     const { host, port } = this.#services.config;
     const problem = bindProblem(this.#services.config);
     if (problem) throw new StartupError(problem);
@@ -174,8 +229,13 @@ export class HttpDaemon {
     const auth = this.#agents.authenticate(req.headers.authorization);
     if (!auth.ok) {
       const what = auth.reason === 'missing' ? 'this daemon needs a bearer token' : auth.reason === 'malformed' ? 'the Authorization header must be "Bearer <token>"' : 'the bearer token is not valid';
-      return this.#refuse(res, 'auth', 401, { error: `${what}; send "Authorization: Bearer <token>" with a token from the daemon configuration` }, {
-        'WWW-Authenticate': `Bearer realm="code-execution-mcp"${auth.reason === 'missing' ? '' : ', error="invalid_token"'}`,
+      const fix = 'send "Authorization: Bearer <token>" with a token from the daemon configuration';
+      // error="invalid_token" (also for a missing token) and no resource_metadata parameter: an
+      // OAuth-aware MCP client then reports the missing header instead of starting an OAuth flow
+      // this daemon has no authorization server for (MCP authorization: a client discovers one
+      // from resource_metadata or /.well-known/oauth-protected-resource, which answers 404 here).
+      return this.#refuse(res, 'auth', 401, { error: `${what}; ${fix}` }, {
+        'WWW-Authenticate': `Bearer realm="code-execution-mcp", error="invalid_token", error_description="${what}; ${fix.replace(/"/g, "'")}"`,
       });
     }
     if (path === '/metrics') {
