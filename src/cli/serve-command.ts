@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
-import { HttpDaemon, bindFailure, bindPort, bindProblem } from '../mcp/http/http-daemon.js';
+import { bindFailure, bindPort } from '../mcp/http/bind-port.js';
+import { HttpDaemon, bindProblem } from '../mcp/http/http-daemon.js';
 import type { Config } from '../config/config-types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { ParsedCommand } from './args.js';

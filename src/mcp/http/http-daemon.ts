@@ -21,12 +21,14 @@ import type { RefusalReason } from './prometheus.js';
 import { HostPolicy, isLoopbackHost, jsonRpcError, readBody, sendJson } from './request-guards.js';
 import { DUPLICATE_ID_CODE, duplicateIdMessage } from '../observed-transport.js';
 import { SessionManager } from './session-manager.js';
+import { isStatelessRequest, StatelessEndpoint } from './stateless.js';
+import type { BoundPort } from './bind-port.js';
 import type { HttpSession } from './session-manager.js';
 
 export const MCP_PATH = '/mcp';
 
 /** Refusals of the resilience guards, besides the ones /metrics already names. */
-type HttpRefusal = RefusalReason | 'connections' | 'body_timeout' | 'agent_sessions' | 'duplicate_id';
+type HttpRefusal = RefusalReason | 'connections' | 'body_timeout' | 'agent_sessions' | 'duplicate_id' | 'stateless';
 
 /** Longest pause between two chunks of a request body, ms. */
 const BODY_IDLE_MS = 10_000;
@@ -54,55 +56,12 @@ export interface ListenInfo {
   url: string;
 }
 
-/** A port bound before the daemon's subsystems start; it answers 503 "starting" until an HttpDaemon takes it over. */
-export interface BoundPort {
-  server: Server;
-  info: ListenInfo;
-}
-
-const STARTING_ANSWER = 'the daemon is starting (sandbox pools warming up); retry in a few seconds';
-
-/**
- * Binds the configured host and port (0 = any free port) at once, so a port already in use is
- * reported before the sandbox pools spend seconds starting. Requests that arrive meanwhile get a
- * 503 with Retry-After.
- */
-export async function bindPort(config: Pick<Config, 'host' | 'port' | 'authToken' | 'agents'>): Promise<BoundPort> {
-  const problem = bindProblem(config);
-  if (problem) throw new StartupError(problem);
-  // Node checks header and request deadlines on this interval (30 s by default).
-  const server = createServer({ connectionsCheckingInterval: 1000 }, (_req, res) => {
-    sendJson(res, 503, jsonRpcError(-32000, STARTING_ANSWER), { 'Retry-After': '2', Connection: 'close' });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return { server, info: { host: address.address, port: address.port, url: `http://${shownHost}:${address.port}${MCP_PATH}` } };
-}
-
-/** What a failed bind means for the person starting the daemon. */
-export function bindFailure(error: unknown, config: Pick<Config, 'host' | 'port'>): { code: string; message: string } {
-  const code = (error as NodeJS.ErrnoException).code;
-  const message =
-    error instanceof StartupError
-      ? error.message
-      : code === 'EADDRINUSE'
-        ? `port ${config.port} on ${config.host} is already in use; stop the other process or pick another with --port (0 = any free port)`
-        : `cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`;
-  return { code: code ?? (error instanceof StartupError ? error.code : 'LISTEN_FAILED'), message };
-}
-
 export class HttpDaemon {
   readonly #services: McpServices;
   readonly #agents: AgentDirectory;
   readonly #hosts: HostPolicy;
   readonly #sessions: SessionManager;
+  readonly #stateless: StatelessEndpoint;
   readonly #server: Server;
   readonly #refused = new Map<HttpRefusal, number>();
   readonly #connections: ConnectionLimiter;
@@ -119,6 +78,7 @@ export class HttpDaemon {
     this.#agents = new AgentDirectory(config);
     this.#hosts = new HostPolicy(config.host, config.allowedHosts, config.allowedOrigins);
     this.#sessions = new SessionManager(services, { idleSeconds: serverSettings(config).sessionIdleSeconds });
+    this.#stateless = new StatelessEndpoint(services);
     services.openSessions = () => this.#sessions.size;
     services.clusterSessions?.reportSessions(() => this.#sessions.countsByAgent());
     const settings = serverSettings(config);
@@ -186,6 +146,7 @@ export class HttpDaemon {
       const drained = await this.#posts.waitIdle(drainMs);
       if (!drained) logger.warn({ in_flight: recorder.inFlight, requests: this.#posts.count }, 'drain time over; cancelling the calls still running');
       const answered = await this.#sessions.closeAll('shutdown', SHUTDOWN_ANSWER);
+      await this.#stateless.close();
       if (answered > 0) logger.info({ answered }, 'answered the calls cancelled by shutdown');
       // Let those answers reach their clients before the connections go.
       await this.#posts.waitIdle(1000);
@@ -282,6 +243,8 @@ export class HttpDaemon {
     } catch (error) {
       return this.#refuse(res, 'parse', 400, jsonRpcError(-32700, `Parse error: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`));
     }
+    // Revision 2026-07-28: no session, the version in the header and _meta (stateless.ts).
+    if (sessionId === undefined && isStatelessRequest(req, parsed)) return this.#statelessPost(req, res, agent, parsed as Record<string, unknown>);
     const messages = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
     const isInitialize = messages.some((m) => isRecord(m) && m['method'] === 'initialize');
 
@@ -327,6 +290,18 @@ export class HttpDaemon {
     });
     await this.#forward(session, req, res, parsed);
     if (sessionId === undefined && session.transport.sessionId === undefined) await this.#sessions.close(session.id, 'transport-closed');
+  }
+
+  async #statelessPost(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity, message: Record<string, unknown>): Promise<void> {
+    const endPost = this.#posts.begin();
+    res.once('close', endPost);
+    const answer = await this.#stateless.answer(req, message, agent, (cancel) => res.once('close', () => !res.writableFinished && cancel()));
+    if (answer === null) {
+      res.writeHead(202).end();
+      return;
+    }
+    if (answer.status >= 400) this.#refused.set('stateless', (this.#refused.get('stateless') ?? 0) + 1);
+    sendJson(res, answer.status, answer.body, { 'Cache-Control': 'no-store' });
   }
 
   #lookup(res: ServerResponse, agent: AgentIdentity, sessionId: string | undefined): HttpSession | undefined {
@@ -386,7 +361,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** What a browser page of an allowed origin may send to the daemon (preflight answer). */
 const CORS_PREFLIGHT_HEADERS = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
   'Access-Control-Max-Age': '600',
 } as const;
 
