@@ -7,7 +7,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
 import { localAgent } from '../mcp/agents.js';
-import { createMcpSession } from '../mcp/create-server.js';
+import { SERVER_NAME, createMcpSession } from '../mcp/create-server.js';
+import { speakBothRevisions } from '../mcp/stdio-revisions.js';
 import { startBridge } from '../mcp/stdio-bridge.js';
 import { createLogger } from '../util/logger.js';
 import type { ParsedCommand } from './args.js';
@@ -51,7 +52,8 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     io.stdin.once('close', () => resolve('eof'));
   });
   try {
-    const observed = await session.connect(transport);
+    // Revision 2025-11-25 (initialize) or 2026-07-28 (stateless), as the client asks.
+    const observed = await session.connect(speakBothRevisions(transport, { name: SERVER_NAME, version: coordinator.services.version }));
     logger.info({ session: session.info.sessionId }, 'serving MCP on stdio');
     const why = await Promise.race([clientGone, stop.signal]);
     // End of input is how a stdio client says it has nothing more to ask; answer what it asked

@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../util/logger.js';
+import { META_PROTOCOL_VERSION } from './http/stateless.js';
 
 /** How long a lost daemon is waited for (connection refused) before a request fails, ms. */
 export const DEFAULT_RECONNECT_WINDOW_MS = 30_000;
@@ -206,6 +207,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
 
   stdio.onmessage = (message: JSONRPCMessage) => {
     const request = 'method' in message && 'id' in message ? (message as JSONRPCRequest) : undefined;
+    // Revision 2026-07-28: each request stands alone (no session); it goes to the daemon as is.
+    const statelessVersion = request?.params?._meta?.[META_PROTOCOL_VERSION];
+    if (request && typeof statelessVersion === 'string') {
+      void forwardStateless(request, statelessVersion);
+      return;
+    }
     if (request?.method === 'initialize') {
       clientInitialize = request;
       initializeIds.add(request.id);
@@ -222,6 +229,32 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       logger.warn({ err: describe(error), url: url.href, method: 'method' in message ? message.method : undefined }, 'daemon did not take a message');
       if (request) void stdio.send({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: failureMessage(error, url.href) } });
     });
+  };
+  const forwardStateless = async (request: JSONRPCRequest, version: string): Promise<void> => {
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    const name = request.method === 'tools/call' ? params['name'] : request.method === 'resources/read' ? params['uri'] : undefined;
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': version,
+      'Mcp-Method': request.method,
+      ...(typeof name === 'string' && { 'Mcp-Name': name }),
+      ...(options.token && { Authorization: `Bearer ${options.token}` }),
+    };
+    let answer: JSONRPCMessage;
+    try {
+      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(request) });
+      const text = await res.text();
+      try {
+        answer = { ...(JSON.parse(text) as JSONRPCMessage), id: request.id } as JSONRPCMessage;
+      } catch {
+        throw new StreamableHTTPError(res.status, text);
+      }
+      if (!('result' in answer) && !('error' in answer)) throw new StreamableHTTPError(res.status, text);
+    } catch (error) {
+      answer = { jsonrpc: '2.0', id: request.id, error: { code: -32000, message: failureMessage(error, url.href) } };
+    }
+    await stdio.send(answer).catch((error: unknown) => logger.warn({ err: error }, 'could not write to stdout'));
   };
   const answerLocally = (request: JSONRPCRequest): Promise<void> =>
     stdio.send(

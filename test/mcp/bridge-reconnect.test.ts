@@ -114,9 +114,13 @@ describe('stdio --connect recovers a lost session', () => {
       lines.on('line', (line) => answers.push(JSON.parse(line) as Record<string, unknown>));
       proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} })}\n`);
       proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
-      await eventually(() => answers.length >= 2, 20_000);
+      // a revision 2026-07-28 request (its version in _meta) goes to the daemon as is, no session needed
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta } })}\n`);
+      await eventually(() => answers.length >= 3, 20_000);
       expect(answers.find((a) => a['id'] === 1)).toMatchObject({ error: { code: -32601, message: 'Method not found' } });
       expect(answers.find((a) => a['id'] === 2)).toMatchObject({ result: {} });
+      expect(answers.find((a) => a['id'] === 3)).toMatchObject({ result: { resultType: 'complete', cacheScope: 'private' } });
     } finally {
       proc.kill();
       await daemon.stop();

@@ -26,7 +26,7 @@ const METHOD_NOT_FOUND = -32601;
 /** Results a client may cache (SEP-2549): they carry ttlMs and cacheScope. */
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'skills/list']);
 /** What this server answers statelessly besides server/discover; everything else is 404 -32601. */
-const SERVED = new Set(['tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list']);
+export const STATELESS_SERVED = new Set(['tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list']);
 
 export interface StatelessAnswer {
   status: number;
@@ -86,13 +86,13 @@ export class StatelessEndpoint {
     const nameProblem = checkNameHeader(req, method, message);
     if (nameProblem) return reject(400, HEADER_MISMATCH, nameProblem);
     if (message['id'] === undefined) return null; // a notification: nothing to answer
-    if (method === 'server/discover') return { status: 200, body: { jsonrpc: '2.0', id, result: this.#complete(method, this.#discover()) } };
-    if (!SERVED.has(method)) return reject(404, METHOD_NOT_FOUND, `Method not found: ${method} (revision ${STATELESS_REVISION}; server/discover lists what this server offers)`);
+    if (method === 'server/discover') return { status: 200, body: { jsonrpc: '2.0', id, result: completeResult(method, discoverResult(this.#serverInfo()), this.#serverInfo()) } };
+    if (!STATELESS_SERVED.has(method)) return reject(404, METHOD_NOT_FOUND, `Method not found: ${method} (revision ${STATELESS_REVISION}; server/discover lists what this server offers)`);
 
     const { loopback } = await this.#serverFor(agent);
     const reply = await loopback.request(message as unknown as JSONRPCRequest, onClose);
     if ('error' in reply) return { status: reply.error.code === METHOD_NOT_FOUND ? 404 : 200, body: { ...reply, id } };
-    if ('result' in reply) return { status: 200, body: { jsonrpc: '2.0', id, result: this.#complete(method, reply.result as Record<string, unknown>) } };
+    if ('result' in reply) return { status: 200, body: { jsonrpc: '2.0', id, result: completeResult(method, reply.result as Record<string, unknown>, this.#serverInfo()) } };
     return reject(500, -32603, 'internal error: no answer');
   }
 
@@ -117,29 +117,26 @@ export class StatelessEndpoint {
     return server;
   }
 
-  #discover(): Record<string, unknown> {
-    return {
-      supportedVersions: [STATELESS_REVISION],
-      capabilities: { tools: { listChanged: false }, resources: {} },
-      serverInfo: this.#serverInfo(),
-    };
-  }
-
   #serverInfo(): { name: string; version: string } {
     return { name: SERVER_NAME, version: this.#services.version };
   }
+}
 
-  /** resultType, the caching attributes of cacheable results, and who answered. */
-  #complete(method: string, result: Record<string, unknown>): Record<string, unknown> {
-    const meta = typeof result['_meta'] === 'object' && result['_meta'] !== null ? (result['_meta'] as Record<string, unknown>) : {};
-    return {
-      ...result,
-      resultType: 'complete',
-      // Everything this server lists depends on the agent (permissions, private skills) and can change at any time.
-      ...(CACHEABLE.has(method) && { ttlMs: 0, cacheScope: 'private' }),
-      _meta: { ...meta, [META_SERVER_INFO]: this.#serverInfo() },
-    };
-  }
+/** What server/discover answers (before completeResult). */
+export function discoverResult(serverInfo: { name: string; version: string }): Record<string, unknown> {
+  return { supportedVersions: [STATELESS_REVISION], capabilities: { tools: { listChanged: false }, resources: {} }, serverInfo };
+}
+
+/** resultType, the caching attributes of cacheable results, and who answered. */
+export function completeResult(method: string, result: Record<string, unknown>, serverInfo: { name: string; version: string }): Record<string, unknown> {
+  const meta = typeof result['_meta'] === 'object' && result['_meta'] !== null ? (result['_meta'] as Record<string, unknown>) : {};
+  return {
+    ...result,
+    resultType: 'complete',
+    // Everything this server lists depends on the agent (permissions, private skills) and can change at any time.
+    ...(CACHEABLE.has(method) && { ttlMs: 0, cacheScope: 'private' }),
+    _meta: { ...meta, [META_SERVER_INFO]: serverInfo },
+  };
 }
 
 /** The Mcp-Name header, when sent, must name what the body names (tool, resource). */
