@@ -40,7 +40,7 @@ export function speakBothRevisions(inner: Transport, serverInfo: ServerInfo): Tr
     const missing = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES].filter((key) => meta?.[key] === undefined);
     if (missing.length > 0) return error(-32602, `Invalid params: missing _meta keys: ${missing.join(', ')} (revision ${STATELESS_REVISION} sends them with every request)`);
     if (version !== STATELESS_REVISION) return error(-32022, `Unsupported protocol version ${String(version)}: without initialize this server speaks ${STATELESS_REVISION}`, { supported: [STATELESS_REVISION], requested: String(version) });
-    if (message.method === 'server/discover') return reply({ jsonrpc: '2.0', id: message.id, result: completeResult('server/discover', discoverResult(serverInfo), serverInfo) } as JSONRPCMessage);
+    if (message.method === 'server/discover') return reply({ jsonrpc: '2.0', id: message.id, result: completeResult('server/discover', discoverResult(serverInfo, { skillsExtension: false }), serverInfo) } as JSONRPCMessage);
     if (!STATELESS_SERVED.has(message.method)) return error(-32601, `Method not found: ${message.method} (revision ${STATELESS_REVISION}; server/discover lists what this server offers)`);
     stateless.set(message.id, message.method);
     return outer.onmessage?.(message, extra);

@@ -12,6 +12,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createMcpSession, SERVER_NAME } from '../create-server.js';
 import type { McpSession } from '../create-server.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
+import { answerSkills, isSkillsRequest, skillManifestResources, SKILLS_EXTENSION } from './skills-extension.js';
 
 export const STATELESS_REVISION = '2026-07-28';
 /** Revisions spoken with a session (initialize, Mcp-Session-Id). */
@@ -24,9 +25,9 @@ const UNSUPPORTED_VERSION = -32022;
 const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
 /** Results a client may cache (SEP-2549): they carry ttlMs and cacheScope. */
-const CACHEABLE = new Set(['server/discover', 'tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'skills/list']);
+const CACHEABLE = new Set(['server/discover', 'tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'skills/list', 'skills/get']);
 /** What this server answers statelessly besides server/discover; everything else is 404 -32601. */
-export const STATELESS_SERVED = new Set(['tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list']);
+export const STATELESS_SERVED = new Set(['tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list', 'skills/list', 'skills/get']);
 
 export interface StatelessAnswer {
   status: number;
@@ -86,13 +87,24 @@ export class StatelessEndpoint {
     const nameProblem = checkNameHeader(req, method, message);
     if (nameProblem) return reject(400, HEADER_MISMATCH, nameProblem);
     if (message['id'] === undefined) return null; // a notification: nothing to answer
-    if (method === 'server/discover') return { status: 200, body: { jsonrpc: '2.0', id, result: completeResult(method, discoverResult(this.#serverInfo()), this.#serverInfo()) } };
+    if (method === 'server/discover') return { status: 200, body: { jsonrpc: '2.0', id, result: completeResult(method, discoverResult(this.#serverInfo(), { skillsExtension: true }), this.#serverInfo()) } };
     if (!STATELESS_SERVED.has(method)) return reject(404, METHOD_NOT_FOUND, `Method not found: ${method} (revision ${STATELESS_REVISION}; server/discover lists what this server offers)`);
 
+    const params = (typeof message['params'] === 'object' && message['params'] !== null ? message['params'] : {}) as Record<string, unknown>;
+    if (isSkillsRequest(method, params)) {
+      const skills = await answerSkills(this.#services, agent, method, params);
+      if ('error' in skills) return { status: 200, body: { jsonrpc: '2.0', id, error: skills.error } };
+      return { status: 200, body: { jsonrpc: '2.0', id, result: completeResult(method, skills.result, this.#serverInfo()) } };
+    }
     const { loopback } = await this.#serverFor(agent);
     const reply = await loopback.request(message as unknown as JSONRPCRequest, onClose);
     if ('error' in reply) return { status: reply.error.code === METHOD_NOT_FOUND ? 404 : 200, body: { ...reply, id } };
-    if ('result' in reply) return { status: 200, body: { jsonrpc: '2.0', id, result: completeResult(method, reply.result as Record<string, unknown>, this.#serverInfo()) } };
+    if ('result' in reply) {
+      let result = reply.result as Record<string, unknown>;
+      // The skills extension's SKILL.md files are resources too (first page only: they are few).
+      if (method === 'resources/list' && params['cursor'] === undefined) result = { ...result, resources: [...((result['resources'] as unknown[]) ?? []), ...(await skillManifestResources(this.#services, agent))] };
+      return { status: 200, body: { jsonrpc: '2.0', id, result: completeResult(method, result, this.#serverInfo()) } };
+    }
     return reject(500, -32603, 'internal error: no answer');
   }
 
@@ -123,8 +135,9 @@ export class StatelessEndpoint {
 }
 
 /** What server/discover answers (before completeResult). */
-export function discoverResult(serverInfo: { name: string; version: string }): Record<string, unknown> {
-  return { supportedVersions: [STATELESS_REVISION], capabilities: { tools: { listChanged: false }, resources: {} }, serverInfo };
+export function discoverResult(serverInfo: { name: string; version: string }, options: { skillsExtension: boolean }): Record<string, unknown> {
+  const extensions = options.skillsExtension ? { extensions: { [SKILLS_EXTENSION]: {} } } : {};
+  return { supportedVersions: [STATELESS_REVISION], capabilities: { tools: { listChanged: false }, resources: {}, ...extensions }, serverInfo };
 }
 
 /** resultType, the caching attributes of cacheable results, and who answered. */
