@@ -3,8 +3,13 @@
 // every error, and each agent answered as itself (its own workspace), also when two clients use
 // the same request id at once.
 
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/config-types.js';
+import { SkillStore } from '../../src/skills/skill-store.js';
+import { silentLogger } from '../../src/util/logger.js';
 import { startHttpHarness } from '../fixtures/mcp/http-harness.js';
 import type { HttpHarness } from '../fixtures/mcp/http-harness.js';
 
@@ -99,5 +104,37 @@ describe('revision 2026-07-28 (stateless)', () => {
     expect(rb.body).toMatchObject({ id: 1, result: { structuredContent: { content: 'bob data' } } });
     const anonymous = await stateless('tools/list', {});
     expect(anonymous.status).toBe(401);
+  });
+
+  it("serves skills through the SEP-2640 extension as each agent's skill tools see them: another agent's private skill is not there", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cem-skills-ext-'));
+    const store = new SkillStore({ dir, logger: silentLogger() });
+    await store.start();
+    try {
+      h = await startHttpHarness({ configure: (c) => (withAgents(c), (c.skillsDir = dir)) });
+      h.services.skills = store;
+      await store.save({ name: 'alice-secret', code: 'export function f() { return 1; }', description: 'Alice only' }, { agent: 'alice', agentsConfigured: true });
+      const discover = await stateless('server/discover', {}, { token: TOKEN_A });
+      expect(discover.body.result?.['capabilities']).toMatchObject({ resources: {}, extensions: { 'io.modelcontextprotocol/skills': {} } });
+      const mine = await stateless('skills/list', {}, { token: TOKEN_A });
+      const skills = mine.body.result?.['skills'] as { uri: string; frontmatter: Record<string, unknown>; resources: { uri: string; digest: string; size: number }[] }[];
+      expect(skills.map((s) => s.uri)).toEqual(['skill://alice-secret/SKILL.md']);
+      expect(skills[0]?.frontmatter).toMatchObject({ name: 'alice-secret', description: 'Alice only' });
+      expect(skills[0]?.resources.map((r) => r.uri).sort()).toEqual(['skill://alice-secret/SKILL.md', 'skill://alice-secret/index.js']);
+      expect(skills[0]?.resources.every((r) => /^sha256:[0-9a-f]{64}$/.test(r.digest) && r.size > 0)).toBe(true);
+      const code = await stateless('resources/read', { uri: 'skill://alice-secret/index.js' }, { token: TOKEN_A });
+      expect(code.body.result).toMatchObject({ contents: [{ text: 'export function f() { return 1; }' }] });
+      // bob: not listed, not gettable, not readable
+      const theirs = await stateless('skills/list', {}, { token: TOKEN_B });
+      expect(theirs.body.result?.['skills']).toEqual([]);
+      expect((await stateless('skills/get', { uri: 'skill://alice-secret/SKILL.md' }, { token: TOKEN_B })).body.error?.code).toBe(-32602);
+      expect((await stateless('resources/read', { uri: 'skill://alice-secret/index.js' }, { token: TOKEN_B })).body.error?.code).toBe(-32002);
+      // no way out of a skill folder
+      expect((await stateless('resources/read', { uri: 'skill://alice-secret/..%2F..%2Fetc%2Fpasswd' }, { token: TOKEN_A })).body.error?.code).toBe(-32002);
+      expect((await stateless('resources/read', { uri: 'skill://alice-secret/../alice-secret/index.js' }, { token: TOKEN_A })).body.error?.code).toBe(-32002);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
