@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
-import { HttpDaemon, StartupError, bindProblem } from '../mcp/http/http-daemon.js';
+import { bindFailure, bindPort } from '../mcp/http/bind-port.js';
+import { HttpDaemon, bindProblem } from '../mcp/http/http-daemon.js';
 import type { Config } from '../config/config-types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { ParsedCommand } from './args.js';
@@ -24,23 +25,38 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
 
   const { logger, format } = createCliLogger(config, io.stderr, { service: 'code-execution-mcp' });
   const stop = nextStopSignal();
-  const coordinator = await startCoordinator(config, logger);
-  const daemon = new HttpDaemon(coordinator.services);
+  // The port first: one already in use is reported at once, not after the pools have started.
+  let bound;
   try {
-    let info;
-    try {
-      info = await daemon.listen();
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const message =
-        error instanceof StartupError
-          ? error.message
-          : code === 'EADDRINUSE'
-            ? `port ${config.port} on ${config.host} is already in use; stop the other process or pick another with --port (0 = any free port)`
-            : `cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`;
-      logger.fatal({ code: code ?? 'LISTEN_FAILED' }, message);
-      return EXIT_FAILED;
-    }
+    bound = await bindPort(config);
+  } catch (error) {
+    stop.dispose();
+    const failure = bindFailure(error, config);
+    logger.fatal({ code: failure.code }, failure.message);
+    return EXIT_FAILED;
+  }
+  // Ctrl-C while the subsystems start: let them finish starting (a half-started pool is not
+  // stopped in order), then close them and exit 0 without serving.
+  const starting = startCoordinator(config, logger);
+  const first = await Promise.race([starting.then(() => null), stop.signal]).catch(() => null);
+  if (first !== null) {
+    logger.info({ signal: first }, 'stop requested during start-up; closing what has started');
+    bound.server.close();
+    bound.server.closeAllConnections();
+    const started = await starting.catch(() => undefined);
+    await started?.close();
+    stop.dispose();
+    logger.info('stopped');
+    return EXIT_OK;
+  }
+  const coordinator = await starting.catch((error: unknown) => {
+    bound.server.close();
+    stop.dispose();
+    throw error;
+  });
+  const daemon = new HttpDaemon(coordinator.services, bound);
+  try {
+    const info = await daemon.listen();
     const auth = config.agents.length > 0 || config.authToken !== undefined;
     if (format === 'text') await write(io.stderr, startBlock(info.url, coordinator.services.version, auth, config));
     else {

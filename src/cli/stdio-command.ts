@@ -38,11 +38,12 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     return EXIT_OK;
   }
 
-  const [{ StdioServerTransport }, { startCoordinator }, { localAgent }, { createMcpSession }] = await Promise.all([
+  const [{ StdioServerTransport }, { startCoordinator }, { localAgent }, { SERVER_NAME, createMcpSession }, { speakBothRevisions }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('../daemon.js'),
     import('../mcp/agents.js'),
     import('../mcp/create-server.js'),
+    import('../mcp/stdio-revisions.js'),
   ]);
   const stop = nextStopSignal();
   const coordinator = await startCoordinator(config, logger);
@@ -54,7 +55,8 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     io.stdin.once('close', () => resolve('eof'));
   });
   try {
-    const observed = await session.connect(transport);
+    // Both revisions: 2025-11-25 as the SDK speaks it, 2026-07-28 (stateless) answered around it.
+    const observed = await session.connect(speakBothRevisions(transport, { name: SERVER_NAME, version: coordinator.services.version }));
     logger.info({ session: session.info.sessionId }, 'serving MCP on stdio');
     const why = await Promise.race([clientGone, stop.signal]);
     // End of input is how a stdio client says it has nothing more to ask; answer what it asked

@@ -38,6 +38,9 @@ export function launchSandbox(launch: LaunchSandbox, options: SandboxProcessOpti
     // JSON framing costs about half the CPU of the structured-clone serializer per message.
     serialization: 'json',
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // A process group of its own: a terminal's Ctrl-C reaches the daemon only, which stops its
+    // sandboxes in order (and a sandbox whose daemon is gone exits on 'disconnect').
+    detached: true,
     // The link's secret goes in the environment, not in argv, where every local user sees it.
     env: { NODE_ENV: process.env.NODE_ENV ?? 'production', ...(link ? { [HOST_LINK_ENV]: JSON.stringify(link) } : {}) },
   };

@@ -3,19 +3,26 @@
 // daemon's pool, catalog and skills. Messages pass unchanged both ways. A client is started once
 // and left running for days, so the bridge outlives its HTTP session: when the session is gone
 // (idle expiry: 404; a daemon restart: connection refused, then 404) it opens a new one by
-// replaying the client's own initialize, and retries the request that failed, once.
+// replaying the client's own initialize, and retries the request that failed, once. When the
+// daemon dies (kill -9), the broken event stream is noticed at once: a probe of /healthz that
+// finds nobody answers the calls in flight with an error (not the client's own 60–90 s timeout),
+// and the next request goes straight to recovery, so it is never refused with a false "may not
+// have completed".
 
 import type { Readable, Writable } from 'node:stream';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../util/logger.js';
+import { META_PROTOCOL_VERSION } from './http/stateless.js';
 
 /** How long a lost daemon is waited for (connection refused) before a request fails, ms. */
 export const DEFAULT_RECONNECT_WINDOW_MS = 30_000;
 /** How long a replayed initialize may take, ms. */
 const REINITIALIZE_TIMEOUT_MS = 30_000;
 const METHOD_NOT_FOUND = -32601;
+/** How long the liveness probe of a daemon whose stream broke may take, ms. */
+const PROBE_TIMEOUT_MS = 1000;
 
 export interface BridgeOptions {
   url: string;
@@ -52,14 +59,34 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   /** Client requests sent to the daemon and not answered yet, with the link that carries them. */
   const pending = new Map<RequestId, StreamableHTTPClientTransport>();
 
+  /** Links whose daemon stopped answering: the next request recovers before it is sent. */
+  const dead = new WeakSet<StreamableHTTPClientTransport>();
+  let probing: Promise<void> | undefined;
+
   const newLink = (): StreamableHTTPClientTransport => {
-    const link = new StreamableHTTPClientTransport(url, options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {});
-    link.onmessage = (message) => fromDaemon(message);
-    // the standalone SSE stream of a lost session fails too; the next request recovers it
-    link.onerror = (error) => logger.debug({ err: error.message }, 'daemon connection error');
-    return link;
+    const created = new StreamableHTTPClientTransport(url, options.token ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {});
+    created.onmessage = (message) => fromDaemon(message);
+    created.onerror = (error) => {
+      logger.debug({ err: error.message }, 'daemon connection error');
+      // A stream broke (the SDK resumes it if the daemon is still there): find out whether it is.
+      if (created === link && !dead.has(created)) probing ??= probe(created).finally(() => (probing = undefined));
+    };
+    return created;
   };
   let link = newLink();
+
+  /** When the daemon behind `on` no longer answers at all, its calls in flight are answered now. */
+  const probe = async (on: StreamableHTTPClientTransport): Promise<void> => {
+    if (await daemonAnswers(url, options.token)) return;
+    if (on !== link || closing) return;
+    dead.add(on);
+    logger.warn({ url: url.href, in_flight: [...pending.values()].filter((l) => l === on).length }, 'daemon stopped answering; failing the calls in flight');
+    for (const [id, l] of pending) {
+      if (l !== on) continue;
+      pending.delete(id);
+      void stdio.send({ jsonrpc: '2.0', id, error: { code: -32000, message: `the code-execution-mcp daemon at ${url.href} stopped while this request ran (its connection closed and it does not answer); it may not have completed: send it again once the daemon is back` } });
+    }
+  };
 
   const fromDaemon = (message: JSONRPCMessage): void => {
     if (('result' in message || 'error' in message) && message.id !== undefined) {
@@ -91,8 +118,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         await on.send(message);
         return;
       } catch (error) {
-        // only a refused connection proves nothing was delivered, so only then is a resend safe
-        if (!patient || !refused(error) || Date.now() + delayMs > deadline || closing) throw error;
+        // only a refused connection or a 503 (the daemon is still starting its pools) proves
+        // nothing was delivered, so only then is a resend safe
+        if (!patient || !(refused(error) || httpStatus(error) === 503) || Date.now() + delayMs > deadline || closing) throw error;
         await new Promise((resolve) => setTimeout(resolve, delayMs));
       }
     }
@@ -142,10 +170,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
 
   const forward = async (message: JSONRPCMessage): Promise<void> => {
     if (recovering) await recovering.catch(() => undefined);
+    if (probing) await probing;
+    const isInitialize = 'method' in message && message.method === 'initialize';
+    // The daemon died since the last request: a new session first (waiting for the daemon to be
+    // back), so this request is only sent to a daemon that answers.
+    if (dead.has(link) && clientInitialize && !isInitialize) await recover(link);
     const on = link;
     const id = 'method' in message && 'id' in message ? message.id : undefined;
     if (id !== undefined) pending.set(id, on);
-    const isInitialize = 'method' in message && message.method === 'initialize';
     try {
       await sendOn(on, message, false);
     } catch (error) {
@@ -175,6 +207,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
 
   stdio.onmessage = (message: JSONRPCMessage) => {
     const request = 'method' in message && 'id' in message ? (message as JSONRPCRequest) : undefined;
+    // Revision 2026-07-28: each request stands alone (no session); it goes to the daemon as is.
+    const statelessVersion = request?.params?._meta?.[META_PROTOCOL_VERSION];
+    if (request && typeof statelessVersion === 'string') {
+      void forwardStateless(request, statelessVersion);
+      return;
+    }
     if (request?.method === 'initialize') {
       clientInitialize = request;
       initializeIds.add(request.id);
@@ -192,6 +230,32 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       if (request) void stdio.send({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: failureMessage(error, url.href) } });
     });
   };
+  const forwardStateless = async (request: JSONRPCRequest, version: string): Promise<void> => {
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    const name = request.method === 'tools/call' ? params['name'] : request.method === 'resources/read' ? params['uri'] : undefined;
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': version,
+      'Mcp-Method': request.method,
+      ...(typeof name === 'string' && { 'Mcp-Name': name }),
+      ...(options.token && { Authorization: `Bearer ${options.token}` }),
+    };
+    let answer: JSONRPCMessage;
+    try {
+      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(request) });
+      const text = await res.text();
+      try {
+        answer = { ...(JSON.parse(text) as JSONRPCMessage), id: request.id } as JSONRPCMessage;
+      } catch {
+        throw new StreamableHTTPError(res.status, text);
+      }
+      if (!('result' in answer) && !('error' in answer)) throw new StreamableHTTPError(res.status, text);
+    } catch (error) {
+      answer = { jsonrpc: '2.0', id: request.id, error: { code: -32000, message: failureMessage(error, url.href) } };
+    }
+    await stdio.send(answer).catch((error: unknown) => logger.warn({ err: error }, 'could not write to stdout'));
+  };
   const answerLocally = (request: JSONRPCRequest): Promise<void> =>
     stdio.send(
       request.method === 'ping'
@@ -206,6 +270,20 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   await stdio.start();
   logger.info({ url: url.href }, 'bridging stdio to the daemon');
   return { closed, close };
+}
+
+/**
+ * False only when nothing listens at the daemon's address any more (connection refused): any HTTP
+ * answer, or a slow one (PROBE_TIMEOUT_MS), leaves the stream to the SDK's own resumption.
+ */
+async function daemonAnswers(url: URL, token: string | undefined): Promise<boolean> {
+  try {
+    const res = await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}) });
+    await res.body?.cancel();
+    return true;
+  } catch (error) {
+    return !refused(error);
+  }
 }
 
 function httpStatus(error: unknown): number | undefined {

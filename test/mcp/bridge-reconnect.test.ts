@@ -54,6 +54,40 @@ describe('stdio --connect recovers a lost session', () => {
     }
   }, 90_000);
 
+  it('answers the call in flight at once when the daemon is killed, and the next call works once a daemon is back', async () => {
+    const first = await startDaemon(home.env);
+    daemons.push(first);
+    const bridge = await startStdioClient(home.env, ['--connect', first.url]);
+    try {
+      expect(await echo(bridge.client, 1)).toBe(2);
+      const running = bridge.client.callTool({ name: 'execute_code', arguments: { code: 'await sleep(50000); return 1', timeout_seconds: 60 } });
+      let answeredAt = 0;
+      const outcome = running.then(
+        () => 'answered',
+        (error: unknown) => {
+          answeredAt = performance.now();
+          return String(error);
+        },
+      );
+      // let the call reach its sandbox before the daemon dies under it
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const killedAt = performance.now();
+      await first.stop('SIGKILL');
+      // answered long before the client's own 60 s request timeout (generous bound: 10 s)
+      expect(await outcome).toMatch(/daemon at .* stopped while this request ran .*send it again once the daemon is back/);
+      expect(answeredAt - killedAt).toBeLessThan(10_000);
+      // the next call, sent while no daemon listens, waits for one and is answered by it
+      const next = echo(bridge.client, 4);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const second = await startDaemon(home.env, ['--port', String(first.port)]);
+      daemons.push(second);
+      expect(await next).toBe(8);
+      expect(await echo(bridge.client, 5)).toBe(10);
+    } finally {
+      await bridge.close();
+    }
+  }, 90_000);
+
   it('keeps working after the daemon expired its idle session', async () => {
     const daemon = await startDaemon({ ...home.env, CODE_EXEC_SESSION_IDLE_SECONDS: '1' });
     daemons.push(daemon);
@@ -80,9 +114,13 @@ describe('stdio --connect recovers a lost session', () => {
       lines.on('line', (line) => answers.push(JSON.parse(line) as Record<string, unknown>));
       proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} })}\n`);
       proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
-      await eventually(() => answers.length >= 2, 20_000);
+      // a revision 2026-07-28 request (its version in _meta) goes to the daemon as is, no session needed
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta } })}\n`);
+      await eventually(() => answers.length >= 3, 20_000);
       expect(answers.find((a) => a['id'] === 1)).toMatchObject({ error: { code: -32601, message: 'Method not found' } });
       expect(answers.find((a) => a['id'] === 2)).toMatchObject({ result: {} });
+      expect(answers.find((a) => a['id'] === 3)).toMatchObject({ result: { resultType: 'complete', cacheScope: 'private' } });
     } finally {
       proc.kill();
       await daemon.stop();

@@ -147,7 +147,11 @@ describe('guards', () => {
     h = await startHttpHarness({ configure: withAgents });
     const missing = await fetch(h.url, { method: 'POST', headers: MCP_POST_HEADERS, body: JSON.stringify(INITIALIZE) });
     expect(missing.status).toBe(401);
-    expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer realm="code-execution-mcp"/);
+    // error="invalid_token" with a description even without a token, and no resource_metadata:
+    // an OAuth-aware client (Inspector 2.12) reports the header instead of starting OAuth.
+    const challenge = missing.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer realm="code-execution-mcp", error="invalid_token", error_description="this daemon needs a bearer token; send 'Authorization: Bearer <token>'/);
+    expect(challenge).not.toMatch(/resource_metadata/);
     expect(((await missing.json()) as { error: string }).error).toMatch(/needs a bearer token/);
     const wrong = await fetch(h.url, { method: 'POST', headers: { ...MCP_POST_HEADERS, Authorization: 'Bearer not-a-real-token-at-all' }, body: JSON.stringify(INITIALIZE) });
     expect(wrong.status).toBe(401);

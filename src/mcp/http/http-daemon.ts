@@ -21,12 +21,14 @@ import type { RefusalReason } from './prometheus.js';
 import { HostPolicy, isLoopbackHost, jsonRpcError, readBody, sendJson } from './request-guards.js';
 import { DUPLICATE_ID_CODE, duplicateIdMessage } from '../observed-transport.js';
 import { SessionManager } from './session-manager.js';
+import { isStatelessRequest, StatelessEndpoint } from './stateless.js';
+import type { BoundPort } from './bind-port.js';
 import type { HttpSession } from './session-manager.js';
 
 export const MCP_PATH = '/mcp';
 
 /** Refusals of the resilience guards, besides the ones /metrics already names. */
-type HttpRefusal = RefusalReason | 'connections' | 'body_timeout' | 'agent_sessions' | 'duplicate_id';
+type HttpRefusal = RefusalReason | 'connections' | 'body_timeout' | 'agent_sessions' | 'duplicate_id' | 'stateless';
 
 /** Longest pause between two chunks of a request body, ms. */
 const BODY_IDLE_MS = 10_000;
@@ -59,6 +61,7 @@ export class HttpDaemon {
   readonly #agents: AgentDirectory;
   readonly #hosts: HostPolicy;
   readonly #sessions: SessionManager;
+  readonly #stateless: StatelessEndpoint;
   readonly #server: Server;
   readonly #refused = new Map<HttpRefusal, number>();
   readonly #connections: ConnectionLimiter;
@@ -66,23 +69,34 @@ export class HttpDaemon {
   readonly #posts = new InFlight();
   #draining = false;
   #shutdown: Promise<void> | undefined;
+  #bound: ListenInfo | undefined;
 
-  constructor(services: McpServices) {
+  /** `bound`: a port bindPort() already holds (serve binds before the pools start); else listen() binds. */
+  constructor(services: McpServices, bound?: BoundPort) {
     const { config } = services;
     this.#services = services;
     this.#agents = new AgentDirectory(config);
     this.#hosts = new HostPolicy(config.host, config.allowedHosts, config.allowedOrigins);
     this.#sessions = new SessionManager(services, { idleSeconds: serverSettings(config).sessionIdleSeconds });
+    this.#stateless = new StatelessEndpoint(services);
     services.openSessions = () => this.#sessions.size;
     services.clusterSessions?.reportSessions(() => this.#sessions.countsByAgent());
     const settings = serverSettings(config);
-    // Node checks header and request deadlines on this interval (30 s by default).
-    this.#server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.#handle(req, res).catch((error: unknown) => {
         services.logger.error({ err: error, path: req.url }, 'request failed');
         sendJson(res, 500, jsonRpcError(-32603, 'internal error; the daemon logged it'));
       });
-    });
+    };
+    if (bound) {
+      this.#server = bound.server;
+      this.#bound = bound.info;
+      this.#server.removeAllListeners('request');
+      this.#server.on('request', handler);
+    } else {
+      // Node checks header and request deadlines on this interval (30 s by default).
+      this.#server = createServer({ connectionsCheckingInterval: 1000 }, handler);
+    }
     this.#connections = new ConnectionLimiter({ max: settings.maxConnections, maxPerAddress: settings.maxConnectionsPerAddress });
     this.#connections.attach(this.#server);
     // requestTimeout bounds receiving a request (headers and body), not the answer: long
@@ -104,6 +118,7 @@ export class HttpDaemon {
 
   /** Binds the configured host and port (0 = any free port). */
   async listen(): Promise<ListenInfo> {
+    if (this.#bound) return this.#bound;
     const { host, port } = this.#services.config;
     const problem = bindProblem(this.#services.config);
     if (problem) throw new StartupError(problem);
@@ -131,6 +146,7 @@ export class HttpDaemon {
       const drained = await this.#posts.waitIdle(drainMs);
       if (!drained) logger.warn({ in_flight: recorder.inFlight, requests: this.#posts.count }, 'drain time over; cancelling the calls still running');
       const answered = await this.#sessions.closeAll('shutdown', SHUTDOWN_ANSWER);
+      await this.#stateless.close();
       if (answered > 0) logger.info({ answered }, 'answered the calls cancelled by shutdown');
       // Let those answers reach their clients before the connections go.
       await this.#posts.waitIdle(1000);
@@ -174,8 +190,13 @@ export class HttpDaemon {
     const auth = this.#agents.authenticate(req.headers.authorization);
     if (!auth.ok) {
       const what = auth.reason === 'missing' ? 'this daemon needs a bearer token' : auth.reason === 'malformed' ? 'the Authorization header must be "Bearer <token>"' : 'the bearer token is not valid';
-      return this.#refuse(res, 'auth', 401, { error: `${what}; send "Authorization: Bearer <token>" with a token from the daemon configuration` }, {
-        'WWW-Authenticate': `Bearer realm="code-execution-mcp"${auth.reason === 'missing' ? '' : ', error="invalid_token"'}`,
+      const fix = 'send "Authorization: Bearer <token>" with a token from the daemon configuration';
+      // error="invalid_token" (also for a missing token) and no resource_metadata parameter: an
+      // OAuth-aware MCP client then reports the missing header instead of starting an OAuth flow
+      // this daemon has no authorization server for (MCP authorization: a client discovers one
+      // from resource_metadata or /.well-known/oauth-protected-resource, which answers 404 here).
+      return this.#refuse(res, 'auth', 401, { error: `${what}; ${fix}` }, {
+        'WWW-Authenticate': `Bearer realm="code-execution-mcp", error="invalid_token", error_description="${what}; ${fix.replace(/"/g, "'")}"`,
       });
     }
     if (path === '/metrics') {
@@ -222,6 +243,8 @@ export class HttpDaemon {
     } catch (error) {
       return this.#refuse(res, 'parse', 400, jsonRpcError(-32700, `Parse error: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`));
     }
+    // Revision 2026-07-28: no session, the version in the header and _meta (stateless.ts).
+    if (sessionId === undefined && isStatelessRequest(req, parsed)) return this.#statelessPost(req, res, agent, parsed as Record<string, unknown>);
     const messages = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
     const isInitialize = messages.some((m) => isRecord(m) && m['method'] === 'initialize');
 
@@ -267,6 +290,18 @@ export class HttpDaemon {
     });
     await this.#forward(session, req, res, parsed);
     if (sessionId === undefined && session.transport.sessionId === undefined) await this.#sessions.close(session.id, 'transport-closed');
+  }
+
+  async #statelessPost(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity, message: Record<string, unknown>): Promise<void> {
+    const endPost = this.#posts.begin();
+    res.once('close', endPost);
+    const answer = await this.#stateless.answer(req, message, agent, (cancel) => res.once('close', () => !res.writableFinished && cancel()));
+    if (answer === null) {
+      res.writeHead(202).end();
+      return;
+    }
+    if (answer.status >= 400) this.#refused.set('stateless', (this.#refused.get('stateless') ?? 0) + 1);
+    sendJson(res, answer.status, answer.body, { 'Cache-Control': 'no-store' });
   }
 
   #lookup(res: ServerResponse, agent: AgentIdentity, sessionId: string | undefined): HttpSession | undefined {
@@ -330,7 +365,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** What a browser page of an allowed origin may send to the daemon (preflight answer). */
 const CORS_PREFLIGHT_HEADERS = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
   'Access-Control-Max-Age': '600',
 } as const;
 
