@@ -123,7 +123,9 @@ export class PooledExecutor implements Executor {
   /** Starts the JavaScript pool (awaited: no cold start) and the Python pool (in the background). */
   async start(): Promise<void> {
     if (this.#python) {
-      this.#python.start().catch((err: unknown) => this.#log.error({ code: 'PYTHON_POOL_FAILED', err: (err as Error).message }, 'python sandbox failed to start'));
+      this.#python.start().catch((err: unknown) => {
+        if (!this.#closed) this.#log.error({ code: 'PYTHON_POOL_FAILED', err: (err as Error).message }, 'python sandbox failed to start');
+      });
     }
     await this.#js.start();
   }

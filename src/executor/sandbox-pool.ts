@@ -360,7 +360,11 @@ export class SandboxPool {
         }
         this.#drain();
       },
-      (err: unknown) => this.#log.error({ code: 'SANDBOX_START_FAILED', err: (err as Error).message }, 'sandbox process failed to start'),
+      (err: unknown) => {
+        // Stopped while starting (shutdown, Ctrl-C during start-up): not a failure.
+        if (this.#closed) this.#log.debug({ code: 'SANDBOX_START_ABANDONED', err: (err as Error).message }, 'sandbox process stopped while starting');
+        else this.#log.error({ code: 'SANDBOX_START_FAILED', err: (err as Error).message }, 'sandbox process failed to start');
+      },
     );
     return proc;
   }

@@ -80,7 +80,7 @@ describe('serve start-up', () => {
     });
     expect(await run.exited).toBe(0);
     expect(sent, 'the sandbox processes started and the daemon listened before Ctrl-C could be sent').toBe(true);
-    expect(run.lines.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([]);
+    expect(run.lines.filter((l) => l.level >= 50).map((l) => JSON.stringify(l))).toEqual([]);
     expect(run.raw.filter((l) => /^\s+at /.test(l))).toEqual([]);
     expect(run.lines.at(-1)?.msg).toBe('stopped');
   }, 60_000);
