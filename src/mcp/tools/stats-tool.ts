@@ -101,6 +101,8 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
           agent: agent.name,
           transport: session.transport,
           ...(operator && services.openSessions ? { sessions: services.openSessions() } : {}),
+          // this agent's share of the shared budgets (the operator sees every agent's)
+          ...(services.agentUsage ? { usage: services.agentUsage(operator ? undefined : agent.name) } : {}),
         },
         ...(operator ? await operatorStats(ctx) : agentStats(ctx)),
       };
