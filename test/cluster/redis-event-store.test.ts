@@ -8,6 +8,7 @@ import { RedisConnection } from '../../src/cluster/redis-connection.js';
 import { RedisEventStores } from '../../src/mcp/http/redis-event-store.js';
 import { createLogger } from '../../src/util/logger.js';
 import { startTestRedis } from './redis-server.js';
+import { captureLogger } from '../upstream/helpers.js';
 import type { TestRedis } from './redis-server.js';
 
 const logger = createLogger('silent');
@@ -81,6 +82,22 @@ describe('RedisEventStores', () => {
     expect(await replay(alice, id)).toEqual([2]);
     for (const f of flooder) f.close();
     expect(stores.usage('mallory').event_bytes).toBe(0);
+  });
+
+  it('warns once when Redis may evict PII vaults (a maxmemory-policy other than noeviction)', async () => {
+    await connection.client.configSet('maxmemory-policy', 'allkeys-lru');
+    try {
+      const capture = captureLogger();
+      const stores = new RedisEventStores({ redis: connection, logger: capture.logger, ttlSeconds: 60 });
+      stores.create('policy-1');
+      stores.create('policy-2');
+      for (let i = 0; i < 50 && capture.records.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      const warnings = capture.records.filter((r) => (r as { code?: string }).code === 'REDIS_EVICTION_POLICY');
+      expect(warnings).toHaveLength(1);
+      expect(JSON.stringify(warnings[0])).toMatch(/noeviction/);
+    } finally {
+      await connection.client.configSet('maxmemory-policy', 'noeviction');
+    }
   });
 
   it('sends events while Redis is down and refuses to resume from them', async () => {

@@ -53,6 +53,7 @@ export class RedisEventStores implements SessionEventsFactory {
   /** Bytes each agent's sessions keep in Redis from this daemon. */
   readonly #agentBytes = new Map<string, number>();
   #warned = false;
+  #policyChecked = false;
 
   constructor(options: RedisEventStoresOptions) {
     this.#options = {
@@ -64,6 +65,7 @@ export class RedisEventStores implements SessionEventsFactory {
   }
 
   create(sessionId: string, agent = ''): SessionEvents {
+    this.#checkPolicy();
     const account: AgentAccount = {
       bytes: () => this.#agentBytes.get(agent) ?? 0,
       add: (delta) => {
@@ -81,6 +83,23 @@ export class RedisEventStores implements SessionEventsFactory {
 
   usage(agent: string): { event_bytes: number; max_event_bytes: number } {
     return { event_bytes: this.#agentBytes.get(agent) ?? 0, max_event_bytes: this.#options.maxBytesPerAgent };
+  }
+
+  /** Once: warns when Redis may evict PII vaults to make room (docs/shared-budgets.md). */
+  #checkPolicy(): void {
+    if (this.#policyChecked) return;
+    this.#policyChecked = true;
+    this.#options.redis
+      .run('the SSE event store', (client) => client.configGet('maxmemory-policy'))
+      .then((reply) => {
+        const policy = String((reply as Record<string, unknown>)['maxmemory-policy'] ?? '');
+        if (policy !== '' && policy !== 'noeviction') {
+          this.#options.logger.warn({ code: 'REDIS_EVICTION_POLICY', policy }, `Redis runs with maxmemory-policy ${policy}: under memory pressure it may evict PII vaults; set maxmemory-policy noeviction (docs/shared-budgets.md)`);
+        }
+      })
+      .catch(() => {
+        // CONFIG is often disabled on managed Redis: nothing to check then.
+      });
   }
 }
 
