@@ -1,6 +1,8 @@
 // Load test with faults (not in CI): 16 agents share one real daemon, first alone, then while an
 // attacker sends the inputs that used to stall or corrupt it (token-counting bombs, slow-body
-// floods, runaway and process-killing code, session churn, a quota filler). Reports calls,
+// floods, runaway and process-killing code, session churn, a quota filler, and the issue-24
+// attackers of load-test-attackers.ts: a 16 MB upstream argument with pii.flows on, a PII-tool
+// flood, an SSE-buffer filler, a 600-connection holder on loopback). Reports calls,
 // failures by kind, p50/p99 and /healthz p99 per phase, coordinator RSS over time and lost writes
 // (acknowledged versions not found afterwards: must be 0), as a table, bench/results/load-test.json
 // and a chart, bench/results/load-test.svg.
