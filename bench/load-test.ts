@@ -1,6 +1,8 @@
 // Load test with faults (not in CI): 16 agents share one real daemon, first alone, then while an
 // attacker sends the inputs that used to stall or corrupt it (token-counting bombs, slow-body
-// floods, runaway and process-killing code, session churn, a quota filler). Reports calls,
+// floods, runaway and process-killing code, session churn, a quota filler, and the issue-24
+// attackers of load-test-attackers.ts: a 16 MB upstream argument with pii.flows on, a PII-tool
+// flood, an SSE-buffer filler, a 600-connection holder on loopback). Reports calls,
 // failures by kind, p50/p99 and /healthz p99 per phase, coordinator RSS over time and lost writes
 // (acknowledged versions not found afterwards: must be 0), as a table, bench/results/load-test.json
 // and a chart, bench/results/load-test.svg.
@@ -24,6 +26,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { percentile, round } from './stats.js';
 import { loadTestChart } from './load-test-chart.js';
 import { skillSaveFlood } from './load-test-skill-flood.js';
+import { attackerConfig, connectionHolder, largeFlowCall, piiToolFlood, sseBufferFiller } from './load-test-attackers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '..', '..');
@@ -51,7 +54,7 @@ const tokenOf = (name: string): string => `${name}-token-${'0123456789abcdef'.re
 async function startDaemon(home: string, agents: string[]): Promise<{ pid: number; url: string; base: string; port: number; stop(): Promise<void> }> {
   const config = path.join(home, 'config.json');
   const permissions = { workspace: 'read-write', skills: 'read-write', tools: ['*'], net: [] };
-  writeFileSync(config, JSON.stringify({ agents: agents.map((name) => ({ name, token: tokenOf(name), permissions })) }));
+  writeFileSync(config, JSON.stringify({ agents: agents.map((name) => ({ name, token: tokenOf(name), permissions })), ...attackerConfig() }));
   const env = {
     PATH: process.env['PATH'] ?? '',
     HOME: home,
@@ -60,7 +63,7 @@ async function startDaemon(home: string, agents: string[]): Promise<{ pid: numbe
     CODE_EXEC_PYTHON_PROCESSES: '0',
     CODE_EXEC_LOG_LEVEL: 'warn',
     CODE_EXEC_WORKSPACE_QUOTA_BYTES: String(QUOTA_BYTES),
-    CODE_EXEC_MAX_SESSIONS_PER_AGENT: '16',
+    CODE_EXEC_MAX_SESSIONS_PER_AGENT: '24',
     CODE_EXEC_BODY_TIMEOUT_SECONDS: '5',
   };
   const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--config', config, '--log-level', 'info'], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -162,6 +165,10 @@ async function healthLoop(base: string, stats: () => PhaseStats, until: () => bo
 /** The attacker: every fault at once, each in its own loop. */
 function faults(url: string, port: number, until: () => boolean): Promise<unknown>[] {
   const loops: Promise<unknown>[] = [];
+  // Issue 24: coordinator CPU and shared budgets (bench/load-test-attackers.ts); first, so their
+  // sessions open before the session churn takes the attacker's remaining ones.
+  const attacker = (): Promise<Client> => client(url, 'attacker');
+  loops.push(largeFlowCall(attacker, until), piiToolFlood(attacker, until), sseBufferFiller(attacker, until), connectionHolder(port, tokenOf('attacker'), until));
   const guarded = async (fn: () => Promise<void>): Promise<void> => {
     while (!until()) await fn().catch(() => sleep(100));
   };

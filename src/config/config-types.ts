@@ -223,6 +223,8 @@ export interface ServerConfig {
   maxConnections: number;
   /** Most open HTTP connections from one remote address (all local agents share 127.0.0.1). Default 512. */
   maxConnectionsPerAddress: number;
+  /** Most open HTTP connections one configured agent may hold (loopback agents share one address); idle ones are closed first to make room. Default 128. */
+  maxConnectionsPerAgent: number;
   /** Time a client has to send a request's headers, seconds. Default 10. */
   headersTimeoutSeconds: number;
   /** Time a client has to send a whole request body (and at most this long between two chunks of it: 10 s), seconds. Default 30. */

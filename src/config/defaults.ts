@@ -58,6 +58,7 @@ export const DEFAULT_SERVER: Readonly<ServerConfig> = Object.freeze({
   maxSessionsPerAgent: 64,
   maxConnections: 1024,
   maxConnectionsPerAddress: 512,
+  maxConnectionsPerAgent: 128,
   headersTimeoutSeconds: 10,
   bodyTimeoutSeconds: 30,
   keepAliveSeconds: 5,

@@ -1,7 +1,10 @@
 // Tokens an execute_code call pulled in from tools, fetch and files: what the model was spared.
 // A payload is counted a loop turn after it arrives, once its answer is on its way to the guest,
-// so a real tokenizer (tens of microseconds per result) stays off the host call's critical path;
-// `total()` counts whatever is still waiting.
+// so a real tokenizer (tens of microseconds per result) stays off the host call's critical path.
+// One payload is counted per turn of the event loop (at most TIME_BUDGET_MS and a few samples,
+// see util/tokens.ts), so a guest that pulls in thousands of payloads does not hold the loop for
+// its whole call budget in one piece; `total()` counts whatever is still waiting (bounded by
+// CALL_BUDGET_MS per call, past which sizes are estimated from length).
 
 import type { CountBudget, TokenCount } from '../util/tokens.js';
 
@@ -32,7 +35,7 @@ export class IncomingTokens {
   add(payload: unknown): void {
     if (!this.#count) return;
     this.#waiting.push(payload);
-    this.#timer ??= setTimeout(() => this.#countWaiting(), 0);
+    this.#timer ??= setTimeout(() => this.#countOne(), 0);
   }
 
   addEstimate(tokens: number): void {
@@ -42,6 +45,14 @@ export class IncomingTokens {
   total(): TokenCount {
     this.#countWaiting();
     return this.#total;
+  }
+
+  /** Counts the oldest waiting payload, and comes back next turn for the rest. */
+  #countOne(): void {
+    this.#timer = undefined;
+    const payload = this.#waiting.shift();
+    if (this.#count && payload !== undefined) addCount(this.#total, this.#count(payload, this.#budget));
+    if (this.#waiting.length > 0) this.#timer = setTimeout(() => this.#countOne(), 0);
   }
 
   #countWaiting(): void {

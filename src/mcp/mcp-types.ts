@@ -44,6 +44,8 @@ export interface McpServices extends OptionalServices {
   startedAtMs: number;
   /** Open MCP sessions (HTTP daemon), for stats. */
   openSessions?: () => number;
+  /** What one agent holds of the HTTP daemon's shared budgets (connections, sessions, stored events) and its shares; every agent's when no name is given. */
+  agentUsage?: (agent?: string) => Record<string, unknown>;
   /** Where HTTP sessions keep their resumable SSE events; in memory when absent. */
   eventStores?: SessionEventsFactory;
   /** New HTTP session ids; behind a load balancer, ids it routes back to this daemon. randomUUID when absent. */

@@ -2,6 +2,8 @@
 
 export { detectPii, piiTypesIn } from './detectors.js';
 export { checkFlow, toolPatternMatches } from './flows.js';
+export { piiTypesInYielding } from './detect-chunked.js';
+export { closePiiHelper, piiHelperStats } from './pii-helper.js';
 export { PII_TYPES } from './pii-types.js';
 export type {
   DetokenizeResult,

@@ -53,7 +53,7 @@ export class MemoryVaultStore implements VaultStore {
   }
 
   async tokenizeValue(owner: VaultOwner, value: unknown): Promise<unknown> {
-    return this.vaults.vault(owner.sessionId).tokenizeValue(value);
+    return this.vaults.vault(owner.sessionId).tokenizeValueAsync(value);
   }
 
   async detokenizeValue(owner: VaultOwner, value: unknown): Promise<DetokenizeValueResult> {

@@ -15,7 +15,7 @@ import type {
 } from './pii-types.js';
 import { allocateToken, TOKEN_RE } from './tokens.js';
 import { replaceMatches } from './replace-matches.js';
-import { mapStrings } from './walk.js';
+import { mapStrings, stringsIn } from './walk.js';
 
 /** Tokens kept per vault by default. */
 export const DEFAULT_MAX_TOKENS = 100_000;
@@ -105,6 +105,19 @@ export class PiiVault {
    */
   tokenizeValue(value: unknown): unknown {
     return mapStrings(value, (s) => this.tokenize(s).text);
+  }
+
+  /**
+   * tokenizeValue without holding the event loop: every distinct string is detected off the loop
+   * (see pii-helper.ts), then the value is copied with the tokens in place.
+   */
+  async tokenizeValueAsync(value: unknown): Promise<unknown> {
+    const byString = new Map<string, readonly PiiMatch[]>();
+    for (const s of stringsIn(value)) if (!byString.has(s)) byString.set(s, await findPiiYielding(s));
+    return mapStrings(value, (s) => {
+      const matches = byString.get(s);
+      return matches !== undefined && matches.length > 0 ? this.#replace(s, matches).text : s;
+    });
   }
 
   /** Detokenizes JSON-shaped data deeply, keys included, like tokenizeValue. */

@@ -7,7 +7,7 @@ import type { Config } from '../config/config-types.js';
 import type { Catalog } from '../catalog/index.js';
 import { HostError } from '../executor/index.js';
 import type { CallIdentity, HostMethod } from '../executor/index.js';
-import { checkFlow, piiTypesIn } from '../pii/index.js';
+import { checkFlow, piiTypesInYielding } from '../pii/index.js';
 import type { VaultStore } from '../pii/index.js';
 import { ownerOf } from './pii-methods.js';
 import { UpstreamError, closestNames } from '../upstream/index.js';
@@ -35,7 +35,8 @@ export function toolMethods(config: Config, upstream: UpstreamManager, vaults: V
         outgoing = restored.value;
       }
       if (config.pii.flows.length > 0) {
-        const types = piiTypesIn(JSON.stringify(outgoing) ?? '');
+        // Off the event loop: arguments of tens of MB took the coordinator for 20-40 s here.
+        const types = await piiTypesInYielding(JSON.stringify(outgoing) ?? '');
         const decision = checkFlow(config.pii.flows, server, tool, types);
         if (!decision.allowed) throw new HostError('PII_FLOW_REFUSED', decision.message, 'PermissionError');
       }

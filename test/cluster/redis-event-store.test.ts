@@ -8,6 +8,7 @@ import { RedisConnection } from '../../src/cluster/redis-connection.js';
 import { RedisEventStores } from '../../src/mcp/http/redis-event-store.js';
 import { createLogger } from '../../src/util/logger.js';
 import { startTestRedis } from './redis-server.js';
+import { captureLogger } from '../upstream/helpers.js';
 import type { TestRedis } from './redis-server.js';
 
 const logger = createLogger('silent');
@@ -64,6 +65,41 @@ describe('RedisEventStores', () => {
     await expect(replay(store, ids[0]!)).rejects.toThrow(/no longer kept/);
   });
 
+  it('bounds the bytes one agent keeps in Redis across its sessions, oldest first, and frees them on close', async () => {
+    const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60, maxBytesPerSession: 1_000_000, maxBytesPerAgent: 3_000 });
+    const flooder = [stores.create('flood-1', 'mallory'), stores.create('flood-2', 'mallory')];
+    const big = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `${n} ${'z'.repeat(400)}` } });
+    for (let i = 0; i < 20; i++) await flooder[i % 2]!.storeEvent(`s${i % 2}`, big(i));
+    const held = stores.usage('mallory').event_bytes;
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(3_000);
+    const lengths = await Promise.all(['flood-1:s0', 'flood-2:s1'].map((k) => connection.client.lLen(`cem:events:${k}`)));
+    expect(lengths.reduce((a, b) => a + b, 0)).toBeLessThan(20);
+    // Another agent is not touched by mallory's bound.
+    const alice = stores.create('alice-1', 'alice');
+    const id = await alice.storeEvent('s', message(1));
+    await alice.storeEvent('s', message(2));
+    expect(await replay(alice, id)).toEqual([2]);
+    for (const f of flooder) f.close();
+    expect(stores.usage('mallory').event_bytes).toBe(0);
+  });
+
+  it('warns once when Redis may evict PII vaults (a maxmemory-policy other than noeviction)', async () => {
+    await connection.client.configSet('maxmemory-policy', 'allkeys-lru');
+    try {
+      const capture = captureLogger();
+      const stores = new RedisEventStores({ redis: connection, logger: capture.logger, ttlSeconds: 60 });
+      stores.create('policy-1');
+      stores.create('policy-2');
+      for (let i = 0; i < 50 && capture.records.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      const warnings = capture.records.filter((r) => (r as { code?: string }).code === 'REDIS_EVICTION_POLICY');
+      expect(warnings).toHaveLength(1);
+      expect(JSON.stringify(warnings[0])).toMatch(/noeviction/);
+    } finally {
+      await connection.client.configSet('maxmemory-policy', 'noeviction');
+    }
+  });
+
   it('sends events while Redis is down and refuses to resume from them', async () => {
     const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60 });
     const store = stores.create('session-d');
@@ -76,4 +112,5 @@ describe('RedisEventStores', () => {
       await redis.start();
     }
   });
+
 });

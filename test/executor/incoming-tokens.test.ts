@@ -27,6 +27,22 @@ describe('IncomingTokens', () => {
     expect(tokens.total()).toEqual({ tokens: 6, estimated: false });
   });
 
+  it('counts one waiting payload per loop turn, so many payloads do not hold one turn', async () => {
+    const turns: number[] = [];
+    let turn = 0;
+    const ticker = setInterval(() => turn++, 0);
+    const tokens = new IncomingTokens(() => {
+      turns.push(turn);
+      return { tokens: 1, estimated: false };
+    });
+    for (let i = 0; i < 5; i++) tokens.add(i);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    clearInterval(ticker);
+    expect(turns).toHaveLength(5);
+    expect(new Set(turns).size).toBeGreaterThan(1);
+    expect(tokens.total()).toEqual({ tokens: 5, estimated: false });
+  });
+
   it('without a counter counts nothing and keeps nothing', () => {
     const tokens = new IncomingTokens(undefined);
     tokens.add('a'.repeat(1000));

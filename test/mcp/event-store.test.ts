@@ -68,4 +68,20 @@ describe('SessionEventStore', () => {
     expect(b.bytes).toBeGreaterThan(0);
     expect(await replay(b, later)).toEqual([3]);
   });
+
+  it("one agent's sessions hold at most its share, and another agent under its fair share takes room back", async () => {
+    const budget = new EventBudget(40_000, 30_000);
+    const flood = [0, 1, 2].map(() => new SessionEventStore(budget, { maxEventsPerStream: 1_000, maxBytesPerSession: 20_000, maxStreamsPerSession: 10 }, 'mallory'));
+    for (let i = 0; i < 60; i++) await flood[i % 3]!.storeEvent('s', note(i, 500));
+    expect(budget.usedBy('mallory')).toBeLessThanOrEqual(30_000);
+    const alice = new SessionEventStore(budget, { maxEventsPerStream: 1_000, maxBytesPerSession: 20_000, maxStreamsPerSession: 10 }, 'alice');
+    const first = await alice.storeEvent('a', note(1000, 500));
+    for (let i = 1; i <= 10; i++) await alice.storeEvent('a', note(1000 + i, 500));
+    // alice got room up to her fair share (half the budget with two agents holding events).
+    expect(await replay(alice, first)).toHaveLength(10);
+    expect(budget.usedBy('alice')).toBeGreaterThan(10_000);
+    expect(budget.used).toBeLessThanOrEqual(40_000);
+    alice.close();
+    expect(budget.usedBy('alice')).toBe(0);
+  });
 });

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { CHUNK_CHARS, findPiiYielding } from '../../src/pii/detect-chunked.js';
-import { detectPii, PiiVault } from '../../src/pii/index.js';
+import { detectPii, PII_TYPES, PiiVault, piiTypesInYielding } from '../../src/pii/index.js';
 import { POSITIVE_CASES } from '../pii/corpus.js';
 
 /** A long document: corpus cases and filler, with cases placed across every slice edge. */
@@ -43,5 +43,24 @@ describe('PII detection of large texts', () => {
     expect(result.text).toBe(vault.tokenize(text).text);
     // One slice at a time: the event loop turned between slices (32 of them).
     expect(ticks).toBeGreaterThanOrEqual(10);
+  }, 60_000);
+
+  it('stays linear on many @ without a URL scheme (a back-scan to the text start was quadratic)', async () => {
+    const text = 'a:b@'.repeat(64 * 1024) + ' bob@example.org';
+    const started = performance.now();
+    const found = detectPii(text);
+    // Generous: about 0.2 s here; the quadratic scan took about 30 s for this text.
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(found.map((m) => m.value)).toEqual(['bob@example.org']);
+    expect(await findPiiYielding(text)).toEqual(found);
+  }, 60_000);
+
+  it('tokenizes a value off the event loop as the synchronous walk does, keys included', async () => {
+    const big = document(3 * CHUNK_CHARS);
+    const value = { 'alice@example.com': [big, 'call +1 415 555 0100', { nested: 'ssn 123-45-6789', n: 3 }], plain: null };
+    const vault = new PiiVault();
+    const sync = vault.tokenizeValue(value);
+    expect(await vault.tokenizeValueAsync(value)).toEqual(sync);
+    expect(await piiTypesInYielding(JSON.stringify(value))).toEqual(PII_TYPES.filter((t) => detectPii(JSON.stringify(value)).some((m) => m.type === t)));
   }, 60_000);
 });

@@ -2,7 +2,11 @@
 // Last-Event-ID and receive what it missed (Streamable HTTP resumability): a long execute_code
 // survives a dropped connection. One store per MCP session, so a Last-Event-ID can only ever
 // replay the events of the session it is presented to; every store draws on one byte budget, so
-// sessions together hold a bounded amount. Past a bound the oldest events go first, and a resume
+// sessions together hold a bounded amount, and each agent on its share of it: an agent holds at
+// most maxBytesPerAgent, and when the budget is full an agent under its fair share (the budget
+// over the agents holding events) takes room from the agent most over it, oldest events first, so
+// one agent cannot fill the budget and leave the others' streams unresumable. Past a bound the
+// oldest events go first, and a resume
 // from an event that is gone is refused (the client then knows it missed something), never
 // silently partial. It implements the SDK's EventStore interface, which a shared store (Redis,
 // for daemons behind a load balancer) can implement as well.
@@ -29,7 +33,9 @@ export interface SessionEvents extends EventStore {
 /** Where sessions keep their events: this process (the default) or a shared store (Redis). */
 export interface SessionEventsFactory {
   readonly kind: 'memory' | 'redis';
-  create(sessionId: string): SessionEvents;
+  create(sessionId: string, agent?: string): SessionEvents;
+  /** Bytes and events one agent's sessions hold here, and its share (for get_execution_stats). */
+  usage?(agent: string): { event_bytes: number; max_event_bytes: number };
 }
 
 /** The embedded factory: every session's events in memory, under one byte budget. */
@@ -43,28 +49,87 @@ export class MemoryEventStores implements SessionEventsFactory {
     this.#limits = limits;
   }
 
-  create(): SessionEvents {
-    return new SessionEventStore(this.#budget, this.#limits);
+  create(_sessionId?: string, agent = ''): SessionEvents {
+    return new SessionEventStore(this.#budget, this.#limits, agent);
+  }
+
+  usage(agent: string): { event_bytes: number; max_event_bytes: number } {
+    return { event_bytes: this.#budget.usedBy(agent), max_event_bytes: this.#budget.maxBytesPerAgent };
   }
 }
 
-/** Bytes all sessions' events may hold together. */
+/** Bytes all sessions' events may hold together, and each agent's share of them. */
 export class EventBudget {
   #used = 0;
-  constructor(readonly maxBytes: number) {}
+  readonly #agents = new Map<string, { bytes: number; stores: Set<SessionEventStore> }>();
+
+  /** `maxBytesPerAgent`: one agent's sessions together; a quarter of the budget by default. */
+  constructor(
+    readonly maxBytes: number,
+    readonly maxBytesPerAgent: number = Math.max(1, Math.floor(maxBytes / 4)),
+  ) {}
 
   get used(): number {
     return this.#used;
   }
 
-  take(bytes: number): boolean {
-    if (this.#used + bytes > this.maxBytes) return false;
+  /** Bytes `agent`'s sessions hold. */
+  usedBy(agent: string): number {
+    return this.#agents.get(agent)?.bytes ?? 0;
+  }
+
+  /**
+   * Takes `bytes` for `agent`: false past its share, or when the budget is full and no agent over
+   * its fair share has events to give back.
+   */
+  take(bytes: number, agent = ''): boolean {
+    const mine = this.#agent(agent);
+    if (mine.bytes + bytes > this.maxBytesPerAgent) return false;
+    while (this.#used + bytes > this.maxBytes) if (!this.#reclaim(agent)) return false;
     this.#used += bytes;
+    mine.bytes += bytes;
     return true;
   }
 
-  give(bytes: number): void {
+  give(bytes: number, agent = ''): void {
     this.#used = Math.max(0, this.#used - bytes);
+    const mine = this.#agents.get(agent);
+    if (mine) mine.bytes = Math.max(0, mine.bytes - bytes);
+  }
+
+  /** A store of `agent` that events may be taken back from. */
+  register(agent: string, store: SessionEventStore): void {
+    this.#agent(agent).stores.add(store);
+  }
+
+  unregister(agent: string, store: SessionEventStore): void {
+    const mine = this.#agents.get(agent);
+    if (!mine) return;
+    mine.stores.delete(store);
+    if (mine.stores.size === 0 && mine.bytes === 0) this.#agents.delete(agent);
+  }
+
+  #agent(agent: string): { bytes: number; stores: Set<SessionEventStore> } {
+    let entry = this.#agents.get(agent);
+    if (!entry) {
+      entry = { bytes: 0, stores: new Set() };
+      this.#agents.set(agent, entry);
+    }
+    return entry;
+  }
+
+  /** Drops the oldest event of the agent most over its fair share, for `requester` under it. */
+  #reclaim(requester: string): boolean {
+    let holders = 0;
+    for (const [name, a] of this.#agents) if (a.bytes > 0 || name === requester) holders++;
+    const fair = this.maxBytes / Math.max(1, holders);
+    if (this.usedBy(requester) >= fair) return false;
+    let richest: { bytes: number; stores: Set<SessionEventStore> } | undefined;
+    for (const [name, a] of this.#agents) if (name !== requester && a.bytes > fair && (!richest || a.bytes > richest.bytes)) richest = a;
+    if (!richest) return false;
+    let fullest: SessionEventStore | undefined;
+    for (const store of richest.stores) if (!fullest || store.bytes > fullest.bytes) fullest = store;
+    return fullest !== undefined && fullest.dropOldestEvent();
   }
 }
 
@@ -87,13 +152,16 @@ export class SessionEventStore implements SessionEvents {
   readonly #streams = new Map<StreamId, Stream>();
   readonly #budget: EventBudget;
   readonly #limits: EventStoreLimits;
+  readonly #agent: string;
   #seq = 0;
   #bytes = 0;
   #closed = false;
 
-  constructor(budget: EventBudget, limits: EventStoreLimits = DEFAULT_EVENT_LIMITS) {
+  constructor(budget: EventBudget, limits: EventStoreLimits = DEFAULT_EVENT_LIMITS, agent = '') {
     this.#budget = budget;
     this.#limits = limits;
+    this.#agent = agent;
+    budget.register(agent, this);
   }
 
   /** Bytes this session's events hold. */
@@ -121,8 +189,8 @@ export class SessionEventStore implements SessionEvents {
     // or past what the shared budget has left.
     while (stream.events.length >= this.#limits.maxEventsPerStream) this.#dropOldest(stream);
     while (this.#bytes + bytes > this.#limits.maxBytesPerSession && this.#dropAnyOldest());
-    let taken = this.#bytes + bytes <= this.#limits.maxBytesPerSession && this.#budget.take(bytes);
-    while (!taken && this.#dropAnyOldest()) taken = this.#budget.take(bytes);
+    let taken = this.#bytes + bytes <= this.#limits.maxBytesPerSession && this.#budget.take(bytes, this.#agent);
+    while (!taken && this.#dropAnyOldest()) taken = this.#budget.take(bytes, this.#agent);
     if (!taken) {
       // More than this session may hold: not kept, and a resume from before it is refused.
       stream.droppedThrough = seq;
@@ -158,9 +226,15 @@ export class SessionEventStore implements SessionEvents {
   /** Frees everything (the session ended). */
   close(): void {
     this.#closed = true;
-    this.#budget.give(this.#bytes);
+    this.#budget.give(this.#bytes, this.#agent);
     this.#bytes = 0;
     this.#streams.clear();
+    this.#budget.unregister(this.#agent, this);
+  }
+
+  /** Gives back this session's oldest event (another agent under its fair share needs room). */
+  dropOldestEvent(): boolean {
+    return this.#dropAnyOldest();
   }
 
   #dropOldest(stream: Stream): void {
@@ -168,7 +242,7 @@ export class SessionEventStore implements SessionEvents {
     if (!e) return;
     stream.droppedThrough = Math.max(stream.droppedThrough, e.seq);
     this.#bytes -= e.bytes;
-    this.#budget.give(e.bytes);
+    this.#budget.give(e.bytes, this.#agent);
   }
 
   /** Drops the oldest event of the session; false when there is none. */

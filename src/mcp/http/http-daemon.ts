@@ -97,8 +97,13 @@ export class HttpDaemon {
       // Node checks header and request deadlines on this interval (30 s by default).
       this.#server = createServer({ connectionsCheckingInterval: 1000 }, handler);
     }
-    this.#connections = new ConnectionLimiter({ max: settings.maxConnections, maxPerAddress: settings.maxConnectionsPerAddress });
+    this.#connections = new ConnectionLimiter({
+      max: settings.maxConnections,
+      maxPerAddress: settings.maxConnectionsPerAddress,
+      ...(config.agents.length > 0 ? { maxPerAgent: settings.maxConnectionsPerAgent } : {}),
+    });
     this.#connections.attach(this.#server);
+    services.agentUsage = (name) => (name === undefined ? this.#usageByAgent() : this.#usage(name));
     // requestTimeout bounds receiving a request (headers and body), not the answer: long
     // execute_code calls stream over their response unaffected. The body deadline proper is
     // readBody's (a clear 408); this is the backstop for requests nobody reads.
@@ -161,6 +166,7 @@ export class HttpDaemon {
       res.once('finish', () => req.socket.destroy());
       return;
     }
+    this.#connections.track(req, res);
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (this.#draining) {
       return this.#refuse(res, 'draining', 503, { error: 'the daemon is shutting down; reconnect when it is back' }, { Connection: 'close' });
@@ -198,6 +204,12 @@ export class HttpDaemon {
       return this.#refuse(res, 'auth', 401, { error: `${what}; ${fix}` }, {
         'WWW-Authenticate': `Bearer realm="code-execution-mcp", error="invalid_token", error_description="${what}; ${fix.replace(/"/g, "'")}"`,
       });
+    }
+    const overShare = this.#connections.claim(req, auth.agent.name);
+    if (overShare !== undefined) {
+      this.#refuse(res, 'connections', 503, { error: overShare }, { 'Retry-After': '5', Connection: 'close' });
+      res.once('finish', () => req.socket.destroy());
+      return;
     }
     if (path === '/metrics') {
       if (req.method !== 'GET') return this.#refuse(res, 'method', 405, { error: 'use GET /metrics' }, { Allow: 'GET' });
@@ -339,6 +351,28 @@ export class HttpDaemon {
     this.#refused.set(reason, (this.#refused.get(reason) ?? 0) + 1);
     if (reason !== 'draining') this.#services.logger.warn({ reason, status }, 'http request refused');
     sendJson(res, status, body, headers);
+  }
+
+  /** One agent's share of the shared budgets, for get_execution_stats. */
+  #usage(agent: string): Record<string, unknown> {
+    const settings = serverSettings(this.#services.config);
+    const perAgent = this.#services.config.agents.length > 0;
+    return {
+      connections: this.#connections.countFor(agent),
+      ...(perAgent ? { max_connections: settings.maxConnectionsPerAgent } : {}),
+      sessions: this.#sessions.countFor(agent),
+      ...(perAgent ? { max_sessions: settings.maxSessionsPerAgent } : {}),
+      ...this.#sessions.eventUsage(agent),
+    };
+  }
+
+  #usageByAgent(): Record<string, unknown> {
+    const names = new Set([...this.#connections.countsByAgent().keys(), ...this.#sessions.countsByAgent().keys()]);
+    return {
+      connections: this.#connections.open,
+      connections_evicted: this.#connections.evictedTotal,
+      by_agent: Object.fromEntries([...names].sort().map((name) => [name, this.#usage(name)])),
+    };
   }
 
   #metrics(): string {

@@ -73,6 +73,11 @@ export class SessionManager {
     return this.#byAgent;
   }
 
+  /** Stored SSE events of `agent`'s sessions and its share, for get_execution_stats. */
+  eventUsage(agent: string): Record<string, number> {
+    return this.#eventStores.usage?.(agent) ?? {};
+  }
+
   get(id: string): HttpSession | undefined {
     return this.#sessions.get(id);
   }
@@ -81,7 +86,7 @@ export class SessionManager {
   async create(agent: AgentIdentity): Promise<HttpSession> {
     const id = this.#services.mintSessionId?.() ?? randomUUID();
     const abort = new AbortController();
-    const events = this.#eventStores.create(id);
+    const events = this.#eventStores.create(id, agent.name);
     const transport = new NodeStreamableHttpTransport({
       sessionId: id,
       eventStore: events,

@@ -6,6 +6,7 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { piiHelperStats } from '../../pii/index.js';
 import { catalogViewer } from '../../sandbox-api/catalog-access.js';
 import { toolAllowed } from '../../sandbox-api/permissions.js';
 import { defineTool } from '../define-tool.js';
@@ -102,6 +103,8 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
           agent: agent.name,
           transport: session.transport,
           ...(operator && services.openSessions ? { sessions: services.openSessions() } : {}),
+          // this agent's share of the shared budgets (the operator sees every agent's)
+          ...(services.agentUsage ? { usage: services.agentUsage(operator ? undefined : agent.name) } : {}),
         },
         ...(operator ? await operatorStats(ctx) : agentStats(ctx)),
       };
@@ -125,7 +128,7 @@ async function operatorStats(ctx: ToolContext): Promise<Record<string, unknown>>
   return {
     ...(skills ? { skills: skills.stats() } : {}),
     ...(catalog ? { catalog: catalog.stats() } : {}),
-    ...(pii ? { pii: { ...(await pii.stats().catch(() => ({ unavailable: true }))), store: pii.kind, auto: ctx.services.config.pii.auto } } : {}),
+    ...(pii ? { pii: { ...(await pii.stats().catch(() => ({ unavailable: true }))), store: pii.kind, auto: ctx.services.config.pii.auto, helper: piiHelperStats() } } : {}),
     ...(upstream ? { upstream: upstream.status() } : {}),
   };
 }
