@@ -4,12 +4,22 @@
 // only pick which parser to trust when both could accept the text.
 
 import { Parser } from 'acorn';
+import { readings } from './detect-reading.js';
 import { preprocess } from '../../workers/preprocess.js';
 import { WRAP_PREFIX } from '../../workers/protocol.js';
 import type { Language } from './executor-types.js';
 
 /** Why a language was chosen: shown in logs and tests, never needed by callers. */
-export type DetectionReason = 'javascript-parses' | 'typescript-parses' | 'python-parses' | 'python-looking' | 'default';
+export type DetectionReason =
+  | 'javascript-parses'
+  | 'typescript-parses'
+  | 'python-parses'
+  | 'python-looking'
+  /** Both parse; as JavaScript it would fail or differ (undeclared names, Python builtins, `//`), as Python not. */
+  | 'python-reading'
+  /** Both parse and read alike: JavaScript, which needs no Python process. */
+  | 'javascript-reading'
+  | 'default';
 
 export interface Detection {
   language: Language;
@@ -26,6 +36,8 @@ export interface DetectOptions {
   defaultLanguage: Language;
   /** CPython's own verdict (the Python pool); without it the heuristics decide alone. */
   checkPython?: PythonSyntaxCheck;
+  /** Names the call defines in every language (context_vars). */
+  names?: readonly string[];
 }
 
 /** Characters the line heuristics read: a sample says enough, and keeps them cheap on the coordinator. */
@@ -63,6 +75,7 @@ const PYTHON_FRAGMENT = [
   /(?:^|[=(,\s])(?:True|False|None)\b/,
   /\b(?:elif|lambda\s*\w*\s*:|not\s+in|is\s+not|isinstance\(|len\(|range\()/,
   /\b[fr]"[^"\n]*"|\b[fr]'[^'\n]*'/,
+  /\w\[-?\w*:-?\w*(?::-?\w*)?\]/, // a slice: xs[1:3]
 ];
 /** Fragments only JavaScript or TypeScript holds. */
 const JS_FRAGMENT = [
@@ -125,6 +138,16 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
   // Too big to parse here: unless it looks like Python, it goes where the default says.
   const jsParses = code.length > MAX_PARSE_DETECT_CHARS ? !looksPython : parsesAs(code, 'javascript');
   // Code both parsers accept is JavaScript unless it looks at least as much like Python.
+  // Code both parse, in the part of JavaScript that Python reads alike: the names each reading
+  // would fail on decide, with no Python process needed.
+  if (jsParses && code.length <= MAX_PARSE_DETECT_CHARS) {
+    const read = readings(code, new Set(options.names ?? []));
+    if (read?.pythonCompatible) {
+      const jsWrong = read.jsFailures.length > 0 || read.jsDiffers.length > 0;
+      if (options.python && jsWrong && read.pyFailures.length === 0) return { language: 'python', reason: 'python-reading' };
+      if (!jsWrong) return { language: 'javascript', reason: 'javascript-reading' };
+    }
+  }
   if (jsParses && !looksPython) return { language: 'javascript', reason: 'javascript-parses' };
 
   if (options.python && looksPython) {
@@ -134,7 +157,9 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
   }
   if (jsParses) return { language: 'javascript', reason: 'javascript-parses' };
   if (parsesAs(code, 'typescript')) return { language: 'typescript', reason: 'typescript-parses' };
-  // Parses nowhere: run it where it looks it belongs, so the error comes from the right parser.
+  // Parses nowhere else: CPython has the last word (a conditional expression or a `#` comment
+  // gives no line signal), then the signals say where the error should come from.
+  if (options.python && !looksPython && (await options.checkPython?.(code)) === null) return { language: 'python', reason: 'python-parses' };
   if (options.python && looksPython) return { language: 'python', reason: 'python-looking' };
   const fallback = options.defaultLanguage === 'python' && !options.python ? 'javascript' : options.defaultLanguage;
   return { language: fallback, reason: 'default' };

@@ -11,20 +11,22 @@ import { detectOptions } from '../../src/mcp/tools/execute-code.js';
 import { FULL_PERMISSIONS } from '../fixtures/config.js';
 import { PYTHON_START_MS, startPython } from '../python/helpers.js';
 import type { PythonHarness } from '../python/helpers.js';
-import { CORPUS, PYTHON_ALSO_JS_SYNTAX } from './fixtures/language-corpus.js';
+import { AMBIGUOUS, CORPUS, JAVASCRIPT, PYTHON_ALSO_JS_SYNTAX } from './fixtures/language-corpus.js';
 import type { CorpusEntry } from './fixtures/language-corpus.js';
 
 let h: PythonHarness;
 let detect: DetectOptions;
 beforeAll(async () => {
-  h = await startPython();
+  // Two Python processes, as a daemon has by default: a Python process serves one agent until it
+  // is recycled, and the parse checks run as the daemon's own agent beside the corpus's.
+  h = await startPython({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 2 } });
   detect = detectOptions(h.config.limits.defaultLanguage, true, h.executor);
 }, PYTHON_START_MS);
 afterAll(async () => {
   await h?.close();
 });
 
-const IDENTITY = { agent: 'corpus', sessionId: 'corpus', workspaceNamespace: '', permissions: FULL_PERMISSIONS };
+const IDENTITY = { agent: 'test', sessionId: 'corpus', workspaceNamespace: '', permissions: FULL_PERMISSIONS };
 
 async function run(code: string, language: Language): Promise<unknown> {
   const r = await h.executor.execute({ code, language, timeoutSeconds: 60, memoryMb: 256 }, IDENTITY);
@@ -49,5 +51,15 @@ describe('the language corpus', () => {
     const detected = (await detectLanguage(entry.code, detect)).language;
     expect(detected).toBe(entry.language);
     expect(await run(entry.code, detected)).toEqual(entry.result);
+  });
+
+  it.each(rows([...PYTHON_ALSO_JS_SYNTAX, ...AMBIGUOUS, ...JAVASCRIPT]))('%s is decided without asking a Python process', async (_name, entry) => {
+    const noPython: DetectOptions = {
+      ...detect,
+      checkPython: () => {
+        throw new Error('asked CPython');
+      },
+    };
+    expect((await detectLanguage(entry.code, noPython)).language).toBe(entry.language);
   });
 });
