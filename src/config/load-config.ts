@@ -81,6 +81,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   if (explicit.has('dataDir') && config.dataDir !== undefined) {
     if (!explicit.has('skillsDir')) config.skillsDir = path.join(config.dataDir, 'skills');
     if (!explicit.has('workspaceDir')) config.workspaceDir = path.join(config.dataDir, 'workspace');
+    if (!explicit.has('pii.vaultDir')) config.pii.vaultDir = path.join(config.dataDir, 'pii-vaults');
   }
 
   // structured options (file only)

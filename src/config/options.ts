@@ -76,7 +76,9 @@ export const OPTIONS: readonly OptionSpec[] = [
 
   { key: 'pii.auto', env: 'CODE_EXEC_PII_AUTO', flag: 'pii-auto', kind: 'bool', arg: 'BOOL', doc: 'Tokenize PII in what execute_code and read_workspace_file return; restore tokens sent to upstream tools', defaultText: 'false' },
   { key: 'pii.maxTokensPerSession', env: 'CODE_EXEC_PII_MAX_TOKENS_PER_SESSION', flag: 'pii-max-tokens-per-session', kind: 'int', min: 1, max: 10_000_000, arg: 'N', doc: 'PII tokens kept per session before the oldest are dropped', defaultText: '100000' },
-  { key: 'pii.sessionTtlSeconds', env: 'CODE_EXEC_PII_SESSION_TTL_SECONDS', flag: 'pii-session-ttl-seconds', kind: 'int', min: 1, max: 30 * 86_400, arg: 'S', doc: 'Idle time after which a session PII vault is dropped, seconds', defaultText: '3600' },
+  { key: 'pii.tokenTtlSeconds', env: 'CODE_EXEC_PII_TOKEN_TTL_SECONDS', flag: 'pii-token-ttl-seconds', kind: 'int', min: 1, max: 366 * 86_400, arg: 'S', doc: 'How long a PII token restores, in any session of the agent that made it (across reconnects and restarts), after it was last issued, seconds', defaultText: '86400' },
+  { key: 'pii.vaultDir', env: 'CODE_EXEC_PII_VAULT_DIR', flag: 'pii-vault-dir', kind: 'path', arg: 'DIR', doc: 'Folder of the agents\' PII vaults, sealed with a key kept beside them (vault.key), so tokens survive restarts', defaultText: '<data-dir>/pii-vaults' },
+  { key: 'pii.sessionTtlSeconds', env: 'CODE_EXEC_PII_SESSION_TTL_SECONDS', flag: 'pii-session-ttl-seconds', kind: 'int', min: 1, max: 30 * 86_400, arg: 'S', doc: 'Idle time after which a vault keyed by session is dropped (Redis without agents), seconds', defaultText: '3600' },
 
   { key: 'server.sessionIdleSeconds', env: 'CODE_EXEC_SESSION_IDLE_SECONDS', flag: 'session-idle-seconds', kind: 'int', min: 1, max: 7 * 86_400, arg: 'S', doc: 'Idle time after which an HTTP MCP session is closed, seconds', defaultText: '1800', commands: ['serve'] },
   { key: 'server.maxSessions', env: 'CODE_EXEC_MAX_SESSIONS', flag: 'max-sessions', kind: 'int', min: 1, max: 100_000, arg: 'N', doc: 'Most HTTP MCP sessions open at once; more get 503', defaultText: '1000', commands: ['serve'] },
