@@ -4,6 +4,8 @@
 
 import path from 'node:path';
 import { serverSettings } from '../config/defaults.js';
+import type { ConfigWatch } from '../config/load-config.js';
+import { watchUpstreamConfig } from '../upstream/config-reload.js';
 import { startCoordinator } from '../daemon.js';
 import { HttpDaemon, StartupError, bindProblem } from '../mcp/http/http-daemon.js';
 import type { Config } from '../config/config-types.js';
@@ -26,6 +28,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
   const stop = nextStopSignal();
   const coordinator = await startCoordinator(config, logger);
   const daemon = new HttpDaemon(coordinator.services);
+  let configWatch: ConfigWatch | undefined;
   try {
     let info;
     try {
@@ -51,6 +54,9 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     }
     // Behind a load balancer: announce the address its upstream list knows this daemon by.
     await coordinator.membership?.join(config.clusterAddress ?? `${info.host}:${info.port}`);
+    // mcpServers edits in the configuration file apply live (src/upstream/config-reload.ts).
+    const loadOptions = { ...(parsed.configFile !== undefined ? { configFile: parsed.configFile } : {}), flags: parsed.configFlags, env: io.env, cwd: io.cwd };
+    configWatch = await watchUpstreamConfig(loadOptions, config, coordinator.upstream, logger);
     const portFile = parsed.own['port-file'];
     if (portFile !== undefined) await writeFileAtomic(path.resolve(io.cwd, portFile), `${info.port}\n`);
 
@@ -60,6 +66,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     await daemon.shutdown(drainMs);
     return EXIT_OK;
   } finally {
+    await configWatch?.close();
     await daemon.shutdown(0);
     await coordinator.close();
     stop.dispose();
