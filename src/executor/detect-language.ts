@@ -115,7 +115,14 @@ export function languageSignals(code: string): { python: number; javascript: num
 
 /** Whether the code parses as the body of an async JavaScript (or TypeScript) function. */
 export function parsesAs(code: string, language: 'javascript' | 'typescript'): boolean {
-  if (language === 'typescript') return code.length <= MAX_TYPESCRIPT_DETECT_CHARS && preprocess(code, language).ok;
+  if (language === 'typescript') {
+    if (code.length > MAX_TYPESCRIPT_DETECT_CHARS) return false;
+    try {
+      return preprocess(code, language).ok;
+    } catch {
+      return false; // nesting deeper than the compiler's recursion (RangeError): not for detection to decide
+    }
+  }
   if (code.length > MAX_PARSE_DETECT_CHARS) return false;
   // The sandbox's own wrapping, without the token and comment bookkeeping preprocess needs.
   try {

@@ -224,12 +224,18 @@ function rootedAt(node: Node, name: string): boolean {
   return n.type === 'Identifier' && n.name === name;
 }
 
-/** Whether every line break of a statement falls inside brackets, as Python requires. */
-function linesJoinInBrackets(tokens: readonly Token[], start: number, end: number): boolean {
+/**
+ * Whether every line break of a statement falls inside brackets, as Python requires. Statements
+ * come in order: `cursor` carries the token index from one to the next, so all of them together
+ * take one pass over the tokens.
+ */
+function linesJoinInBrackets(tokens: readonly Token[], cursor: { at: number }, start: number, end: number): boolean {
   let depth = 0;
   let line = -1;
-  for (const t of tokens) {
-    if (t.start < start || t.end > end) continue;
+  while (cursor.at < tokens.length && (tokens[cursor.at] as Token).start < start) cursor.at++;
+  for (; cursor.at < tokens.length; cursor.at++) {
+    const t = tokens[cursor.at] as Token;
+    if (t.end > end) break;
     const at = t.loc?.start.line ?? 0;
     if (line >= 0 && at !== line && depth === 0) return false;
     line = t.loc?.end.line ?? at;
@@ -272,16 +278,20 @@ export function readings(code: string, known: ReadonlySet<string> = new Set()): 
       floorReads.push(...(c.value.match(/[A-Za-z_]\w*/g) ?? []));
     }
     const fn = ((program.body as Node[])[0] as Node).expression as Node;
+    const cursor = { at: 0 };
     for (const statement of (fn.body as Node).body as Node[]) {
       // One statement a line, unindented (or after a `;`), as Python's top level wants.
+      // (Only the blanks back to the previous statement are read: linear over all statements.)
       const at = statement.start - offset;
-      const before = code.slice(code.lastIndexOf('\n', at - 1) + 1, at);
-      if (before !== '' && !/;\s*$/.test(before)) throw new Incompatible();
-      if (!linesJoinInBrackets(tokens, statement.start, statement.end)) throw new Incompatible();
+      let i = at - 1;
+      while (i >= 0 && (code[i] === ' ' || code[i] === '\t')) i--;
+      if (i >= 0 && code[i] !== ';' && code[i] !== '\n') throw new Incompatible();
+      if ((i < 0 || code[i] === '\n') && i !== at - 1) throw new Incompatible(); // indented
+      if (!linesJoinInBrackets(tokens, cursor, statement.start, statement.end)) throw new Incompatible();
       reader.statement(statement);
     }
-  } catch (error) {
-    if (!(error instanceof Incompatible)) throw error;
+  } catch {
+    // Incompatible, or a RangeError from nesting deeper than the stack: either way not for Python.
     pythonCompatible = false;
   }
   // A `//` Python reads as floor division only when its right operand is the program's own
