@@ -143,17 +143,16 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
   const signals = languageSignals(code);
   const looksPython = signals.python > 0 && signals.python >= signals.javascript;
   // Too big to parse here: unless it looks like Python, it goes where the default says.
-  const jsParses = code.length > MAX_PARSE_DETECT_CHARS ? !looksPython : parsesAs(code, 'javascript');
+  // One acorn parse: the readings' (undefined when JavaScript does not parse).
+  const read = code.length > MAX_PARSE_DETECT_CHARS ? undefined : readings(code, new Set(options.names ?? []));
+  const jsParses = code.length > MAX_PARSE_DETECT_CHARS ? !looksPython : read !== undefined;
   // Code both parsers accept is JavaScript unless it looks at least as much like Python.
   // Code both parse, in the part of JavaScript that Python reads alike: the names each reading
   // would fail on decide, with no Python process needed.
-  if (jsParses && code.length <= MAX_PARSE_DETECT_CHARS) {
-    const read = readings(code, new Set(options.names ?? []));
-    if (read?.pythonCompatible) {
-      const jsWrong = read.jsFailures.length > 0 || read.jsDiffers.length > 0;
-      if (options.python && jsWrong && read.pyFailures.length === 0) return { language: 'python', reason: 'python-reading' };
-      if (!jsWrong) return { language: 'javascript', reason: 'javascript-reading' };
-    }
+  if (read?.pythonCompatible) {
+    const jsWrong = read.jsFailures.length > 0 || read.jsDiffers.length > 0;
+    if (options.python && jsWrong && read.pyFailures.length === 0) return { language: 'python', reason: 'python-reading' };
+    if (!jsWrong) return { language: 'javascript', reason: 'javascript-reading' };
   }
   if (jsParses && !looksPython) return { language: 'javascript', reason: 'javascript-parses' };
 
