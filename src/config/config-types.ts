@@ -158,7 +158,7 @@ export interface Config {
     flows: readonly PiiFlowRule[];
     /** Tokens kept per session before the oldest are dropped. Default 100,000. */
     maxTokensPerSession: number;
-    /** Idle time after which a vault is dropped from a Redis store keyed by session, seconds. Default 3,600. */
+    /** No longer used (vaults follow agents; see tokenTtlSeconds); accepted so existing configurations load. Default 3,600. */
     sessionTtlSeconds: number;
     /** How long a PII token restores, in any session of its agent, after it was last issued, seconds. Default 86,400 (24 h). */
     tokenTtlSeconds: number;
