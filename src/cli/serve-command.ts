@@ -8,6 +8,8 @@ import { startCoordinator } from '../daemon.js';
 import { bindFailure, bindPort } from '../mcp/http/bind-port.js';
 import { HttpDaemon, bindProblem } from '../mcp/http/http-daemon.js';
 import type { Config } from '../config/config-types.js';
+import type { ConfigWatch } from '../config/load-config.js';
+import { watchUpstreamConfig } from '../upstream/config-reload.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
@@ -55,6 +57,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     throw error;
   });
   const daemon = new HttpDaemon(coordinator.services, bound);
+  let configWatch: ConfigWatch | undefined;
   try {
     const info = await daemon.listen();
     const auth = config.agents.length > 0 || config.authToken !== undefined;
@@ -67,6 +70,9 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     }
     // Behind a load balancer: announce the address its upstream list knows this daemon by.
     await coordinator.membership?.join(config.clusterAddress ?? `${info.host}:${info.port}`);
+    // mcpServers edits in the configuration file apply live (src/upstream/config-reload.ts).
+    const loadOptions = { ...(parsed.configFile !== undefined ? { configFile: parsed.configFile } : {}), flags: parsed.configFlags, env: io.env, cwd: io.cwd };
+    configWatch = await watchUpstreamConfig(loadOptions, config, coordinator.upstream, logger);
     const portFile = parsed.own['port-file'];
     if (portFile !== undefined) await writeFileAtomic(path.resolve(io.cwd, portFile), `${info.port}\n`);
 
@@ -76,6 +82,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     await daemon.shutdown(drainMs);
     return EXIT_OK;
   } finally {
+    await configWatch?.close();
     await daemon.shutdown(0);
     await coordinator.close();
     stop.dispose();

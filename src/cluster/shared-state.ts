@@ -58,12 +58,17 @@ export interface SharedState {
  * share it), by MCP session otherwise (every anonymous client is the same local agent, so keying
  * by agent would let any client restore any other's tokens).
  */
-export function vaultScopeFor(config: Readonly<Config>): VaultScope {
-  return config.agents.length > 0 ? 'agent' : 'session';
+export function vaultScopeFor(_config: Readonly<Config>): VaultScope {
+  // Vaults follow agents (SPEC, PII): without agents configured every client is the one local agent.
+  return 'agent';
 }
 
 export async function openSharedState(config: Readonly<Config>, logger: Logger): Promise<SharedState> {
-  const vaultOptions = { maxTokensPerSession: config.pii.maxTokensPerSession, sessionTtlSeconds: config.pii.sessionTtlSeconds };
+  const vaultOptions = {
+    maxTokensPerSession: config.pii.maxTokensPerSession,
+    tokenTtlSeconds: config.pii.tokenTtlSeconds,
+    ...(config.pii.vaultDir !== undefined ? { dir: config.pii.vaultDir } : {}),
+  };
   if (config.redis === undefined) {
     const vaults = new MemoryVaultStore(vaultOptions);
     return { vaults, bus: NO_PEERS_BUS, gate: LOCAL_GATE, close: () => vaults.close() };
@@ -75,7 +80,7 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
   await redis.connect();
   try {
     const bus = await RedisChangeBus.start(redis, logger.child({ subsystem: 'changes' }));
-    const vaults = new RedisVaultStore({ redis, scope: vaultScopeFor(config), ttlSeconds: config.pii.sessionTtlSeconds, maxTokens: config.pii.maxTokensPerSession });
+    const vaults = new RedisVaultStore({ redis, scope: vaultScopeFor(config), ttlSeconds: config.pii.tokenTtlSeconds, maxTokens: config.pii.maxTokensPerSession });
     const eventStores = new RedisEventStores({ redis, logger, ttlSeconds: serverSettings(config).sessionIdleSeconds });
     logger.info({ redis: redis.endpoint, vault_scope: vaultScopeFor(config) }, 'shared state in Redis');
     const membership = new ClusterMembership(redis, logger.child({ subsystem: 'cluster' }));

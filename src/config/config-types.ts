@@ -162,8 +162,12 @@ export interface Config {
     flows: readonly PiiFlowRule[];
     /** Tokens kept per session before the oldest are dropped. Default 100,000. */
     maxTokensPerSession: number;
-    /** Idle time after which a session's vault is dropped, seconds. Default 3,600. */
+    /** No longer used (vaults follow agents; see tokenTtlSeconds); accepted so existing configurations load. Default 3,600. */
     sessionTtlSeconds: number;
+    /** How long a PII token restores, in any session of its agent, after it was last issued, seconds. Default 86,400 (24 h). */
+    tokenTtlSeconds: number;
+    /** Folder of the agents' vault files (sealed), so tokens survive restarts; unset: memory only. Default '<dataDir>/pii-vaults' (from a clone '<repo>/.pii-vaults'). */
+    vaultDir?: string;
   };
 
   /** Upstream MCP servers, by name. */

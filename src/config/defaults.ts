@@ -114,6 +114,8 @@ export function defaultConfig(root: string = packageRoot(), env: Readonly<Record
       flows: [],
       maxTokensPerSession: 100_000,
       sessionTtlSeconds: 3600,
+      tokenTtlSeconds: 86_400,
+      vaultDir: path.join(dataDir ?? root, dataDir !== undefined ? 'pii-vaults' : '.pii-vaults'),
     },
     mcpServers: {},
     agents: [],

@@ -5,6 +5,7 @@
 import { parseSealingKey } from '../cluster/sealing.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { watch } from 'chokidar';
 import type { Config } from './config-types.js';
 import { defaultConfig, isRecord, packageRoot } from './defaults.js';
 import { OPTIONS, FILE_ONLY_OPTIONS } from './options.js';
@@ -81,6 +82,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   if (explicit.has('dataDir') && config.dataDir !== undefined) {
     if (!explicit.has('skillsDir')) config.skillsDir = path.join(config.dataDir, 'skills');
     if (!explicit.has('workspaceDir')) config.workspaceDir = path.join(config.dataDir, 'workspace');
+    if (!explicit.has('pii.vaultDir')) config.pii.vaultDir = path.join(config.dataDir, 'pii-vaults');
   }
 
   // structured options (file only)
@@ -93,6 +95,66 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   crossCheck(config, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return { config: deepFreeze(config), file };
+}
+
+/** The configuration file loadConfig reads with these options (it need not exist yet: ./code-execution-mcp.json). */
+export function configFilePath(options: LoadConfigOptions = {}): string {
+  const cwd = options.cwd ?? process.cwd();
+  const explicit = options.configFile ?? options.env?.['CODE_EXEC_CONFIG'];
+  return path.resolve(cwd, explicit ?? DEFAULT_CONFIG_FILE);
+}
+
+export interface ConfigWatch {
+  close(): Promise<void>;
+}
+
+/** Quiet time after a write before the file is read again: an editor's save is several events. */
+const RELOAD_DEBOUNCE_MS = 150;
+
+/**
+ * Watches the configuration file (chokidar, on its folder, so an editor's save by rename and a
+ * file created later are seen) and hands each valid new configuration to `onConfig`, one at a
+ * time; a configuration with problems goes to `onProblem` and changes nothing. The same
+ * environment and flags apply as at start, so they keep overriding the file.
+ */
+export async function watchConfigFile(
+  options: LoadConfigOptions,
+  onConfig: (loaded: LoadedConfig) => Promise<void>,
+  onProblem: (message: string) => void,
+): Promise<ConfigWatch> {
+  const file = configFilePath(options);
+  const dir = path.dirname(file);
+  const watcher = watch(dir, { ignoreInitial: true, depth: 0, ignored: (p: string) => p !== dir && p !== file });
+  let timer: NodeJS.Timeout | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  let closed = false;
+  const reload = (): void => {
+    chain = chain.then(async () => {
+      if (closed || !existsSync(file)) return;
+      let loaded: LoadedConfig;
+      try {
+        loaded = loadConfig(options);
+      } catch (error) {
+        onProblem(`${file} changed but was not applied: ${error instanceof Error ? error.message : String(error)}`);
+        return;
+      }
+      await onConfig(loaded).catch((error: unknown) => onProblem(`${file} changed but could not be applied: ${error instanceof Error ? error.message : String(error)}`));
+    });
+  };
+  watcher.on('all', (_event: string, changed: string) => {
+    if (changed !== file) return;
+    clearTimeout(timer);
+    timer = setTimeout(reload, RELOAD_DEBOUNCE_MS);
+  });
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  return {
+    close: async () => {
+      closed = true;
+      clearTimeout(timer);
+      await watcher.close();
+      await chain;
+    },
+  };
 }
 
 function locateFile(explicit: string | undefined, cwd: string, problems: string[]): string | undefined {

@@ -4,12 +4,22 @@
 // only pick which parser to trust when both could accept the text.
 
 import { Parser } from 'acorn';
+import { readings } from './detect-reading.js';
 import { preprocess } from '../../workers/preprocess.js';
 import { WRAP_PREFIX } from '../../workers/protocol.js';
 import type { Language } from './executor-types.js';
 
 /** Why a language was chosen: shown in logs and tests, never needed by callers. */
-export type DetectionReason = 'javascript-parses' | 'typescript-parses' | 'python-parses' | 'python-looking' | 'default';
+export type DetectionReason =
+  | 'javascript-parses'
+  | 'typescript-parses'
+  | 'python-parses'
+  | 'python-looking'
+  /** Both parse; as JavaScript it would fail or differ (undeclared names, Python builtins, `//`), as Python not. */
+  | 'python-reading'
+  /** Both parse and read alike: JavaScript, which needs no Python process. */
+  | 'javascript-reading'
+  | 'default';
 
 export interface Detection {
   language: Language;
@@ -26,6 +36,8 @@ export interface DetectOptions {
   defaultLanguage: Language;
   /** CPython's own verdict (the Python pool); without it the heuristics decide alone. */
   checkPython?: PythonSyntaxCheck;
+  /** Names the call defines in every language (context_vars). */
+  names?: readonly string[];
 }
 
 /** Characters the line heuristics read: a sample says enough, and keeps them cheap on the coordinator. */
@@ -63,6 +75,7 @@ const PYTHON_FRAGMENT = [
   /(?:^|[=(,\s])(?:True|False|None)\b/,
   /\b(?:elif|lambda\s*\w*\s*:|not\s+in|is\s+not|isinstance\(|len\(|range\()/,
   /\b[fr]"[^"\n]*"|\b[fr]'[^'\n]*'/,
+  /\w\[-?\w*:-?\w*(?::-?\w*)?\]/, // a slice: xs[1:3]
 ];
 /** Fragments only JavaScript or TypeScript holds. */
 const JS_FRAGMENT = [
@@ -102,7 +115,14 @@ export function languageSignals(code: string): { python: number; javascript: num
 
 /** Whether the code parses as the body of an async JavaScript (or TypeScript) function. */
 export function parsesAs(code: string, language: 'javascript' | 'typescript'): boolean {
-  if (language === 'typescript') return code.length <= MAX_TYPESCRIPT_DETECT_CHARS && preprocess(code, language).ok;
+  if (language === 'typescript') {
+    if (code.length > MAX_TYPESCRIPT_DETECT_CHARS) return false;
+    try {
+      return preprocess(code, language).ok;
+    } catch {
+      return false; // nesting deeper than the compiler's recursion (RangeError): not for detection to decide
+    }
+  }
   if (code.length > MAX_PARSE_DETECT_CHARS) return false;
   // The sandbox's own wrapping, without the token and comment bookkeeping preprocess needs.
   try {
@@ -123,8 +143,17 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
   const signals = languageSignals(code);
   const looksPython = signals.python > 0 && signals.python >= signals.javascript;
   // Too big to parse here: unless it looks like Python, it goes where the default says.
-  const jsParses = code.length > MAX_PARSE_DETECT_CHARS ? !looksPython : parsesAs(code, 'javascript');
+  // One acorn parse: the readings' (undefined when JavaScript does not parse).
+  const read = code.length > MAX_PARSE_DETECT_CHARS ? undefined : readings(code, new Set(options.names ?? []));
+  const jsParses = code.length > MAX_PARSE_DETECT_CHARS ? !looksPython : read !== undefined;
   // Code both parsers accept is JavaScript unless it looks at least as much like Python.
+  // Code both parse, in the part of JavaScript that Python reads alike: the names each reading
+  // would fail on decide, with no Python process needed.
+  if (read?.pythonCompatible) {
+    const jsWrong = read.jsFailures.length > 0 || read.jsDiffers.length > 0;
+    if (options.python && jsWrong && read.pyFailures.length === 0) return { language: 'python', reason: 'python-reading' };
+    if (!jsWrong) return { language: 'javascript', reason: 'javascript-reading' };
+  }
   if (jsParses && !looksPython) return { language: 'javascript', reason: 'javascript-parses' };
 
   if (options.python && looksPython) {
@@ -134,7 +163,9 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
   }
   if (jsParses) return { language: 'javascript', reason: 'javascript-parses' };
   if (parsesAs(code, 'typescript')) return { language: 'typescript', reason: 'typescript-parses' };
-  // Parses nowhere: run it where it looks it belongs, so the error comes from the right parser.
+  // Parses nowhere else: CPython has the last word (a conditional expression or a `#` comment
+  // gives no line signal), then the signals say where the error should come from.
+  if (options.python && !looksPython && (await options.checkPython?.(code)) === null) return { language: 'python', reason: 'python-parses' };
   if (options.python && looksPython) return { language: 'python', reason: 'python-looking' };
   const fallback = options.defaultLanguage === 'python' && !options.python ? 'javascript' : options.defaultLanguage;
   return { language: fallback, reason: 'default' };

@@ -15,11 +15,12 @@ export type {
   PiiVaultsOptions,
   PiiVaultsStats,
   TokenizeResult,
+  UnrestorableReason,
 } from './pii-types.js';
 export { formatToken, tokensIn } from './tokens.js';
 export { DEFAULT_MAX_TOKENS, PiiVault } from './vault.js';
-export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_SECONDS, PiiVaults } from './vaults.js';
-export { MemoryVaultStore } from './vault-store.js';
-export type { VaultOwner, VaultStore } from './vault-store.js';
+export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_SECONDS, DEFAULT_TOKEN_TTL_SECONDS, PiiVaults } from './vaults.js';
+export { describeUnrestorable, MemoryVaultStore } from './vault-store.js';
+export type { MemoryVaultStoreOptions, VaultOwner, VaultStore } from './vault-store.js';
 export { RedisVaultStore } from './redis-vault-store.js';
 export type { RedisVaultStoreOptions, VaultScope } from './redis-vault-store.js';

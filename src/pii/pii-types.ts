@@ -42,13 +42,19 @@ export interface DetokenizeResult {
   text: string;
   /** Token-shaped strings this vault does not know (forged, foreign or evicted), left in place; distinct, in order of appearance. */
   unknown: string[];
+  /** Why each of `unknown` did not restore, where the store can tell (never another agent's value). */
+  reasons?: Record<string, UnrestorableReason>;
   /** Types of the values restored, in PII_TYPES order; what a flow check needs. */
   types: PiiType[];
 }
 
+/** Why a token did not restore: never made by this agent (or forgotten), past its time, or made by another agent. */
+export type UnrestorableReason = 'unknown' | 'expired' | 'another-agent';
+
 export interface DetokenizeValueResult {
   value: unknown;
   unknown: string[];
+  reasons?: Record<string, UnrestorableReason>;
   types: PiiType[];
 }
 
@@ -60,6 +66,10 @@ export interface PiiVaultOptions {
    * key would make tokens linkable across sessions.
    */
   secret?: Uint8Array;
+  /** How long a token lasts after it was last issued, milliseconds. Default: no limit. */
+  ttlMs?: number;
+  /** Clock in epoch milliseconds, for tests. Default Date.now. */
+  now?: () => number;
 }
 
 export interface PiiVaultsOptions {
@@ -69,6 +79,10 @@ export interface PiiVaultsOptions {
   maxSessions?: number;
   /** Idle time after which a session's vault is dropped, seconds. Default 3,600. */
   sessionTtlSeconds?: number;
+  /** How long each token restores after it was last issued, milliseconds. Default: as long as its vault lives. */
+  tokenTtlMs?: number;
+  /** Epoch clock in milliseconds for token expiry, for tests. Default Date.now. */
+  epochNow?: () => number;
   /** Clock in milliseconds, for tests. Default performance.now(). */
   now?: () => number;
 }

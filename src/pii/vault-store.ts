@@ -1,18 +1,20 @@
 // The contract of PII vault storage, and its embedded implementation. Callers (MCP tools, the
 // sandbox methods, the pii.auto boundary) see only this async interface; the composition root
 // picks the in-memory vaults (one daemon) or the Redis vaults (daemons behind a load balancer).
-// A vault holds one owner's HMAC secret and its token <-> value pairs, is dropped after its idle
-// TTL, and can be dropped explicitly.
+// A vault holds one agent's HMAC secret and its token <-> value pairs; a token lasts a TTL after
+// it was last issued.
 
-import type { DetokenizeResult, DetokenizeValueResult, PiiVaultsStats, TokenizeResult } from './pii-types.js';
-import { PiiVaults } from './vaults.js';
+import type { DetokenizeResult, DetokenizeValueResult, PiiVaultsStats, TokenizeResult, UnrestorableReason } from './pii-types.js';
+import type { PiiVault } from './vault.js';
+import { VaultJournal, vaultFileId } from './vault-journal.js';
+import { DEFAULT_TOKEN_TTL_SECONDS, PiiVaults } from './vaults.js';
 import type { PiiVaultsOptions } from './pii-types.js';
 
 /** Who a vault belongs to: the store decides which of the two keys it (see the README, "PII across daemons"). */
 export interface VaultOwner {
-  /** MCP session id (HTTP) or a generated one (stdio, exec). */
+  /** MCP session id (HTTP) or a generated one (stdio, exec); a store keyed by session (Redis 'session' scope) uses it. */
   sessionId: string;
-  /** Agent name; with agents configured, a shared store keys the vault by it. */
+  /** Agent name ('local' without agents): the key of the agent's vault. */
   agent: string;
 }
 
@@ -35,40 +37,162 @@ export interface VaultStore {
   close(): Promise<void>;
 }
 
-/** The embedded store: per-session in-memory vaults (PiiVaults), keyed by session id. */
+/** Where the embedded store keeps vaults between restarts, and for how long a token lasts. */
+export interface MemoryVaultStoreOptions extends PiiVaultsOptions {
+  /** The folder of the agents' vault files (config pii.vaultDir); absent: memory only. */
+  dir?: string;
+  /** How long a token restores after it was last issued, seconds (pii.tokenTtlSeconds). */
+  tokenTtlSeconds?: number;
+}
+
+/**
+ * The embedded store: one vault per agent (the local agent too), shared by all its sessions, in
+ * memory and, with a folder, journaled to disk (vault-journal.ts), so a token restores in any
+ * session of its agent across reconnects and restarts until its TTL, and never for another agent.
+ */
 export class MemoryVaultStore implements VaultStore {
   readonly kind = 'memory' as const;
   readonly vaults: PiiVaults;
+  readonly #journal: VaultJournal | undefined;
+  /** Vaults being read from disk, by agent: one read each. */
+  readonly #loading = new Map<string, Promise<PiiVault>>();
+  /** Every agent with a vault this process has seen (for telling a restore a token is another agent's). */
+  readonly #agents = new Set<string>();
+  #allLoaded: Promise<void> | undefined;
 
-  constructor(options: PiiVaultsOptions | PiiVaults = {}) {
-    this.vaults = options instanceof PiiVaults ? options : new PiiVaults(options);
+  constructor(options: MemoryVaultStoreOptions | PiiVaults = {}) {
+    if (options instanceof PiiVaults) {
+      this.vaults = options;
+      return;
+    }
+    const ttlMs = (options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS) * 1000;
+    // A vault stays in memory as long as its tokens could last; the file outlives it.
+    this.vaults = new PiiVaults({ ...options, sessionTtlSeconds: options.sessionTtlSeconds ?? ttlMs / 1000, tokenTtlMs: ttlMs });
+    if (options.dir !== undefined) this.#journal = new VaultJournal(options.dir);
+  }
+
+  async #vault(owner: VaultOwner): Promise<PiiVault> {
+    const agent = owner.agent;
+    if (typeof agent !== 'string' || agent.length === 0) throw new TypeError("the vault owner's agent must be a non-empty string");
+    this.#agents.add(agent);
+    const held = this.vaults.peek(agent);
+    if (held !== undefined) return this.vaults.vault(agent);
+    const journal = this.#journal;
+    if (journal === undefined) return this.vaults.vault(agent);
+    let pending = this.#loading.get(agent);
+    if (pending === undefined) {
+      pending = (async () => {
+        const id = vaultFileId(agent);
+        const loaded = await journal.load(id);
+        if (loaded === undefined) {
+          const vault = this.vaults.create(agent);
+          await journal.rewrite(id, vault.secret, []);
+          return vault;
+        }
+        const vault = this.vaults.create(agent, loaded.secret);
+        for (const r of loaded.records) vault.restoreRecord(r);
+        vault.takeChanges();
+        if (VaultJournal.needsCompaction(loaded.lines, vault.size)) await journal.rewrite(id, vault.secret, vault.records());
+        return vault;
+      })().finally(() => this.#loading.delete(agent));
+      this.#loading.set(agent, pending);
+    }
+    return pending;
+  }
+
+  /** Writes what the call issued before the call returns (nothing acknowledged is lost). */
+  async #persist(owner: VaultOwner, vault: PiiVault): Promise<void> {
+    if (this.#journal === undefined) return;
+    await this.#journal.append(vaultFileId(owner.agent), vault.takeChanges());
+  }
+
+  /** Reasons for tokens that did not restore: expired here, another agent's, or unknown. */
+  async #explain(owner: VaultOwner, vault: PiiVault, unknown: readonly string[]): Promise<Record<string, UnrestorableReason> | undefined> {
+    if (unknown.length === 0) return undefined;
+    await this.#loadAll();
+    const reasons: Record<string, UnrestorableReason> = {};
+    for (const token of unknown) {
+      let reason = vault.whyNot(token);
+      if (reason === 'unknown') {
+        for (const agent of this.#agents) {
+          if (agent === owner.agent) continue;
+          if (this.vaults.peek(agent)?.holds(token)) reason = 'another-agent';
+        }
+      }
+      reasons[token] = reason;
+    }
+    return reasons;
+  }
+
+  /** Reads every agent's vault from disk once, so a restore can tell another agent's token from an unknown one. */
+  async #loadAll(): Promise<void> {
+    const journal = this.#journal;
+    if (journal === undefined) return;
+    this.#allLoaded ??= (async () => {
+      const ids = new Set(await journal.ids());
+      // Agents are known by name only once they call; a file whose agent has not called yet is read under its id.
+      for (const agent of this.#agents) ids.delete(vaultFileId(agent));
+      for (const id of ids) {
+        const loaded = await journal.load(id).catch(() => undefined);
+        if (loaded === undefined) continue;
+        const vault = this.vaults.create(`\0file:${id}`, loaded.secret);
+        for (const r of loaded.records) vault.restoreRecord(r);
+        this.#agents.add(`\0file:${id}`);
+      }
+    })();
+    await this.#allLoaded;
   }
 
   async tokenize(owner: VaultOwner, text: string): Promise<TokenizeResult> {
-    return this.vaults.vault(owner.sessionId).tokenizeAsync(text);
+    const vault = await this.#vault(owner);
+    const result = await vault.tokenizeAsync(text);
+    await this.#persist(owner, vault);
+    return result;
   }
 
   async detokenize(owner: VaultOwner, text: string): Promise<DetokenizeResult> {
-    return this.vaults.vault(owner.sessionId).detokenize(text);
+    const vault = await this.#vault(owner);
+    const result = vault.detokenize(text);
+    const reasons = await this.#explain(owner, vault, result.unknown);
+    return reasons ? { ...result, reasons } : result;
   }
 
   async tokenizeValue(owner: VaultOwner, value: unknown): Promise<unknown> {
-    return this.vaults.vault(owner.sessionId).tokenizeValueAsync(value);
+    const vault = await this.#vault(owner);
+    const result = await vault.tokenizeValueAsync(value);
+    await this.#persist(owner, vault);
+    return result;
   }
 
   async detokenizeValue(owner: VaultOwner, value: unknown): Promise<DetokenizeValueResult> {
-    return this.vaults.vault(owner.sessionId).detokenizeValue(value);
+    const vault = await this.#vault(owner);
+    const result = vault.detokenizeValue(value);
+    const reasons = await this.#explain(owner, vault, result.unknown);
+    return reasons ? { ...result, reasons } : result;
   }
 
-  async dropSession(owner: VaultOwner): Promise<void> {
-    this.vaults.drop(owner.sessionId);
-  }
+  /** Vaults follow agents, not sessions: a session's end drops nothing. */
+  async dropSession(_owner: VaultOwner): Promise<void> {}
 
   async stats(): Promise<PiiVaultsStats> {
     return this.vaults.stats();
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled([...this.#loading.values()]);
     this.vaults.clear();
   }
+}
+
+/** Why tokens did not restore, for a message: never the value, never whose they are. */
+export function describeUnrestorable(unknown: readonly string[], reasons: Readonly<Record<string, UnrestorableReason>> | undefined): string {
+  const words: Record<UnrestorableReason, string> = {
+    unknown: 'unknown to this agent (never issued to it, or forgotten past pii.maxTokensPerSession)',
+    expired: 'expired (a token restores for pii.tokenTtlSeconds after it was last issued; tokenize the value again)',
+    'another-agent': "another agent's (a token restores only for the agent that made it)",
+  };
+  return unknown
+    .slice(0, 3)
+    .map((t) => `${t} is ${words[reasons?.[t] ?? 'unknown']}`)
+    .join('; ');
 }

@@ -1,6 +1,8 @@
-// One session's vault: turns PII into tokens and back. Only this vault can restore its tokens,
+// One agent's vault: turns PII into tokens and back. Only this vault can restore its tokens,
 // because only it holds the values and the HMAC secret. Bounded: past `maxEntries` tokens the
-// least recently used are forgotten, and a forgotten token is reported as unknown.
+// least recently used are forgotten, and a forgotten token is reported as unknown. With a TTL a
+// token lasts that long after it was last issued; an expired token is reported as expired (its
+// value is gone; tokenizing the value again brings back the same token).
 
 import { randomBytes } from 'node:crypto';
 import { findPii, piiTypesIn, sortTypes } from './detectors.js';
@@ -12,6 +14,7 @@ import type {
   PiiType,
   PiiVaultOptions,
   TokenizeResult,
+  UnrestorableReason,
 } from './pii-types.js';
 import { allocateToken, TOKEN_RE } from './tokens.js';
 import { replaceMatches } from './replace-matches.js';
@@ -29,6 +32,8 @@ interface Entry {
   value: string;
   /** `${type}\0${value}`, the key in #byValue. */
   key: string;
+  /** Epoch milliseconds after which the token no longer restores (Infinity without a TTL). */
+  expiresAt: number;
   prev: Entry | undefined;
   next: Entry | undefined;
 }
@@ -38,9 +43,23 @@ function checkPositiveInteger(name: string, value: number): number {
   return value;
 }
 
+/** A token as a vault's journal keeps it (see vault-journal.ts). */
+export interface VaultRecord {
+  token: string;
+  type: PiiType;
+  value: string;
+  expiresAt: number;
+}
+
 export class PiiVault {
   readonly #secret: Uint8Array;
   readonly #maxEntries: number;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  /** Tokens that expired, with when: a restore of one says so. Bounded like the entries. */
+  readonly #expired = new Map<string, number>();
+  /** Tokens issued or renewed since the last takeChanges(), for the journal. */
+  #changed = new Map<string, Entry>();
   readonly #byToken = new Map<string, Entry>();
   readonly #byValue = new Map<string, Entry>();
   /**
@@ -56,6 +75,52 @@ export class PiiVault {
       throw new RangeError(`secret must be at least ${SECRET_BYTES} bytes, got ${options.secret.length}`);
     }
     this.#secret = options.secret !== undefined ? Uint8Array.from(options.secret) : randomBytes(SECRET_BYTES);
+    this.#ttlMs = options.ttlMs ?? Infinity;
+    if (!(this.#ttlMs > 0)) throw new RangeError(`ttlMs must be positive, got ${this.#ttlMs}`);
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The HMAC key, for the journal (sealed there); never shown to anyone. */
+  get secret(): Uint8Array {
+    return this.#secret;
+  }
+
+  /** Whether the vault holds a live token (for telling a restore it is another agent's). */
+  holds(token: string): boolean {
+    const entry = this.#byToken.get(token);
+    return entry !== undefined && entry.expiresAt > this.#now();
+  }
+
+  /** Why a token does not restore here: it expired, or this vault never knew it (or forgot it). */
+  whyNot(token: string): UnrestorableReason {
+    return this.#expired.has(token) ? 'expired' : 'unknown';
+  }
+
+  /** Tokens issued or renewed since the last call; the journal appends them. */
+  takeChanges(): VaultRecord[] {
+    const out = [...this.#changed.values()].map(({ token, type, value, expiresAt }) => ({ token, type, value, expiresAt }));
+    this.#changed = new Map();
+    return out;
+  }
+
+  /** Every live token, for compacting the journal. */
+  records(): VaultRecord[] {
+    const now = this.#now();
+    const out: VaultRecord[] = [];
+    for (let e = this.#oldest; e !== undefined; e = e.next) if (e.expiresAt > now) out.push({ token: e.token, type: e.type, value: e.value, expiresAt: e.expiresAt });
+    return out;
+  }
+
+  /** Puts back a journal's token (oldest first); an expired one is remembered as expired. */
+  restoreRecord(record: VaultRecord): void {
+    const existing = this.#byToken.get(record.token);
+    if (existing !== undefined) this.#forget(existing);
+    if (record.expiresAt <= this.#now()) {
+      this.#markExpired(record.token, record.expiresAt);
+      return;
+    }
+    this.#expired.delete(record.token);
+    this.#insert(record.token, record.type, record.value, record.expiresAt);
   }
 
   /** Tokens currently held. */
@@ -132,6 +197,8 @@ export class PiiVault {
   clear(): void {
     this.#byToken.clear();
     this.#byValue.clear();
+    this.#expired.clear();
+    this.#changed.clear();
     this.#oldest = undefined;
     this.#newest = undefined;
   }
@@ -142,20 +209,42 @@ export class PiiVault {
 
   #tokenFor(type: PiiType, value: string): string {
     const key = `${type}\0${value}`;
+    const now = this.#now();
+    const expiresAt = now + this.#ttlMs;
     const existing = this.#byValue.get(key);
-    if (existing !== undefined) {
+    if (existing !== undefined && existing.expiresAt > now) {
       this.#touch(existing);
+      // Issued again: it lasts another TTL. The journal hears of it once a tenth of the TTL has passed.
+      if (expiresAt - existing.expiresAt > this.#ttlMs / 10) {
+        existing.expiresAt = expiresAt;
+        this.#changed.set(existing.token, existing);
+      }
       return existing.token;
     }
+    if (existing !== undefined) this.#forget(existing);
     const token = allocateToken(this.#secret, type, value, (t) => this.#byToken.has(t));
-    const entry: Entry = { token, type, value, key, prev: this.#newest, next: undefined };
+    this.#expired.delete(token);
+    this.#changed.set(token, this.#insert(token, type, value, expiresAt));
+    return token;
+  }
+
+  #insert(token: string, type: PiiType, value: string, expiresAt: number): Entry {
+    const key = `${type}\0${value}`;
+    const entry: Entry = { token, type, value, key, expiresAt, prev: this.#newest, next: undefined };
     if (this.#newest !== undefined) this.#newest.next = entry;
     else this.#oldest = entry;
     this.#newest = entry;
     this.#byToken.set(token, entry);
     this.#byValue.set(key, entry);
     while (this.#byToken.size > this.#maxEntries && this.#oldest !== undefined) this.#forget(this.#oldest);
-    return token;
+    return entry;
+  }
+
+  #markExpired(token: string, at: number): void {
+    this.#expired.delete(token);
+    this.#expired.set(token, at);
+    // Oldest first: past the bound, the longest-expired are forgotten (then reported as unknown).
+    while (this.#expired.size > this.#maxEntries) this.#expired.delete(this.#expired.keys().next().value as string);
   }
 
   /** Marks an entry as the most recently used. */
@@ -180,12 +269,19 @@ export class PiiVault {
     this.#unlink(entry);
     this.#byToken.delete(entry.token);
     this.#byValue.delete(entry.key);
+    this.#changed.delete(entry.token);
   }
 
   #restore(text: string, unknown: Set<string>, types: Set<PiiType>): string {
     if (!text.includes('[')) return text;
     return text.replace(TOKEN_RE, (token) => {
       const entry = this.#byToken.get(token);
+      if (entry !== undefined && entry.expiresAt <= this.#now()) {
+        this.#forget(entry);
+        this.#markExpired(token, entry.expiresAt);
+        unknown.add(token);
+        return token;
+      }
       if (entry === undefined) {
         unknown.add(token);
         return token;

@@ -10,6 +10,8 @@ import { DEFAULT_MAX_TOKENS, PiiVault } from './vault.js';
 export const DEFAULT_MAX_SESSIONS = 10_000;
 /** Idle seconds before a vault is dropped, by default. */
 export const DEFAULT_SESSION_TTL_SECONDS = 3_600;
+/** How long a token restores after it was last issued, by default: a day. */
+export const DEFAULT_TOKEN_TTL_SECONDS = 86_400;
 
 function checkPositive(name: string, value: number, integer: boolean): number {
   if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isSafeInteger(value))) {
@@ -20,6 +22,8 @@ function checkPositive(name: string, value: number, integer: boolean): number {
 
 export class PiiVaults {
   readonly #maxTokensPerSession: number;
+  readonly #tokenTtlMs: number | undefined;
+  readonly #epochNow: (() => number) | undefined;
   readonly #vaults: LRUCache<string, PiiVault>;
 
   constructor(options: PiiVaultsOptions = {}) {
@@ -27,6 +31,8 @@ export class PiiVaults {
     const maxSessions = checkPositive('maxSessions', options.maxSessions ?? DEFAULT_MAX_SESSIONS, true);
     const ttlSeconds = checkPositive('sessionTtlSeconds', options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS, false);
     const now = options.now;
+    this.#tokenTtlMs = options.tokenTtlMs;
+    this.#epochNow = options.epochNow;
     this.#vaults = new LRUCache<string, PiiVault>({
       max: maxSessions,
       ttl: ttlSeconds * 1000,
@@ -42,12 +48,24 @@ export class PiiVaults {
   /** The session's vault, created on first use; using it resets its idle timer. */
   vault(sessionId: string): PiiVault {
     if (typeof sessionId !== 'string' || sessionId.length === 0) throw new TypeError('sessionId must be a non-empty string');
-    let vault = this.#vaults.get(sessionId);
-    if (vault === undefined) {
-      vault = new PiiVault({ maxEntries: this.#maxTokensPerSession });
-      this.#vaults.set(sessionId, vault);
-    }
+    return this.#vaults.get(sessionId) ?? this.create(sessionId);
+  }
+
+  /** A new, empty vault under the key (with a journal's secret when it is read back from disk). */
+  create(key: string, secret?: Uint8Array): PiiVault {
+    const vault = new PiiVault({
+      maxEntries: this.#maxTokensPerSession,
+      ...(secret !== undefined ? { secret } : {}),
+      ...(this.#tokenTtlMs !== undefined ? { ttlMs: this.#tokenTtlMs } : {}),
+      ...(this.#epochNow !== undefined ? { now: this.#epochNow } : {}),
+    });
+    this.#vaults.set(key, vault);
     return vault;
+  }
+
+  /** The key's vault if held, without creating one or resetting its timer. */
+  peek(key: string): PiiVault | undefined {
+    return this.#vaults.peek(key);
   }
 
   /** Whether a live vault exists for the session (does not create one or reset its timer). */

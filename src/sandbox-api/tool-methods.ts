@@ -7,7 +7,7 @@ import type { Config } from '../config/config-types.js';
 import type { Catalog } from '../catalog/index.js';
 import { HostError } from '../executor/index.js';
 import type { CallIdentity, HostMethod } from '../executor/index.js';
-import { checkFlow, piiTypesInYielding } from '../pii/index.js';
+import { checkFlow, describeUnrestorable, piiTypesInYielding } from '../pii/index.js';
 import type { VaultStore } from '../pii/index.js';
 import { ownerOf } from './pii-methods.js';
 import { UpstreamError, closestNames } from '../upstream/index.js';
@@ -28,7 +28,7 @@ export function toolMethods(config: Config, upstream: UpstreamManager, vaults: V
         if (restored.unknown.length > 0) {
           throw new HostError(
             'UNKNOWN_PII_TOKEN',
-            `${server}.${tool} was not called: its arguments hold PII token(s) this session does not know (${restored.unknown.slice(0, 3).join(', ')}); tokens can only be restored in the session that made them`,
+            `${server}.${tool} was not called: its arguments hold PII token(s) that do not restore: ${describeUnrestorable(restored.unknown, restored.reasons)}`,
             'PermissionError',
           );
         }

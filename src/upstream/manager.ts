@@ -9,6 +9,7 @@ import { DEFAULT_INSTANCE_IDLE_MS, DEFAULT_MAX_INSTANCES, LOCAL_CALLER, ServerIn
 import type { LimitRefusals } from './concurrency-limit.js';
 import { convertToolResult } from './result.js';
 import { ArgumentValidator } from './schema-validator.js';
+import type { McpServerConfig } from '../config/config-types.js';
 import { closestNames } from './suggest.js';
 import { UpstreamError, qualifiedName } from './upstream-error.js';
 import type {
@@ -61,6 +62,9 @@ export class UpstreamManager {
   readonly #onToolsChanged: ToolsChangedListener | undefined;
   readonly #callTimeoutMs: number;
   readonly #serverTimeoutMs = new Map<string, number>();
+  /** Each server's entry as configured, to tell a changed entry from an unchanged one. */
+  readonly #configs = new Map<string, string>();
+  readonly #add: (name: string, config: McpServerConfig) => void;
   #starting: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
@@ -77,11 +81,14 @@ export class UpstreamManager {
     const now = options.now ?? Date.now;
     const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.#validator = new ArgumentValidator(this.#logger);
-    for (const [name, config] of Object.entries(options.servers)) {
+    this.#add = (name, config) => {
+      this.#configs.set(name, JSON.stringify(config));
       // A bad timeout_ms makes the server 'failed' (see configProblem), never the constructor throw.
       const timeoutMs = typeof config === 'object' && config !== null ? config.timeout_ms : undefined;
       if (typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0) this.#serverTimeoutMs.set(name, timeoutMs);
-      this.#counters.set(name, { calls: 0, failures: 0, totalMs: 0 });
+      // Also this server generation's identity: a replaced one's late tool list is ignored.
+      const generation = { calls: 0, failures: 0, totalMs: 0 };
+      this.#counters.set(name, generation);
       const instances = new ServerInstances({
         name,
         config,
@@ -100,12 +107,52 @@ export class UpstreamManager {
             resetAfterMs: backoff.resetAfterMs,
             now,
             // Per-caller instances list the same tools as the template: the catalog shows them once.
-            onTools: listsTools ? (tools) => this.#toolsChanged(name, tools) : () => undefined,
+            // A retired server's late list must not bring back a removed or replaced server's tools.
+            onTools: listsTools ? (tools) => this.#counters.get(name) === generation && this.#toolsChanged(name, tools) : () => undefined,
           }),
       });
       this.#instances.set(name, instances);
       this.#connections.set(name, instances.template);
+    };
+    for (const [name, config] of Object.entries(options.servers)) this.#add(name, config);
+  }
+
+  /**
+   * Applies a new `mcpServers` (the configuration file changed): servers no longer listed are
+   * closed and their tools leave the catalog; new ones start; a changed entry restarts its server.
+   * Unchanged servers, their connections and calls in flight are left alone. Calls in flight on
+   * a removed or changed server end with CONNECTION_LOST. Resolves once every new server is
+   * ready or has failed (failures are retried in the background, as at start).
+   */
+  async reconfigure(servers: Readonly<Record<string, McpServerConfig>>): Promise<{ added: string[]; changed: string[]; removed: string[] }> {
+    if (this.#closing) throw new Error('the upstream manager is closed');
+    const added: string[] = [];
+    const changed: string[] = [];
+    const removed = [...this.#instances.keys()].filter((name) => !Object.hasOwn(servers, name));
+    for (const [name, config] of Object.entries(servers)) {
+      const before = this.#configs.get(name);
+      if (before === undefined) added.push(name);
+      else if (before !== JSON.stringify(config)) changed.push(name);
     }
+    const retired = [...removed, ...changed].map((name) => this.#instances.get(name)).filter((i) => i !== undefined);
+    for (const name of [...removed, ...changed]) {
+      this.#instances.delete(name);
+      this.#connections.delete(name);
+      this.#configs.delete(name);
+      this.#serverTimeoutMs.delete(name);
+      this.#validator.prune(name, new Set());
+    }
+    for (const name of removed) {
+      this.#counters.delete(name);
+      this.#notify(name, null);
+    }
+    if (added.length + changed.length + removed.length > 0) {
+      this.#logger.info({ code: 'UPSTREAM_RECONFIGURED', added, changed, removed }, 'upstream servers reconfigured');
+    }
+    await Promise.all(retired.map((i) => i.close()));
+    for (const name of [...added, ...changed]) this.#add(name, servers[name] as McpServerConfig);
+    await Promise.all([...added, ...changed].map((name) => this.#connections.get(name)?.start()));
+    return { added, changed, removed };
   }
 
   /**
@@ -250,9 +297,13 @@ export class UpstreamManager {
 
   #toolsChanged(server: string, tools: UpstreamTool[]): void {
     this.#validator.prune(server, new Set(tools.map((t) => t.name)));
+    this.#notify(server, tools);
+  }
+
+  #notify(server: string, tools: UpstreamTool[] | null): void {
     if (this.#onToolsChanged === undefined) return;
     try {
-      this.#onToolsChanged(server, [...tools]);
+      this.#onToolsChanged(server, tools === null ? null : [...tools]);
     } catch (error) {
       this.#logger.error({ code: 'UPSTREAM_LISTENER_FAILED', server, reason: (error as Error).message }, 'onToolsChanged listener threw');
     }

@@ -4,7 +4,8 @@
 // gets when the code parses in another language.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectLanguage, parsesAs, otherLanguageHint, PYTHON_PARSE_PROGRAM } from '../../src/executor/detect-language.js';
+import { detectLanguage, MAX_PARSE_DETECT_CHARS, parsesAs, otherLanguageHint, PYTHON_PARSE_PROGRAM } from '../../src/executor/detect-language.js';
+import { readings } from '../../src/executor/detect-reading.js';
 import type { DetectOptions } from '../../src/executor/detect-language.js';
 import type { Language } from '../../src/executor/executor-types.js';
 import { PYTHON_START_MS, startPython } from '../python/helpers.js';
@@ -73,6 +74,32 @@ describe('detectLanguage', () => {
     expect(parsesAs(declarations, 'typescript')).toBe(false);
     // A generous bound that proves there is no stall (a quadratic parse of this takes minutes).
     expect(performance.now() - started).toBeLessThan(30_000);
+  });
+});
+
+describe('readings of code both parsers accept', () => {
+  it('take Python\'s layout: one unindented statement a line, or statements after a `;`', () => {
+    expect(readings('x = 1;  y = 2')?.pythonCompatible).toBe(true);
+    expect(readings('  x = 1')?.pythonCompatible).toBe(false);
+    expect(readings('x = 1\n  y = 2')?.pythonCompatible).toBe(false);
+    expect(readings('x = (1 +\n  2)')?.pythonCompatible).toBe(true);
+    expect(readings('x = 1 +\n  2')?.pythonCompatible).toBe(false);
+    expect(readings('x = 1 /* no */')?.pythonCompatible).toBe(false);
+  });
+
+  it('stay linear and never throw on the largest code they read', async () => {
+    const noPython: DetectOptions = { python: true, defaultLanguage: 'javascript' };
+    const started = performance.now();
+    const lines = 'x = 1\n'.repeat(Math.floor(MAX_PARSE_DETECT_CHARS / 6) - 1);
+    expect(readings(lines)?.pythonCompatible).toBe(true);
+    const oneLine = 'x = 1; '.repeat(Math.floor(MAX_PARSE_DETECT_CHARS / 7) - 1);
+    expect(readings(oneLine)?.pythonCompatible).toBe(true);
+    // Assigning undeclared names is Python; deep nesting is judged without a stack overflow.
+    expect((await detectLanguage(lines, noPython)).language).toBe('python');
+    const deep = `result = ${'['.repeat(3000)}${']'.repeat(3000)}`;
+    expect(['javascript', 'python']).toContain((await detectLanguage(deep, noPython)).language);
+    // A generous bound that proves there is no stall (a quadratic pass over these takes far longer).
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 });
 

@@ -29,14 +29,16 @@ describe('PII tools', () => {
     expect(restored.structuredContent).toEqual({ restored_text: 'mail jane@example.com now' });
   });
 
-  it('does not restore a token made in another session', async () => {
+  it('restores a token made in another session of the same agent, and says why one does not restore', async () => {
     const vaults = new MemoryVaultStore();
     const a = await harness({ pii: vaults, sessionId: 'session-a' });
     const b = await harness({ pii: vaults, sessionId: 'session-b' });
     const sanitized = await a.client.callTool({ name: 'sanitize_pii', arguments: { text: 'jane@example.com' } });
     const token = (sanitized.structuredContent as { sanitized_text: string }).sanitized_text;
     const restored = await b.client.callTool({ name: 'restore_pii', arguments: { text: token } });
-    expect(restored.structuredContent).toEqual({ restored_text: token, unknown_tokens: [token] });
+    expect(restored.structuredContent).toEqual({ restored_text: 'jane@example.com' });
+    const forged = await b.client.callTool({ name: 'restore_pii', arguments: { text: '[EMAIL_0badf00d]' } });
+    expect(forged.structuredContent).toMatchObject({ restored_text: '[EMAIL_0badf00d]', unknown_tokens: ['[EMAIL_0badf00d]'], unknown_reasons: { '[EMAIL_0badf00d]': 'unknown' } });
   });
 
   it('leaves the PII tools out when the PII subsystem is not wired', async () => {

@@ -212,12 +212,14 @@ describe('skills from code', () => {
 });
 
 describe('PII in the sandbox', () => {
-  it('tokenizes and restores within the session only', async () => {
+  it('tokenizes and restores in any session of the agent, never for another agent', async () => {
     const tokenized = await run("return tokenize_pii('mail ann@example.com now')");
     const text = tokenized.result as string;
     expect(text).toMatch(/^mail \[EMAIL_[0-9a-f]{8}\] now$/);
     expect((await run(`return detokenize_pii(${JSON.stringify(text)})`)).result).toBe('mail ann@example.com now');
-    const other: CallIdentity = { ...agent, sessionId: 'session-b' };
+    const later: CallIdentity = { ...agent, sessionId: 'session-b' };
+    expect((await run(`return detokenize_pii(${JSON.stringify(text)})`, later)).result).toBe('mail ann@example.com now');
+    const other: CallIdentity = { ...agent, agent: 'b', sessionId: 'session-c', workspaceNamespace: 'b' };
     expect((await run(`return detokenize_pii(${JSON.stringify(text)})`, other)).result).toBe(text);
   });
 
@@ -229,7 +231,7 @@ describe('PII in the sandbox', () => {
     expect(r).toMatchObject({ success: true, result: ['carol@example.net'] });
     const forged = await run("await tools.memory.create_entities({ entities: [{ name: 'X', entityType: 'p', observations: ['[EMAIL_deadbeef]'] }] })");
     expect(forged).toMatchObject({ success: false, error_type: 'PermissionError' });
-    expect(forged.error).toMatch(/does not know/);
+    expect(forged.error).toMatch(/\[EMAIL_deadbeef\] is unknown to this agent/);
   });
 
   it('enforces PII flow rules', async () => {

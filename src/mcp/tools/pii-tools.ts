@@ -3,6 +3,7 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { describeUnrestorable } from '../../pii/index.js';
 import type { VaultOwner, VaultStore } from '../../pii/index.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
@@ -36,14 +37,16 @@ export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: Va
     {
       title: 'Restore PII',
       description:
-        'Put back the values of PII tokens made in this session; others are left and listed in unknown_tokens.',
+        'Put back the values of PII tokens this agent made (in any of its sessions, for pii.tokenTtlSeconds); others are left, listed in unknown_tokens with why (unknown, expired, another-agent).',
       input: args('restore_pii', { text: text('text', 'text with tokens', { allowEmpty: true }) }),
       output: z.looseObject({ restored_text: z.string(), unknown_tokens: z.array(z.string()).optional() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ text: input }) => {
-      const { text: restored, unknown } = await vaults.detokenize(owner, input);
-      return { result: { restored_text: restored, ...(unknown.length > 0 ? { unknown_tokens: unknown } : {}) } };
+      const { text: restored, unknown, reasons } = await vaults.detokenize(owner, input);
+      if (unknown.length === 0) return { result: { restored_text: restored } };
+      const why = Object.fromEntries(unknown.map((t) => [t, reasons?.[t] ?? 'unknown']));
+      return { result: { restored_text: restored, unknown_tokens: unknown, unknown_reasons: why, message: `not restored: ${describeUnrestorable(unknown, reasons)}` } };
     },
   );
 }

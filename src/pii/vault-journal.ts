@@ -1,0 +1,168 @@
+// Agents' PII vaults on disk (the data directory's pii-vaults/), so tokens outlive sessions and
+// daemon restarts. One file per agent, named by a hash of the agent (no name can spell another's
+// file): a first line with the vault's HMAC secret, then one line per token issued or renewed,
+// each sealed with AES-256-GCM (cluster/sealing.ts) under the folder's key and bound to its vault
+// and token, so a line copied into another agent's file does not open. A token is on disk before
+// the call that issued it returns. New files and compactions are written atomically (temp file,
+// fsync, rename); appends are whole lines, fsynced, and a torn last line after a crash is skipped.
+
+import { createHash, randomBytes } from 'node:crypto';
+import { constants as fsc } from 'node:fs';
+import { mkdir, open, readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { Sealer, SEALING_KEY_BYTES } from '../cluster/sealing.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import type { PiiType } from './pii-types.js';
+import type { VaultRecord } from './vault.js';
+
+const KEY_FILE = 'vault.key';
+const SUFFIX = '.vault';
+/** Compact when the file holds this many more lines than live tokens (renewals, expired tokens). */
+const SLACK_LINES = 1000;
+
+export interface LoadedVault {
+  secret: Uint8Array;
+  /** Oldest first; the last line for a token wins. */
+  records: VaultRecord[];
+  /** Lines read, to decide on compaction. */
+  lines: number;
+}
+
+/** The file id of an agent's vault: a hash, so no agent name addresses another's file. */
+export function vaultFileId(agent: string): string {
+  return createHash('sha256').update(`agent\0${agent}`).digest('hex').slice(0, 40);
+}
+
+export class VaultJournal {
+  readonly dir: string;
+  #sealer: Sealer | undefined;
+  /** Appends and rewrites of one file, one at a time. */
+  readonly #queues = new Map<string, Promise<unknown>>();
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** Creates the folder and its key (0600) on first use. */
+  async #key(): Promise<Sealer> {
+    if (this.#sealer) return this.#sealer;
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const file = path.join(this.dir, KEY_FILE);
+    let key: Buffer;
+    try {
+      key = await readFile(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // O_EXCL: two daemons on one folder agree on the first key written.
+      try {
+        const handle = await open(file, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
+        try {
+          await handle.writeFile(randomBytes(SEALING_KEY_BYTES));
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      } catch (raced) {
+        if ((raced as NodeJS.ErrnoException).code !== 'EEXIST') throw raced;
+      }
+      key = await readFile(file);
+    }
+    if (key.length !== SEALING_KEY_BYTES) throw new Error(`${file} is not a ${SEALING_KEY_BYTES}-byte key; remove it (every saved PII token is then lost) or restore it from a backup`);
+    this.#sealer = new Sealer(key);
+    return this.#sealer;
+  }
+
+  #file(id: string): string {
+    return path.join(this.dir, `${id}${SUFFIX}`);
+  }
+
+  #serial<T>(id: string, job: () => Promise<T>): Promise<T> {
+    const next = (this.#queues.get(id) ?? Promise.resolve()).then(job, job);
+    this.#queues.set(id, next.catch(() => undefined));
+    return next;
+  }
+
+  /** Ids of every vault on disk. */
+  async ids(): Promise<string[]> {
+    try {
+      return (await readdir(this.dir)).filter((n) => n.endsWith(SUFFIX) && !n.startsWith('.')).map((n) => n.slice(0, -SUFFIX.length));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+  }
+
+  /** An agent's vault from disk, or undefined when it has none. */
+  async load(id: string): Promise<LoadedVault | undefined> {
+    const sealer = await this.#key();
+    let text: string;
+    try {
+      text = await readFile(this.#file(id), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const lines = text.split('\n').filter((l) => l.length > 0);
+    const head = parseLine(lines[0]) as { secret?: unknown } | undefined;
+    if (typeof head?.secret !== 'string') throw new Error(`${this.#file(id)} has no vault header; remove the file (its tokens are then lost)`);
+    const unseal = (sealed: string, place: string): Buffer => {
+      try {
+        return sealer.open(sealed, place);
+      } catch (error) {
+        throw new Error(`${this.#file(id)} does not open with ${path.join(this.dir, KEY_FILE)} (another key, or tampered with); restore both from one backup, or remove the vault file (its tokens are then lost)`, { cause: error });
+      }
+    };
+    const secret = unseal(head.secret, id);
+    const records: VaultRecord[] = [];
+    for (const line of lines.slice(1)) {
+      const r = parseLine(line) as { t?: unknown; x?: unknown; s?: unknown } | undefined;
+      // A torn last line (a crash mid-append) was never acknowledged: skip it.
+      if (typeof r?.t !== 'string' || (typeof r.x !== 'number' && r.x !== null) || typeof r.s !== 'string') continue;
+      const plain = unseal(r.s, `${id}\0${r.t}`).toString('utf8');
+      const cut = plain.indexOf('\0');
+      records.push({ token: r.t, type: plain.slice(0, cut) as PiiType, value: plain.slice(cut + 1), expiresAt: r.x ?? Infinity });
+    }
+    return { secret, records, lines: lines.length };
+  }
+
+  /** Writes a vault afresh: its secret and live tokens (a new vault, or a compaction). */
+  async rewrite(id: string, secret: Uint8Array, records: readonly VaultRecord[]): Promise<void> {
+    const sealer = await this.#key();
+    const body = [JSON.stringify({ v: 1, secret: sealer.seal(secret, id) }), ...records.map((r) => recordLine(sealer, id, r))].join('\n');
+    await this.#serial(id, () => writeFileAtomic(this.#file(id), `${body}\n`, 0o600));
+  }
+
+  /** Appends tokens issued or renewed; resolves once they are on disk. */
+  async append(id: string, records: readonly VaultRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const sealer = await this.#key();
+    const text = `${records.map((r) => recordLine(sealer, id, r)).join('\n')}\n`;
+    await this.#serial(id, async () => {
+      const handle = await open(this.#file(id), fsc.O_WRONLY | fsc.O_APPEND | fsc.O_NOFOLLOW);
+      try {
+        await handle.write(text);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  /** Whether a file of `lines` lines holding `live` tokens is worth compacting. */
+  static needsCompaction(lines: number, live: number): boolean {
+    return lines > 2 * live + SLACK_LINES;
+  }
+}
+
+function recordLine(sealer: Sealer, id: string, r: VaultRecord): string {
+  return JSON.stringify({ t: r.token, x: Number.isFinite(r.expiresAt) ? r.expiresAt : null, s: sealer.seal(`${r.type}\0${r.value}`, `${id}\0${r.token}`) });
+}
+
+function parseLine(line: string | undefined): unknown {
+  if (line === undefined) return undefined;
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return undefined;
+  }
+}
