@@ -93,7 +93,8 @@ export interface ToolNameView {
 
 export interface ToolSummaryView extends ToolNameView {
   readonly description: string;
-  readonly mcp_server: string;
+  /** Left out of a compact line (SearchOptions.compact) where it equals `category`. */
+  readonly mcp_server?: string;
   /** Present (true) when the entry has no input_schema: it can be read about, not called as typed. */
   readonly description_only?: boolean;
 }
@@ -111,6 +112,11 @@ export interface SearchOptions {
   limit?: number;
   /** With a viewer: only tools the caller can call now. Default false (callable ones rank first). */
   callable_only?: boolean;
+  /**
+   * Summary and name lines leave out what they would only repeat: `mcp_server` where it equals
+   * `category`, `callable` where it is true. Default false (the seed's four fields on every line).
+   */
+  compact?: boolean;
 }
 
 export interface SearchResult {

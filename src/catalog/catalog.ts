@@ -261,9 +261,10 @@ export class Catalog {
   search(options: SearchOptions, viewer?: CatalogViewer): SearchResult {
     const { query, detail, limit } = checkSearchOptions(options);
     const callableOnly = options.callable_only === true;
+    const compact = options.compact === true;
     const category = options.category === undefined || options.category === null || options.category === '' ? null : this.#resolveCategory(options.category, viewer);
 
-    const key = `${this.#generation}.${this.#index.rankingVersion}\u0000${viewer?.key ?? ''}\u0000${callableOnly ? 1 : 0}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
+    const key = `${this.#generation}.${this.#index.rankingVersion}\u0000${viewer?.key ?? ''}\u0000${callableOnly ? 1 : 0}${compact ? 1 : 0}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
     const cached = this.#results.get(key);
     if (cached) {
       this.#resultHits++;
@@ -280,18 +281,21 @@ export class Catalog {
       category,
       detail_level: detail,
       count: ranked.length,
-      tools: Object.freeze(ranked.map((r) => this.#toView(r, detail))),
+      tools: Object.freeze(ranked.map((r) => this.#toView(r, detail, compact))),
       ...(Object.keys(setup).length > 0 ? { setup: Object.freeze(setup) } : {}),
     });
     this.#results.set(key, result);
     return result;
   }
 
-  #toView({ entry, callability }: Ranked, detail: DetailLevel): ToolView {
-    const marks = callabilityFields(callability, true);
+  #toView({ entry, callability }: Ranked, detail: DetailLevel, compact: boolean): ToolView {
+    const all = callabilityFields(callability, true);
+    // Compact lines say only what they add: a line without `callable` is callable.
+    const marks = compact && all.callable === true ? {} : all;
     if (detail === 'name') return { name: entry.name, category: entry.category, ...marks };
     if (detail === 'summary') {
-      return { name: entry.name, category: entry.category, description: oneLine(entry.description), mcp_server: entry.mcp_server, ...(entry.description_only ? { description_only: true } : {}), ...marks };
+      const server = compact && entry.mcp_server === entry.category ? {} : { mcp_server: entry.mcp_server };
+      return { name: entry.name, category: entry.category, description: oneLine(entry.description), ...server, ...(entry.description_only ? { description_only: true } : {}), ...marks };
     }
     return callability ? Object.freeze({ ...this.definition(entry), ...marks }) : this.definition(entry);
   }
