@@ -125,8 +125,19 @@ export interface SearchResult {
   readonly detail_level: DetailLevel;
   /** Number of tools returned (after `limit`). */
   readonly count: number;
+  /**
+   * How a non-empty query was ranked: 'semantic' (the sentence encoder's scores blended in) or
+   * 'lexical' (the model or some tool's vector not ready yet, the encoder not installed, or off).
+   */
+  readonly ranking?: 'semantic' | 'lexical';
   /** Best first; ties broken by name, then category. */
   readonly tools: readonly ToolView[];
+  /** 'weak' when no tool matches the query well: the tools are only the closest ones. */
+  readonly match?: 'weak';
+  /** With a weak match: what to do about it. */
+  readonly note?: string;
+  /** With a weak match: categories worth a search of their own. */
+  readonly suggested_categories?: readonly string[];
   /** The mcpServers entries that would make listed tools callable, once per server. */
   readonly setup?: Readonly<Record<string, unknown>>;
 }
@@ -223,4 +234,10 @@ export interface CatalogOptions {
   onFilesChanged?: (paths: string[]) => void;
   /** Semantic re-ranking with the process's sentence encoder; false: lexical only. Default true. */
   semanticSearch?: boolean;
+  /**
+   * Folder where tool vectors are cached on disk (vectors.bin), so a restart re-embeds nothing
+   * that did not change. Default: none (kept for the process only). Vectors shipped with the
+   * catalog folder (`.vectors.bin` in it) are read either way.
+   */
+  vectorCacheDir?: string;
 }
