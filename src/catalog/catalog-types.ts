@@ -176,6 +176,8 @@ export interface CatalogStats {
   /** Bumped on every change of the visible catalog. */
   readonly generation: number;
   readonly watching: boolean;
+  /** How search ranks now: 'semantic', or 'lexical' and why (encoder missing, off, loading, vectors being made). */
+  readonly ranking?: { readonly mode: 'semantic' | 'lexical'; readonly tools_without_vectors: number; readonly why?: string };
   readonly cache: {
     readonly parsed_files: CacheStats;
     readonly search_results: CacheStats;

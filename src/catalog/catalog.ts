@@ -40,9 +40,9 @@ import { closestNames } from './suggestions.js';
 export const PREPARE_WAIT_MS = 250;
 /**
  * Longest a search waits while the model loads and every tool's vector is already at hand (a
- * fresh daemon's first query; the model takes about 0.5-2.5 s to load on two busy cores), ms.
+ * fresh daemon's first query; the model took 1.4 s to load on two cores at a load of 24, more at times), ms.
  */
-export const MODEL_LOAD_WAIT_MS = 3_000;
+export const MODEL_LOAD_WAIT_MS = 5_000;
 
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './search-options.js';
@@ -363,6 +363,7 @@ export class Catalog {
       last_reload_ms: Math.round(this.#lastReloadMs * 1000) / 1000,
       generation: this.#generation,
       watching: this.#source.watching,
+      ranking: this.#index.rankingStatus,
       cache: {
         parsed_files: this.#source.cacheStats(),
         search_results: { size: this.#results.size, max: this.#results.max, hits: this.#resultHits, misses: this.#resultMisses },

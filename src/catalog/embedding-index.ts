@@ -119,6 +119,17 @@ export class SemanticIndex {
     return this.#started?.state === 'starting' && this.#missing === 0;
   }
 
+  /** Why ranking is lexical now ('' when semantic). */
+  get why(): string {
+    if (this.ready) return '';
+    if (this.#slots.size > MAX_SEMANTIC_TOOLS) return `more than ${MAX_SEMANTIC_TOOLS} tools`;
+    const embedder = this.#started;
+    if (!embedder) return 'the sentence encoder has not started';
+    if (embedder.state === 'unavailable') return `the sentence encoder is unavailable: ${embedder.reason}`;
+    if (embedder.state === 'starting') return 'the sentence encoder is loading';
+    return `${this.#missing} tools' vectors are being made`;
+  }
+
   /** Tools still waiting for their vector. */
   get missing(): number {
     return this.#missing;

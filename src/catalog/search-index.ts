@@ -62,6 +62,13 @@ interface Expansion {
 
 /** One WordNet reader for the process: it holds file handles and an LRU of answers only. */
 let wordnet: WordNet | undefined;
+/** Query expansion from WordNet on or off, process-wide (the evaluation measures both). */
+let expansionOn = true;
+
+/** Turns WordNet query expansion on or off for the process (bench/search-bench.ts measures its worth). */
+export function setQueryExpansion(on: boolean): void {
+  expansionOn = on;
+}
 
 /** Fields a term no tool contains (a likely typo) is fuzzily matched against. */
 const TYPO_FIELDS = ['name', 'use_cases', 'category'];
@@ -93,6 +100,8 @@ export interface RankingInfo {
   readonly coverage: number;
   /** The best tool's raw cosine with the query, when ranked semantically. */
   readonly cosine?: number;
+  /** Whether the query has a likely typo (the encoder misreads those; the lexical side does not). */
+  readonly typo?: boolean;
 }
 
 /** The document id of an entry: category and name, joined by a character neither can hold. */
@@ -212,9 +221,10 @@ export class ToolSearchIndex {
     return this.#semantic.loading;
   }
 
-  /** Tools still waiting for their vector. */
-  get semanticBacklog(): number {
-    return this.#semantic.missing;
+  /** How search ranks now, for stats. */
+  get rankingStatus(): { mode: 'semantic' | 'lexical'; tools_without_vectors: number; why?: string } {
+    const why = this.#semantic.why;
+    return { mode: why === '' ? 'semantic' : 'lexical', tools_without_vectors: this.#semantic.missing, ...(why !== '' ? { why } : {}) };
   }
 
   has(id: string): boolean {
@@ -287,8 +297,8 @@ export class ToolSearchIndex {
       this.#last = { ranking: 'lexical', coverage };
       return results;
     }
-    this.#last = { ranking: 'semantic', coverage, cosine: semantic.topCosine };
     const typo = this.#hasLikelyTypo(query);
+    this.#last = { ranking: 'semantic', coverage, cosine: semantic.topCosine, typo };
     return blend(results, semantic.scores, own, terms.length, typo ? SEMANTIC_WEIGHT * TYPO_SEMANTIC_SHARE : SEMANTIC_WEIGHT);
   }
 
@@ -300,7 +310,7 @@ export class ToolSearchIndex {
     return tokenizeQuery(query).some((word) => {
       const term = processTerm(word);
       if (!term || term.length < FUZZY_MIN_CHARS || this.#df.has(term) || !/^[a-z]+$/i.test(word)) return false;
-      return !(wordnet?.knows(word) ?? false);
+      return !(expansionOn && (wordnet?.knows(word) ?? false));
     });
   }
 
@@ -310,6 +320,7 @@ export class ToolSearchIndex {
    */
   #expand(query: string, own: ReadonlySet<string>): Expansion {
     const expansion: Expansion = { nudges: [], standIns: [], replaced: new Set() };
+    if (!expansionOn) return expansion;
     wordnet ??= new WordNet();
     if (!wordnet.available) return expansion;
     const seen = new Set<string>();

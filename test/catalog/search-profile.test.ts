@@ -99,7 +99,7 @@ describe('search_tools per tool profile', () => {
         expect(line.callable, `${language} ${line.name}`).not.toBe(true);
       }
     }
-  });
+  }, 120_000);
 
   it("seed: limit 10 and the seed's four fields on every line, in the MCP tool and from code", async () => {
     const mcp = await mcpSearch(seed, { query: '' });

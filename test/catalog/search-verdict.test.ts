@@ -22,6 +22,8 @@ describe('search verdicts', () => {
   it("says a search without the sentence encoder is ranked 'lexical', and an empty query (a list) says nothing", () => {
     expect(catalog.search({ query: 'create a github issue' }).ranking).toBe('lexical');
     expect(catalog.search({ query: '' })).not.toHaveProperty('ranking');
+    // Stats say why: here semantic search is off (without the encoder's packages: unavailable).
+    expect(catalog.stats().ranking).toMatchObject({ mode: 'lexical', why: expect.stringMatching(/semantic search is off/) });
   });
 
   it('gives no warning when a tool matches well', () => {

@@ -91,6 +91,8 @@ describe('semantic re-ranking', () => {
   it('says a search is lexical while tool vectors are still being made, then semantic; a restart with the cache embeds nothing', async () => {
     const embedder = sharedEmbedder({ disabled: false });
     expect(await embedder.settled()).toBe('ready');
+    // Ranking, not this machine's load, is tested: a search waits for its query's vector.
+    embedder.queryTimeoutMs = 10_000;
     const cacheDir = tempDir('cem-vector-cache-');
     const before = embedder.embeddedTexts;
     const first = catalogWith(cacheDir);
@@ -120,6 +122,7 @@ describe('semantic re-ranking', () => {
   it("embeds none of the shipped catalog's tools: their vectors ship with it", async () => {
     const embedder = sharedEmbedder({ disabled: false });
     expect(await embedder.settled()).toBe('ready');
+    embedder.queryTimeoutMs = 10_000;
     const before = embedder.embeddedTexts;
     const catalog = new Catalog({ dir: DEFAULT_CATALOG_DIR, logger: silentLogger(), watch: false });
     await catalog.start();
