@@ -246,12 +246,21 @@ async function run(progress: (message: string) => void): Promise<BenchRow[]> {
     if ((await sharedEmbedder().settled()) === 'ready') {
       await embeddingsSettled();
       const prepared: number[] = [];
+      const preparedCpu: number[] = [];
       let semantic = 0;
       for (const q of queries.slice(WARMUP_QUERIES, WARMUP_QUERIES + PREPARED_QUERIES)) {
-        await catalog.prepareSearch(q);
+        // A scan the bound cut short (a loaded machine) is asked for again: what is timed is
+        // the coordinator's search once the worker has scanned.
+        for (let tries = 0; tries < 5; tries++) {
+          await catalog.prepareSearch(q);
+          if (catalog.search({ query: q, detail_level: 'name', limit: 1 }).ranking === 'semantic') break;
+        }
+        const used = process.cpuUsage();
         const t = performance.now();
         if (catalog.search({ query: q, detail_level: 'summary', limit: 10 }).ranking === 'semantic') semantic++;
         prepared.push(performance.now() - t);
+        const spent = process.cpuUsage(used);
+        preparedCpu.push((spent.user + spent.system) / 1000);
       }
       const p99Prepared = percentile(prepared, 99);
       rows.push({
@@ -259,7 +268,7 @@ async function run(progress: (message: string) => void): Promise<BenchRow[]> {
         name: `ranked search p99, semantic, query prepared in the worker (${GENERATED_TOOLS} tools, vectors ready)`,
         value: round(p99Prepared, 3),
         unit: 'ms',
-        extra: { ...summary(prepared), semantic_answers: semantic, queries: prepared.length, load_average_1m: round(os.loadavg()[0] ?? 0, 1) },
+        extra: { ...summary(prepared), cpu_p50_ms: round(percentile(preparedCpu, 50), 3), cpu_p99_ms: round(percentile(preparedCpu, 99), 3), semantic_answers: semantic, queries: prepared.length, load_average_1m: round(os.loadavg()[0] ?? 0, 1) },
         target: `< ${SEARCH_P99_TARGET_MS} ms`,
         met: p99Prepared < SEARCH_P99_TARGET_MS && semantic === prepared.length,
       });
