@@ -63,7 +63,8 @@ async function mcpSearch(c: Client, args: Record<string, unknown>): Promise<Foun
 
 async function codeSearch(c: Client, language: 'javascript' | 'python', query: string): Promise<Found> {
   const code = language === 'python' ? `return search_tools(${JSON.stringify(query)})` : `return await search_tools(${JSON.stringify(query)})`;
-  const r = await c.callTool({ name: 'execute_code', arguments: { code, language } });
+  // Generous: Python's first call waits for its interpreter to start, slow on a busy machine.
+  const r = await c.callTool({ name: 'execute_code', arguments: { code, language, timeout_seconds: 110 } }, undefined, { timeout: 120_000 });
   const out = r.structuredContent as { success: boolean; result: Found; error?: string };
   expect(out.success, out.error).toBe(true);
   return out.result;
@@ -99,7 +100,7 @@ describe('search_tools per tool profile', () => {
         expect(line.callable, `${language} ${line.name}`).not.toBe(true);
       }
     }
-  }, 120_000);
+  }, 240_000);
 
   it("seed: limit 10 and the seed's four fields on every line, in the MCP tool and from code", async () => {
     const mcp = await mcpSearch(seed, { query: '' });
