@@ -71,7 +71,7 @@ export class Catalog {
     if (typeof options.dir !== 'string' || options.dir.length === 0) {
       throw new CatalogError('INVALID_OPTION', 'dir must be a non-empty path to the catalog folder');
     }
-    this.#vectors = options.semanticSearch === false ? undefined : catalogVectorStore(options.dir, options.vectorCacheDir);
+    this.#vectors = options.semanticSearch === false ? undefined : catalogVectorStore(options.dir, options.vectorCacheDir, (error) => options.logger.warn({ err: error }, 'could not write the vector cache; vectors are kept in memory'));
     this.#index = new ToolSearchIndex(options.semanticSearch === false ? lexicalEmbedder : sharedEmbedder, this.#vectors);
     this.#logger = options.logger;
     this.#warnings = new WarnOnce(options.logger);
@@ -373,7 +373,7 @@ export class Catalog {
 
   /** Stop watching, wait for a reload in progress, and write new vectors to the cache. Idempotent. */
   close(): Promise<void> {
-    this.#closed ??= Promise.all([this.#source.close(), this.#vectors?.flush().catch((error: unknown) => this.#logger.warn({ err: error }, 'could not write the vector cache'))]).then(() => undefined);
+    this.#closed ??= Promise.all([this.#source.close(), this.#vectors?.flush()]).then(() => undefined);
     return this.#closed;
   }
 }

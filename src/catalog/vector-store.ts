@@ -81,6 +81,8 @@ export interface VectorStoreOptions {
   cacheFile?: string;
   /** Read-only files of shipped vectors. */
   shipped?: readonly string[];
+  /** Told when a cache write fails (the vectors stay in memory; search goes on). */
+  onError?: (error: unknown) => void;
 }
 
 /** Vectors by model and text, from the shipped files and the cache; new ones are written back. */
@@ -88,6 +90,7 @@ export class VectorStore {
   readonly model: string;
   readonly #dimensions: number;
   readonly #cacheFile: string | undefined;
+  readonly #onError: ((error: unknown) => void) | undefined;
   readonly #known = new Map<string, Float32Array>();
   /** Keys used or added by this process: kept first when the cache is trimmed. */
   readonly #used = new Set<string>();
@@ -99,6 +102,7 @@ export class VectorStore {
     this.model = options.model;
     this.#dimensions = options.dimensions;
     this.#cacheFile = options.cacheFile;
+    this.#onError = options.onError;
     for (const file of [...(options.shipped ?? []), ...(options.cacheFile !== undefined ? [options.cacheFile] : [])]) {
       if (!existsSync(file)) continue;
       for (const [key, vector] of readVectorFile(file, this.model, this.#dimensions)) this.#known.set(key, vector);
@@ -127,7 +131,7 @@ export class VectorStore {
     this.#timer.unref();
   }
 
-  /** Writes new vectors to the cache now (resolves once written; a failure is logged by the caller). */
+  /** Writes new vectors to the cache now; resolves once written or failed (a failure goes to onError). */
   flush(): Promise<void> {
     clearTimeout(this.#timer);
     const file = this.#cacheFile;
@@ -139,14 +143,18 @@ export class VectorStore {
       if (kept.size >= MAX_CACHED_VECTORS) break;
       kept.set(key, vector);
     }
-    this.#writing = this.#writing.then(() => writeVectorFile(file, this.model, this.#dimensions, kept));
+    // Never rejects: a write that fails (disk full, folder removed) must not take the daemon down.
+    this.#writing = this.#writing.then(() => writeVectorFile(file, this.model, this.#dimensions, kept)).catch((error: unknown) => {
+      this.#onError?.(error);
+    });
     return this.#writing;
   }
 }
 
 /** A catalog's store: its folder's shipped vectors, and the cache in `cacheDir` when given. */
-export function catalogVectorStore(catalogDir: string, cacheDir: string | undefined): VectorStore {
+export function catalogVectorStore(catalogDir: string, cacheDir: string | undefined, onError?: (error: unknown) => void): VectorStore {
   return new VectorStore({
+    ...(onError ? { onError } : {}),
     model: EMBEDDING_MODEL,
     dimensions: EMBEDDING_DIMENSIONS,
     shipped: [path.join(catalogDir, SHIPPED_VECTORS_FILE)],

@@ -56,6 +56,21 @@ describe('vector store', () => {
     expect(store.size).toBe(0);
   });
 
+  it('survives a cache write that fails: reported, never thrown, and the vectors stay usable', async () => {
+    const dir = tempDir('cem-vectors-');
+    // The cache's folder cannot be made: a file stands where it would be.
+    writeFileSync(path.join(dir, 'blocker'), 'not a folder');
+    const errors: unknown[] = [];
+    const store = new VectorStore({ model: 'm', dimensions: 4, cacheFile: path.join(dir, 'blocker', 'vectors.bin'), onError: (e) => errors.push(e) });
+    store.put('alpha', unit(1));
+    await expect(store.flush()).resolves.toBeUndefined();
+    expect(errors).toHaveLength(1);
+    store.put('beta', unit(2));
+    await expect(store.flush()).resolves.toBeUndefined();
+    expect(errors).toHaveLength(2);
+    expect(store.get('alpha')).toBeDefined();
+  });
+
   it('reads shipped vectors without writing to them', async () => {
     const dir = tempDir('cem-vectors-');
     const shipped = path.join(dir, SHIPPED_VECTORS_FILE);
