@@ -69,10 +69,29 @@ export function loadQueries(): EvalQuery[] {
   return (JSON.parse(fixture('queries.json')) as { queries: EvalQuery[] }).queries;
 }
 
+/** The second query set (40), written before any ranking was run on it: the check on tuning. */
+export function loadSecondQueries(): EvalQuery[] {
+  return (JSON.parse(fixture('queries-second.json')) as { queries: EvalQuery[] }).queries;
+}
+
+/** Queries no tool of the real catalog answers: a search should call its match weak. */
+export const OFF_TOPIC_QUERIES: readonly string[] = [
+  'bake a chocolate cake',
+  'what is the capital of france',
+  'translate this sentence into japanese',
+  'book a flight to tokyo',
+  'play some jazz music',
+  'check my blood pressure',
+  'order a pizza for dinner',
+  'tune a guitar',
+  'water the plants in the garden',
+  'convert celsius to fahrenheit',
+];
+
 /** The project's Catalog holding the harvested tools as live upstream entries, one category per server. */
-export function realCatalog(servers: readonly HarvestedServer[]): { catalog: Catalog; close(): void } {
+export function realCatalog(servers: readonly HarvestedServer[], vectorCacheDir?: string): { catalog: Catalog; close(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'cem-search-eval-'));
-  const catalog = new Catalog({ dir, logger: silentLogger() });
+  const catalog = new Catalog({ dir, logger: silentLogger(), ...(vectorCacheDir !== undefined ? { vectorCacheDir } : {}) });
   for (const s of servers) {
     const entries: DynamicToolEntry[] = s.tools.map((t) => ({
       name: t.name,

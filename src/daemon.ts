@@ -3,6 +3,7 @@
 // executor, MCP services). The CLI commands (serve, stdio, exec) start from here; subsystems
 // never reach for each other's globals.
 
+import path from 'node:path';
 import { Catalog } from './catalog/index.js';
 import type { DynamicToolEntry } from './catalog/index.js';
 import type { Config } from './config/config-types.js';
@@ -101,6 +102,8 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       watch: options.watch ?? true,
       onFilesChanged: (paths) => bus.publish({ topic: 'catalog', names: paths }),
       semanticSearch: config.semanticSearch,
+      // Tool vectors cached beside the skills (the data directory when installed).
+      vectorCacheDir: path.join(config.dataDir ?? path.dirname(config.skillsDir), 'embeddings'),
     });
     closers.push(() => catalog.close());
     bus.subscribe('catalog', (paths) => {

@@ -93,7 +93,8 @@ export interface ToolNameView {
 
 export interface ToolSummaryView extends ToolNameView {
   readonly description: string;
-  readonly mcp_server: string;
+  /** Left out of a compact line (SearchOptions.compact) where it equals `category`. */
+  readonly mcp_server?: string;
   /** Present (true) when the entry has no input_schema: it can be read about, not called as typed. */
   readonly description_only?: boolean;
 }
@@ -111,6 +112,11 @@ export interface SearchOptions {
   limit?: number;
   /** With a viewer: only tools the caller can call now. Default false (callable ones rank first). */
   callable_only?: boolean;
+  /**
+   * Summary and name lines leave out what they would only repeat: `mcp_server` where it equals
+   * `category`, `callable` where it is true. Default false (the seed's four fields on every line).
+   */
+  compact?: boolean;
 }
 
 export interface SearchResult {
@@ -119,8 +125,19 @@ export interface SearchResult {
   readonly detail_level: DetailLevel;
   /** Number of tools returned (after `limit`). */
   readonly count: number;
+  /**
+   * How a non-empty query was ranked: 'semantic' (the sentence encoder's scores blended in) or
+   * 'lexical' (the model or some tool's vector not ready yet, the encoder not installed, or off).
+   */
+  readonly ranking?: 'semantic' | 'lexical';
   /** Best first; ties broken by name, then category. */
   readonly tools: readonly ToolView[];
+  /** 'weak' when no tool matches the query well: the tools are only the closest ones. */
+  readonly match?: 'weak';
+  /** With a weak match: what to do about it. */
+  readonly note?: string;
+  /** With a weak match: categories worth a search of their own. */
+  readonly suggested_categories?: readonly string[];
   /** The mcpServers entries that would make listed tools callable, once per server. */
   readonly setup?: Readonly<Record<string, unknown>>;
 }
@@ -159,6 +176,8 @@ export interface CatalogStats {
   /** Bumped on every change of the visible catalog. */
   readonly generation: number;
   readonly watching: boolean;
+  /** How search ranks now: 'semantic', or 'lexical' and why (encoder missing, off, loading, vectors being made). */
+  readonly ranking?: { readonly mode: 'semantic' | 'lexical'; readonly tools_without_vectors: number; readonly why?: string };
   readonly cache: {
     readonly parsed_files: CacheStats;
     readonly search_results: CacheStats;
@@ -217,4 +236,10 @@ export interface CatalogOptions {
   onFilesChanged?: (paths: string[]) => void;
   /** Semantic re-ranking with the process's sentence encoder; false: lexical only. Default true. */
   semanticSearch?: boolean;
+  /**
+   * Folder where tool vectors are cached on disk (vectors.bin), so a restart re-embeds nothing
+   * that did not change. Default: none (kept for the process only). Vectors shipped with the
+   * catalog folder (`.vectors.bin` in it) are read either way.
+   */
+  vectorCacheDir?: string;
 }

@@ -16,28 +16,33 @@ import type {
   CatalogViewer,
   CategoriesResult,
   CategoryInfo,
-  DetailLevel,
   DynamicToolEntry,
   SearchOptions,
   SearchResult,
   ToolDefinition,
   ToolEntry,
-  ToolView,
 } from './catalog-types.js';
 import { rankAll, rankFor } from './catalog-ranking.js';
-import type { Ranked } from './catalog-ranking.js';
-import { buildView, categoryComparator, EMPTY_VIEW, oneLine } from './catalog-view.js';
+import { buildView, categoryComparator, EMPTY_VIEW } from './catalog-view.js';
 import type { CatalogView, DynamicCategory } from './catalog-view.js';
 import { normalizeDynamicEntry } from './entry-validation.js';
 import { schemaToTypeScript } from './schema-to-typescript.js';
 import { descriptionOnlySignature } from './seed-format.js';
 import { lexicalEmbedder, sharedEmbedder } from './embedding-client.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
+import { searchAnswer } from './search-answer.js';
+import { catalogVectorStore } from './vector-store.js';
+import type { VectorStore } from './vector-store.js';
 import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, MAX_QUERY_CHARS } from './search-options.js';
 import { closestNames } from './suggestions.js';
 
 /** Longest a search waits for its query's vector (prepareSearch) before it ranks lexically, ms. */
 export const PREPARE_WAIT_MS = 250;
+/**
+ * Longest a search waits while the model loads and every tool's vector is already at hand (a
+ * fresh daemon's first query; the model took 1.4 s to load on two cores at a load of 24, more at times), ms.
+ */
+export const MODEL_LOAD_WAIT_MS = 5_000;
 
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './search-options.js';
@@ -60,12 +65,14 @@ export class Catalog {
   readonly #listeners = new Set<CatalogChangeListener>();
   #started: Promise<void> | null = null;
   #closed: Promise<void> | null = null;
+  readonly #vectors: VectorStore | undefined;
 
   constructor(options: CatalogOptions) {
     if (typeof options.dir !== 'string' || options.dir.length === 0) {
       throw new CatalogError('INVALID_OPTION', 'dir must be a non-empty path to the catalog folder');
     }
-    this.#index = new ToolSearchIndex(options.semanticSearch === false ? lexicalEmbedder : sharedEmbedder);
+    this.#vectors = options.semanticSearch === false ? undefined : catalogVectorStore(options.dir, options.vectorCacheDir, (error) => options.logger.warn({ err: error }, 'could not write the vector cache; vectors are kept in memory'));
+    this.#index = new ToolSearchIndex(options.semanticSearch === false ? lexicalEmbedder : sharedEmbedder, this.#vectors);
     this.#logger = options.logger;
     this.#warnings = new WarnOnce(options.logger);
     this.#source = new CatalogFiles({
@@ -246,11 +253,12 @@ export class Catalog {
   prepareSearch(query: string): Promise<void> {
     if (typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY_CHARS) return Promise.resolve();
     // A busy or slow encoder delays the answer by at most this much; the search is then lexical.
+    const preparing = this.#index.prepare(query); // starts the model if it is not yet
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, PREPARE_WAIT_MS);
+      timer = setTimeout(resolve, this.#index.semanticLoading ? MODEL_LOAD_WAIT_MS : PREPARE_WAIT_MS);
     });
-    return Promise.race([this.#index.prepare(query), bound]).finally(() => clearTimeout(timer));
+    return Promise.race([preparing, bound]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -261,9 +269,10 @@ export class Catalog {
   search(options: SearchOptions, viewer?: CatalogViewer): SearchResult {
     const { query, detail, limit } = checkSearchOptions(options);
     const callableOnly = options.callable_only === true;
+    const compact = options.compact === true;
     const category = options.category === undefined || options.category === null || options.category === '' ? null : this.#resolveCategory(options.category, viewer);
 
-    const key = `${this.#generation}.${this.#index.rankingVersion}\u0000${viewer?.key ?? ''}\u0000${callableOnly ? 1 : 0}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
+    const key = `${this.#generation}.${this.#index.rankingVersion}${compact ? 'c' : ''}\u0000${viewer?.key ?? ''}\u0000${callableOnly ? 1 : 0}\u0000${category ?? ''}\u0000${detail}\u0000${limit}\u0000${query}`;
     const cached = this.#results.get(key);
     if (cached) {
       this.#resultHits++;
@@ -271,29 +280,11 @@ export class Catalog {
     }
     this.#resultMisses++;
     const ranked = viewer ? rankFor(this.#view, this.#index, viewer, query, category, limit, callableOnly) : rankAll(this.#view, this.#index, query, category, limit);
-    const setup: Record<string, unknown> = {};
-    for (const { callability } of ranked) {
-      if (callability && !callability.callable && callability.brief !== undefined) Object.assign(setup, callability.mcp_server_config);
-    }
-    const result: SearchResult = Object.freeze({
-      query,
-      category,
-      detail_level: detail,
-      count: ranked.length,
-      tools: Object.freeze(ranked.map((r) => this.#toView(r, detail))),
-      ...(Object.keys(setup).length > 0 ? { setup: Object.freeze(setup) } : {}),
-    });
-    this.#results.set(key, result);
+    const info = query.trim() === '' ? undefined : this.#index.lastRanking;
+    const result = searchAnswer({ query, category, detail, compact, ranked, info, viewer, definition: (e) => this.definition(e), categories: (v) => this.#categoryNames(v) });
+    // Lexical only because this query's vector was not ready: the next search may do better.
+    if (info?.ranking !== 'lexical' || !this.#index.semanticReady) this.#results.set(key, result);
     return result;
-  }
-
-  #toView({ entry, callability }: Ranked, detail: DetailLevel): ToolView {
-    const marks = callabilityFields(callability, true);
-    if (detail === 'name') return { name: entry.name, category: entry.category, ...marks };
-    if (detail === 'summary') {
-      return { name: entry.name, category: entry.category, description: oneLine(entry.description), mcp_server: entry.mcp_server, ...(entry.description_only ? { description_only: true } : {}), ...marks };
-    }
-    return callability ? Object.freeze({ ...this.definition(entry), ...marks }) : this.definition(entry);
   }
 
   /**
@@ -372,6 +363,7 @@ export class Catalog {
       last_reload_ms: Math.round(this.#lastReloadMs * 1000) / 1000,
       generation: this.#generation,
       watching: this.#source.watching,
+      ranking: this.#index.rankingStatus,
       cache: {
         parsed_files: this.#source.cacheStats(),
         search_results: { size: this.#results.size, max: this.#results.max, hits: this.#resultHits, misses: this.#resultMisses },
@@ -379,9 +371,9 @@ export class Catalog {
     };
   }
 
-  /** Stop watching and wait for a reload in progress. Idempotent. */
+  /** Stop watching, wait for a reload in progress, and write new vectors to the cache. Idempotent. */
   close(): Promise<void> {
-    this.#closed ??= this.#source.close();
+    this.#closed ??= Promise.all([this.#source.close(), this.#vectors?.flush()]).then(() => undefined);
     return this.#closed;
   }
 }

@@ -38,8 +38,15 @@ function workerUrl(): URL | undefined {
 }
 
 interface Pending {
-  resolve(vectors: Float32Array): void;
+  resolve(answer: Float32Array | Scan): void;
   reject(error: Error): void;
+}
+
+/** A query's vector and its best tools of a table, best first, with their cosines. */
+export interface Scan {
+  readonly vector: Float32Array;
+  readonly ids: readonly string[];
+  readonly cosines: readonly number[];
 }
 
 export class Embedder {
@@ -55,6 +62,8 @@ export class Embedder {
   readonly #queries = new LRUCache<string, Float32Array>({ max: QUERY_CACHE_SIZE });
   /** Queries ranked lexically because their vector did not come in time or failed. */
   fallbacks = 0;
+  /** Tool texts sent to the model to embed (a restart with every vector cached sends none). */
+  embeddedTexts = 0;
 
   /** `disabled`: never start the model (lexical search); default: CODE_EXEC_SEMANTIC_SEARCH=false. */
   constructor(options: { disabled?: boolean } = {}) {
@@ -101,13 +110,38 @@ export class Embedder {
 
   /** Unit vectors of the texts, row-major; rejects when the model is unavailable. */
   embed(texts: readonly string[]): Promise<Float32Array> {
+    this.embeddedTexts += texts.length;
+    return this.#ask((id) => ({ kind: 'texts', id, texts: [...texts] })) as Promise<Float32Array>;
+  }
+
+  /**
+   * Embeds a query in the worker and scans a table there: the query's vector (remembered, so a
+   * following embedQuerySync of the same text does not wait) and its `keep` best tools.
+   */
+  async scan(table: number, text: string, keep: number): Promise<Scan> {
+    const answer = (await this.#ask((id) => ({ kind: 'scan', id, table, text, keep }))) as Scan;
+    this.#queries.set(text, answer.vector);
+    return answer;
+  }
+
+  /** Sets tools' vectors in the worker's copy of a table (row-major, one per id). */
+  store(table: number, ids: readonly string[], vectors: Float32Array): void {
+    this.#worker?.postMessage({ kind: 'store', table, ids: [...ids], vectors } satisfies EmbeddingRequest);
+  }
+
+  /** Removes tools from the worker's copy of a table. */
+  drop(table: number, ids: readonly string[]): void {
+    this.#worker?.postMessage({ kind: 'drop', table, ids: [...ids] } satisfies EmbeddingRequest);
+  }
+
+  #ask(request: (id: number) => EmbeddingRequest): Promise<Float32Array | Scan> {
     const worker = this.#worker;
     if (!worker || this.#state === 'unavailable') return Promise.reject(new Error(this.#reason));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ kind: 'texts', id, texts: [...texts] } satisfies EmbeddingRequest);
+      worker.postMessage(request(id));
     });
   }
 
@@ -118,7 +152,7 @@ export class Embedder {
   async prepareQuery(text: string): Promise<void> {
     if (this.#state !== 'ready' || this.#queries.has(text)) return;
     try {
-      this.#queries.set(text, await this.embed([text]));
+      this.#queries.set(text, (await this.#ask((id) => ({ kind: 'texts', id, texts: [text] }))) as Float32Array);
     } catch {
       // the synchronous path will try again, and fall back to lexical
     }
@@ -162,6 +196,7 @@ export class Embedder {
       this.#pending.delete(m.id);
       if (this.#pending.size === 0) this.#worker?.unref();
       if (m.kind === 'vectors') pending?.resolve(m.vectors);
+      else if (m.kind === 'scanned') pending?.resolve({ vector: m.vector, ids: m.ids, cosines: m.cosines });
       else pending?.reject(new Error(m.reason));
     }
   }

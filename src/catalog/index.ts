@@ -1,6 +1,7 @@
 // The catalog subsystem's public API: the Catalog class, its contract types, and the pure
 // helpers (signatures, file-tree rendering) the sandbox and MCP front build on.
 export { Catalog, DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './catalog.js';
+export { MINIMAL_LIMIT, profileSearchDefaults } from './search-options.js';
 export type { CatalogOptions } from './catalog.js';
 export { CatalogError, DETAIL_LEVELS } from './catalog-types.js';
 export type {

@@ -13,6 +13,7 @@ import { WordNet } from './wordnet.js';
 import { sharedEmbedder } from './embedding-client.js';
 import type { Embedder } from './embedding-client.js';
 import { embeddingText, SEMANTIC_WEIGHT, SemanticIndex, TYPO_SEMANTIC_SHARE } from './embedding-index.js';
+import type { VectorStore } from './vector-store.js';
 
 /** Field weights: a name hit counts most, then use cases and description. */
 export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5 } as const;
@@ -61,6 +62,13 @@ interface Expansion {
 
 /** One WordNet reader for the process: it holds file handles and an LRU of answers only. */
 let wordnet: WordNet | undefined;
+/** Query expansion from WordNet on or off, process-wide (the evaluation measures both). */
+let expansionOn = true;
+
+/** Turns WordNet query expansion on or off for the process (bench/search-bench.ts measures its worth). */
+export function setQueryExpansion(on: boolean): void {
+  expansionOn = on;
+}
 
 /** Fields a term no tool contains (a likely typo) is fuzzily matched against. */
 const TYPO_FIELDS = ['name', 'use_cases', 'category'];
@@ -83,6 +91,17 @@ interface IndexedTool {
 export interface SearchHit {
   readonly id: unknown;
   readonly score: number;
+}
+
+/** How the last search was ranked, and how well its best hit matched (see Catalog.search). */
+export interface RankingInfo {
+  readonly ranking: 'semantic' | 'lexical';
+  /** Share of the query's terms the best lexical hit contains (0 when none). */
+  readonly coverage: number;
+  /** The best tool's raw cosine with the query, when ranked semantically. */
+  readonly cosine?: number;
+  /** Whether the query has a likely typo (the encoder misreads those; the lexical side does not). */
+  readonly typo?: boolean;
 }
 
 /** The document id of an entry: category and name, joined by a character neither can hold. */
@@ -162,10 +181,14 @@ export class ToolSearchIndex {
   readonly #df = new Map<string, number>();
   /** Semantic re-ranking (embedding-index.ts); lexical only until its model and vectors are ready. */
   readonly #semantic: SemanticIndex;
+  #last: RankingInfo = { ranking: 'lexical', coverage: 0 };
 
-  /** `embedder`: the sentence encoder to use (default: the process's shared worker). */
-  constructor(embedder: () => Embedder = sharedEmbedder) {
-    this.#semantic = new SemanticIndex(embedder);
+  /**
+   * `embedder`: the sentence encoder to use (default: the process's shared worker); `store`: where
+   * tool vectors are found and kept (default: none, every tool is embedded).
+   */
+  constructor(embedder: () => Embedder = sharedEmbedder, store?: VectorStore) {
+    this.#semantic = new SemanticIndex(embedder, store);
     this.#mini = new MiniSearch<IndexedTool>({
       fields: ['name', 'description', 'functions', 'use_cases', 'category'],
       tokenize: tokenizeField,
@@ -181,6 +204,27 @@ export class ToolSearchIndex {
 
   get size(): number {
     return this.#docTerms.size;
+  }
+
+  /** How the last `search` was ranked (read right after it: search is synchronous). */
+  get lastRanking(): RankingInfo {
+    return this.#last;
+  }
+
+  /** Whether semantic ranking applies now (model ready, every tool embedded). */
+  get semanticReady(): boolean {
+    return this.#semantic.ready;
+  }
+
+  /** Whether the model is still loading while every tool has its vector. */
+  get semanticLoading(): boolean {
+    return this.#semantic.loading;
+  }
+
+  /** How search ranks now, for stats. */
+  get rankingStatus(): { mode: 'semantic' | 'lexical'; tools_without_vectors: number; why?: string } {
+    const why = this.#semantic.why;
+    return { mode: why === '' ? 'semantic' : 'lexical', tools_without_vectors: this.#semantic.missing, ...(why !== '' ? { why } : {}) };
   }
 
   has(id: string): boolean {
@@ -238,6 +282,7 @@ export class ToolSearchIndex {
     // Terms are analysed here once, deduplicated after stemming ('file files' is one term, not a
     // double weight) and capped, then handed to MiniSearch as they are.
     const terms = [...new Set(tokenizeQuery(query).map(processTerm).filter((t): t is string => !!t))].slice(0, MAX_QUERY_TERMS);
+    this.#last = { ranking: 'lexical', coverage: 0 };
     if (terms.length === 0) return [];
     const rare = terms.filter((t) => !this.#isCommon(t));
     const kept = rare.length > 0 ? rare : terms;
@@ -245,11 +290,16 @@ export class ToolSearchIndex {
     // A lone common term is looked for in names first; all fields only if no name has it.
     let results = this.#run(kept, category, true, expansion);
     if (results.length === 0 && rare.length === 0) results = this.#run(kept, category, false, expansion);
-    const prefix = category !== undefined ? `${category}\u001f` : '';
-    const semantic = this.#semantic.scores(query, (id) => id.startsWith(prefix));
-    if (!semantic) return results;
+    const own = new Set([...terms, ...expansion.standIns]);
+    const coverage = results[0] ? Math.min(1, results[0].queryTerms.filter((t) => own.has(t)).length / terms.length) : 0;
+    const semantic = this.#semantic.scores(query, category);
+    if (!semantic) {
+      this.#last = { ranking: 'lexical', coverage };
+      return results;
+    }
     const typo = this.#hasLikelyTypo(query);
-    return blend(results, semantic, new Set([...terms, ...expansion.standIns]), terms.length, typo ? SEMANTIC_WEIGHT * TYPO_SEMANTIC_SHARE : SEMANTIC_WEIGHT);
+    this.#last = { ranking: 'semantic', coverage, cosine: semantic.topCosine, typo };
+    return blend(results, semantic.scores, own, terms.length, typo ? SEMANTIC_WEIGHT * TYPO_SEMANTIC_SHARE : SEMANTIC_WEIGHT);
   }
 
   /**
@@ -260,7 +310,7 @@ export class ToolSearchIndex {
     return tokenizeQuery(query).some((word) => {
       const term = processTerm(word);
       if (!term || term.length < FUZZY_MIN_CHARS || this.#df.has(term) || !/^[a-z]+$/i.test(word)) return false;
-      return !(wordnet?.knows(word) ?? false);
+      return !(expansionOn && (wordnet?.knows(word) ?? false));
     });
   }
 
@@ -270,6 +320,7 @@ export class ToolSearchIndex {
    */
   #expand(query: string, own: ReadonlySet<string>): Expansion {
     const expansion: Expansion = { nudges: [], standIns: [], replaced: new Set() };
+    if (!expansionOn) return expansion;
     wordnet ??= new WordNet();
     if (!wordnet.available) return expansion;
     const seen = new Set<string>();

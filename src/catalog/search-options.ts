@@ -4,6 +4,18 @@ import { CatalogError, DETAIL_LEVELS } from './catalog-types.js';
 import type { Callability, DetailLevel, SearchOptions, ToolDefinition } from './catalog-types.js';
 
 export const DEFAULT_LIMIT = 10;
+/** search_tools' default limit in the `minimal` tool profile (SPEC: MCP tools). */
+export const MINIMAL_LIMIT = 5;
+
+/**
+ * What a tool profile changes in search_tools (MCP and from code): the default limit (5 in
+ * `minimal`), and whether summary lines leave out what they would only repeat (every profile but
+ * `seed`, which keeps the seed's four fields on every line).
+ */
+export function profileSearchDefaults(profile: string | undefined): { limit: number; compact: boolean } {
+  const p = profile ?? 'seed';
+  return { limit: p === 'minimal' ? MINIMAL_LIMIT : DEFAULT_LIMIT, compact: p !== 'seed' };
+}
 export const MAX_LIMIT = 100;
 export const MAX_QUERY_CHARS = 1_000;
 const MAX_NAME_CHARS = 300;

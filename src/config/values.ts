@@ -1,5 +1,6 @@
 // Turning one raw option value (typed JSON from the file, or a string from the environment or a
 // flag) into a checked value, with a message that names the option and says what is accepted.
+import { editDistance as distance } from '../util/edit-distance.js';
 
 import path from 'node:path';
 import type { OptionSpec } from './options.js';
@@ -106,15 +107,3 @@ export function closest(word: string, candidates: readonly string[]): string | u
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
 }
 
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
-    }
-    prev = row;
-  }
-  return prev[b.length] ?? 0;
-}

@@ -3,9 +3,10 @@
 // only what its permissions let it see (catalog-access.ts), as the MCP discovery tools do.
 
 import { LRUCache } from 'lru-cache';
+import type { Config } from '../config/config-types.js';
 import { HostError } from '../executor/index.js';
 import type { CallIdentity, HostMethod, VirtualTree } from '../executor/index.js';
-import { CatalogError, renderServerIndex, renderToolFile, SERVERS_ROOT, serverIndexPath, toolFilePath } from '../catalog/index.js';
+import { CatalogError, profileSearchDefaults, renderServerIndex, renderToolFile, SERVERS_ROOT, serverIndexPath, toolFilePath } from '../catalog/index.js';
 import type { Catalog, CatalogViewer, DetailLevel, ToolEntry } from '../catalog/index.js';
 import { catalogViewer } from './catalog-access.js';
 import type { CatalogAccessDeps } from './catalog-access.js';
@@ -13,13 +14,15 @@ import type { CatalogAccessDeps } from './catalog-access.js';
 /** Distinct views of the servers/ tree kept (one per agent permission set and server states). */
 const MAX_TREES = 64;
 
-export type CatalogMethodsDeps = CatalogAccessDeps & { catalog: Catalog };
+/** `config.server.toolProfile` sets search_tools' defaults, as for the MCP tool. */
+export type CatalogMethodsDeps = CatalogAccessDeps & { catalog: Catalog; config: Partial<Pick<Config, 'server'>> };
 
 function viewerOf(deps: CatalogMethodsDeps, identity: CallIdentity): CatalogViewer {
   return catalogViewer(deps, { agent: identity.agent, permissions: identity.permissions });
 }
 
 export function catalogMethods(deps: CatalogMethodsDeps): Record<string, HostMethod> {
+  const defaults = profileSearchDefaults(deps.config.server?.toolProfile);
   return {
     search_tools: async ([query, options], ctx) => {
       if (typeof query !== 'string') throw new HostError('INVALID_ARGUMENT', 'search_tools(query, options): query must be a string', 'TypeError');
@@ -31,8 +34,9 @@ export function catalogMethods(deps: CatalogMethodsDeps): Record<string, HostMet
             query,
             category: typeof o.category === 'string' ? o.category : null,
             detail_level: (typeof o.detail_level === 'string' ? o.detail_level : 'summary') as DetailLevel,
-            limit: typeof o.limit === 'number' ? o.limit : undefined,
+            limit: typeof o.limit === 'number' ? o.limit : defaults.limit,
             callable_only: o.callable_only === true,
+            compact: defaults.compact,
           },
           viewerOf(deps, ctx.identity),
         );

@@ -1,6 +1,7 @@
 // Skill names become folder names and object keys, so they are checked before anything touches
 // the disk: a strict pattern rules out traversal, separators and NUL; a reserved list rules out
 // names that Windows devices or JavaScript prototypes would give a second meaning.
+import { editDistance } from '../util/edit-distance.js';
 
 import { SkillError } from './skill-error.js';
 
@@ -54,15 +55,3 @@ export function suggestNames(name: string, candidates: Iterable<string>, limit =
   return scored.slice(0, limit).map((s) => s.name);
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}

@@ -219,7 +219,7 @@ describe('dynamic categories', () => {
 
   it('skips a nameless tool, keeps the first of duplicates and refuses a bad category name', async () => {
     const local = new Catalog({ dir: DEFAULT_CATALOG_DIR, logger: silentLogger(), watch: false });
-    const summary = (name: string): Omit<ToolSummaryView, 'category'> & { functions: string[]; use_cases: string[]; input_schema: Record<string, unknown>; source: 'upstream' } => ({
+    const summary = (name: string): Omit<ToolSummaryView, 'category' | 'mcp_server'> & { mcp_server: string; functions: string[]; use_cases: string[]; input_schema: Record<string, unknown>; source: 'upstream' } => ({
       name, description: name, mcp_server: 'srv', functions: [], use_cases: [], input_schema: { type: 'object' }, source: 'upstream',
     });
     local.setDynamicTools('srv', [summary(''), summary('a'), { ...summary('a'), description: 'second' }]);

@@ -2,11 +2,17 @@
 // describes in other words, and search stays lexical, with the same answers for words the tools
 // use, when the encoder is off or missing.
 
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Embedder, sharedEmbedder } from '../../src/catalog/embedding-client.js';
 import { embeddingsSettled, embeddingText, MAX_SEMANTIC_TOOLS } from '../../src/catalog/embedding-index.js';
 import { entryId, ToolSearchIndex } from '../../src/catalog/search-index.js';
-import type { ToolEntry } from '../../src/catalog/index.js';
+import { Catalog } from '../../src/catalog/index.js';
+import type { DynamicToolEntry, ToolEntry } from '../../src/catalog/index.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { tempDir } from '../fixtures/config.js';
+import { DEFAULT_CATALOG_DIR } from './helpers.js';
 
 const TOOLS: [string, string, string][] = [
   ['everart', 'generate_image', 'Generate images using EverArt Models. Returns a URL.'],
@@ -18,6 +24,17 @@ const TOOLS: [string, string, string][] = [
 
 function entry([server, name, description]: [string, string, string]): ToolEntry {
   return { name, description, category: server, mcp_server: server, functions: [], use_cases: [], input_schema: { type: 'object' }, source: 'upstream' } as ToolEntry;
+}
+
+function dynamic([, name, description]: [string, string, string]): DynamicToolEntry {
+  return { name, description, mcp_server: 'mixed', functions: [], use_cases: [], input_schema: { type: 'object' }, source: 'upstream' };
+}
+
+/** A catalog of TOOLS (as one upstream server's live tools) with its vector cache in `cacheDir`. */
+function catalogWith(cacheDir: string, tools = TOOLS): Catalog {
+  const catalog = new Catalog({ dir: tempDir('cem-semantic-catalog-'), logger: silentLogger(), watch: false, vectorCacheDir: cacheDir });
+  catalog.setDynamicTools('mixed', tools.map(dynamic));
+  return catalog;
 }
 
 function indexWith(embedder: () => Embedder): ToolSearchIndex {
@@ -70,6 +87,51 @@ describe('semantic re-ranking', () => {
     index.search('create issue');
     expect(index.rankingVersion).toBe(version);
   });
+
+  it('says a search is lexical while tool vectors are still being made, then semantic; a restart with the cache embeds nothing', async () => {
+    const embedder = sharedEmbedder({ disabled: false });
+    expect(await embedder.settled()).toBe('ready');
+    // Ranking, not this machine's load, is tested: a search waits for its query's vector.
+    embedder.queryTimeoutMs = 10_000;
+    const cacheDir = tempDir('cem-vector-cache-');
+    const before = embedder.embeddedTexts;
+    const first = catalogWith(cacheDir);
+    // Asked at once: the vectors of these tools are not made yet.
+    expect(first.search({ query: 'draw a picture of a cat in space' }).ranking).toBe('lexical');
+    await embeddingsSettled();
+    await first.prepareSearch('draw a picture of a cat in space');
+    const semantic = first.search({ query: 'draw a picture of a cat in space', detail_level: 'name' });
+    expect(semantic.ranking).toBe('semantic');
+    expect(semantic.tools[0]?.name).toBe('generate_image');
+    expect(embedder.embeddedTexts - before).toBe(TOOLS.length);
+    await first.close(); // writes the cache
+    expect(existsSync(path.join(cacheDir, 'vectors.bin'))).toBe(true);
+
+    const restarted = before + TOOLS.length;
+    const second = catalogWith(cacheDir);
+    // The first query of the "restarted" catalog is ranked semantically, and nothing was embedded.
+    await second.prepareSearch('move a document to another folder');
+    const answer = second.search({ query: 'move a document to another folder', detail_level: 'name' });
+    expect(answer.ranking).toBe('semantic');
+    expect(answer.tools[0]?.name).toBe('move_file');
+    await embeddingsSettled();
+    expect(embedder.embeddedTexts).toBe(restarted);
+    await second.close();
+  }, 120_000);
+
+  it("embeds none of the shipped catalog's tools: their vectors ship with it", async () => {
+    const embedder = sharedEmbedder({ disabled: false });
+    expect(await embedder.settled()).toBe('ready');
+    embedder.queryTimeoutMs = 10_000;
+    const before = embedder.embeddedTexts;
+    const catalog = new Catalog({ dir: DEFAULT_CATALOG_DIR, logger: silentLogger(), watch: false });
+    await catalog.start();
+    await catalog.prepareSearch('remember a fact about a person');
+    expect(catalog.search({ query: 'remember a fact about a person' }).ranking).toBe('semantic');
+    await embeddingsSettled();
+    expect(embedder.embeddedTexts).toBe(before);
+    await catalog.close();
+  }, 60_000);
 
   it(`ranks a catalog of more than ${MAX_SEMANTIC_TOOLS} tools lexically, without starting the model`, () => {
     const index = new ToolSearchIndex(() => {

@@ -2,7 +2,8 @@
 // forms meet, and the edit distance behind "did you mean".
 import { describe, expect, it } from 'vitest';
 import { processTerm, splitWords, stem, tokenizeName } from '../../src/catalog/text-analysis.js';
-import { closestNames, editDistance } from '../../src/catalog/suggestions.js';
+import { closestNames } from '../../src/catalog/suggestions.js';
+import { editDistance } from '../../src/util/edit-distance.js';
 
 describe('text analysis', () => {
   it('splits identifiers on _ - . and camelCase', () => {

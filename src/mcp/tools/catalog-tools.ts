@@ -4,7 +4,7 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CatalogError, COMPACT_STYLE, DEFAULT_LIMIT, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS, schemaToTypeScript } from '../../catalog/index.js';
+import { CatalogError, COMPACT_STYLE, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS, profileSearchDefaults, schemaToTypeScript } from '../../catalog/index.js';
 import type { Catalog, CatalogViewer, ToolDefinition } from '../../catalog/index.js';
 import { catalogViewer } from '../../sandbox-api/catalog-access.js';
 import { defineTool } from '../define-tool.js';
@@ -28,6 +28,8 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     .string({ error: 'category must be a string naming a category (list_tool_categories shows them)' })
     .nullable()
     .optional();
+  // The seed profile keeps the seed's default limit and four fields a line; others are compact.
+  const searchDefaults = profileSearchDefaults(services.config.server?.toolProfile);
 
   defineTool(
     server,
@@ -40,7 +42,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
         query: text('query', 'what the tool should do; "" lists all', { allowEmpty: true, max: MAX_QUERY_CHARS }),
         category,
         detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'full adds schemas').default('summary'),
-        limit: number('limit', 'most tools', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(DEFAULT_LIMIT),
+        limit: number('limit', 'most tools', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(searchDefaults.limit),
         callable_only: z.boolean({ error: 'callable_only must be true or false' }).optional().describe('only tools you can call now'),
       }),
       output: z.looseObject({ query: z.string(), category: z.string().nullable(), detail_level: z.string(), count: z.number(), tools: z.array(z.looseObject({ name: z.string(), category: z.string() })) }),
@@ -51,7 +53,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
       await catalog.prepareSearch(input.query);
       const result = guard(() =>
         catalog.search(
-          { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only === true },
+          { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only === true, compact: searchDefaults.compact },
           viewer(),
         ),
       );
