@@ -57,6 +57,11 @@ export interface Coordinator {
 export interface CoordinatorOptions {
   /** Watch catalog/ for changes (the daemon and stdio do; exec does not). Default true. The skill store always watches skills/. */
   watch?: boolean;
+  /**
+   * One call and out (exec): sandboxes start on demand (only the call's language), no Python
+   * standby, no skill watcher, no semantic-search model.
+   */
+  oneShot?: boolean;
   now?: () => number;
 }
 
@@ -98,7 +103,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       logger: logger.child({ subsystem: 'catalog' }),
       watch: options.watch ?? true,
       onFilesChanged: (paths) => bus.publish({ topic: 'catalog', names: paths }),
-      semanticSearch: config.semanticSearch,
+      semanticSearch: options.oneShot ? false : config.semanticSearch,
     });
     closers.push(() => catalog.close());
     bus.subscribe('catalog', (paths) => {
@@ -123,7 +128,8 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
     };
     const skills = new SkillStore({ dir: config.skillsDir, logger: logger.child({ subsystem: 'skills' }), maxCodeBytes: config.limits.maxCodeBytes, validatePython });
     closers.push(() => skills.close());
-    await Promise.all([catalog.start(), skills.start()]);
+    // One-shot: the skill store reads the disk per call instead of loading and watching it all.
+    await Promise.all([catalog.start(), options.oneShot ? undefined : skills.start()]);
 
     // Skills are searchable as the catalog category 'skills'.
     const publishSkills = async (): Promise<void> => {
@@ -161,7 +167,15 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       toolNames: sandboxApi.toolNames,
       virtual: sandboxApi.virtual,
     });
-    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens: measureTokens, gate: shared.gate });
+    const executor = await createExecutor({
+      config: config as Config,
+      hostApi,
+      logger: logger.child({ subsystem: 'executor' }),
+      workspace,
+      countTokens: measureTokens,
+      gate: shared.gate,
+      ...(options.oneShot ? { pool: { jsOnDemand: true, pythonStandby: 'never' as const } } : {}),
+    });
     late.executor = executor;
     closers.push(() => executor.close());
 

@@ -23,6 +23,8 @@ import { STATE_GROWN_PAGES, STATE_RETIRE, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT }
 const MB = 1024 * 1024;
 /** Where this worker tells its pool host how much its memory grew and whether it must go. */
 const state = (workerData as { state?: Int32Array } | undefined)?.state;
+/** Where the interpreter's memory snapshot is kept (python/snapshot.ts); cold start without it. */
+const snapshotDir = (workerData as { pythonSnapshotDir?: string } | undefined)?.pythonSnapshotDir;
 /** The WebAssembly memory's size once warm: memory_mb counts growth from here, whatever earlier calls grew. */
 let baselineWasmBytes = 0;
 /** How often an async call checks its interrupt buffer and deadline, ms. */
@@ -109,7 +111,7 @@ const bridge: Bridge = {
 /** Resolves the running async call with its outcome text (set while one runs). */
 let finishAsync: ((text: string) => void) | undefined;
 
-const engine: Promise<PythonEngine> = startPython(bridge, (line) => current?.log([line]));
+const engine: Promise<PythonEngine> = startPython(bridge, (line) => current?.log([line]), snapshotDir);
 // Failures are reported by the warm-up task; nobody may be left with an unhandled rejection.
 engine.catch(() => {});
 

@@ -59,7 +59,7 @@ function createGeneration(options: SandboxProcessOptions, events: PoolEvents): G
     // next agent's call on the thread, which then died of V8's out-of-memory within its memory_mb.
     resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb + MAX_CACHE_BYTES / (1024 * 1024), stackSizeMb: options.kind === 'python' ? 64 : 4 },
     recordTiming: false,
-    workerData: { state, hostLink: options.hostLink },
+    workerData: { state, hostLink: options.hostLink, pythonSnapshotDir: options.pythonSnapshotDir },
   });
   pool.on('error', events.onError);
   pool.on('message', (m: unknown) => {
@@ -110,7 +110,7 @@ export class ThreadPool {
   /** Warms the first generation; for Python, then starts warming the standby. */
   async start(): Promise<void> {
     await Promise.all(Array.from({ length: this.#options.threads }, () => runWarmTask(this.#current.pool)));
-    if (this.#options.kind === 'python') this.#standby = this.#spare();
+    if (this.#options.kind === 'python' && this.#options.standby === 'always') this.#standby = this.#spare();
   }
 
   /** A call starts: the idle time of trimWhenIdle counts from here. */
@@ -156,7 +156,7 @@ export class ThreadPool {
       this.#current = next;
       void old.pool.close({ force: true }).catch(() => {});
       if (this.#closed) void next.pool.close({ force: true }).catch(() => {});
-      else this.#standby = this.#spare();
+      else if (this.#options.standby !== 'never') this.#standby = this.#spare();
       return Math.round((performance.now() - startedAt) * 100) / 100;
     })().finally(() => {
       this.#replacing = undefined;

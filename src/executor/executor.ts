@@ -11,6 +11,7 @@ import { TOOL_NAMES_METHOD } from '../../workers/protocol.js';
 import type { Outcome, ReadGrant, RunRequest } from '../../workers/protocol.js';
 import { SANDBOX_API_NAMES } from '../../workers/sandbox/api-names.js';
 import type { Config } from '../config/config-types.js';
+import { packageRoot } from '../config/defaults.js';
 import type { Logger } from '../util/logger.js';
 import { TokenLedger } from '../util/tokens.js';
 import type { TokenCount } from '../util/tokens.js';
@@ -42,7 +43,7 @@ export interface ExecutorOptions {
   hostApi: HostApi;
   logger: Logger;
   /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
-  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number };
+  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number; pythonStandby?: 'always' | 'on-swap' | 'never'; startWaitMs?: number; jsOnDemand?: boolean };
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
@@ -58,6 +59,14 @@ export interface ExecutorOptions {
 
 const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
 const RESERVED = new Set<string>([...SANDBOX_API_NAMES, '__proto__', 'constructor', 'globalThis', 'eval', 'Function', 'Compartment', 'harden', 'lockdown']);
+/** Default sandbox.pythonIdleSeconds: an idle Python process exits after this long. */
+export const DEFAULT_PYTHON_IDLE_SECONDS = 300;
+
+/** Where the Python interpreters' memory snapshot is kept: the data directory's cache (the package root from a clone). */
+export function pythonSnapshotDir(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir ?? packageRoot(), '.cache', 'python');
+}
+
 /** Characters per token when a count is estimated (English text and JSON average about 4). */
 const CHARS_PER_TOKEN = 4;
 /** Largest context_vars, as JSON characters. */
@@ -104,22 +113,36 @@ export class PooledExecutor implements Executor {
       count: sandbox.processes,
       limits: shares(sandbox.processes * sandbox.threadsPerProcess),
       log: this.#log.child({ pool: 'js' }),
+      ...(options.pool?.jsOnDemand ? { lazy: true } : {}),
       ...(options.hostLink ? { hostLink: options.hostLink } : {}),
     });
     this.#link = options.hostLink || undefined;
+    // Python on demand unless kept warm: the first call starts an interpreter (from the memory
+    // snapshot, workers/python/snapshot.ts), idle ones exit, a standby exists once swaps happen.
+    const warm = sandbox.pythonWarm === true;
     this.#python =
       sandbox.pythonProcesses > 0
         ? new SandboxPool({
             ...common,
-            process: { kind: 'python', threads: 1, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
+            process: {
+              kind: 'python',
+              threads: 1,
+              maxMemoryMb: limits.maxMemoryMb,
+              memoryPollMs: 20,
+              pythonSnapshotDir: pythonSnapshotDir(options.config),
+              standby: options.pool?.pythonStandby ?? (warm ? 'always' : 'on-swap'),
+            },
             count: sandbox.pythonProcesses,
             limits: shares(sandbox.pythonProcesses),
             log: this.#log.child({ pool: 'python' }),
+            lazy: !warm,
+            idleExitMs: (sandbox.pythonIdleSeconds ?? DEFAULT_PYTHON_IDLE_SECONDS) * 1000,
+            ...(options.pool?.startWaitMs ? { startWaitMs: options.pool.startWaitMs } : {}),
           })
         : undefined;
   }
 
-  /** Starts the JavaScript pool (awaited: no cold start) and the Python pool (in the background). */
+  /** Starts the JavaScript pool (awaited: no cold start) and the Python pool (in the background; on demand: nothing yet). */
   async start(): Promise<void> {
     if (this.#python) {
       this.#python.start().catch((err: unknown) => this.#log.error({ code: 'PYTHON_POOL_FAILED', err: (err as Error).message }, 'python sandbox failed to start'));
@@ -191,7 +214,9 @@ export class PooledExecutor implements Executor {
       const finished = await (slot ? this.#gate.run(slot, call, () => pool.run(call)) : pool.run(call));
       // Reads the worker served itself were not counted here: estimated from their length.
       if (finished.outcome.readChars) tokensIn.addEstimate(Math.ceil(finished.outcome.readChars / CHARS_PER_TOKEN));
-      return await this.#finish(started, finished.outcome, identity, tokensIn.total());
+      // Waiting for a sandbox to start is not the call's time (sandbox-pool.ts run()); the result says it waited.
+      const waited = call.startupWaitMs ?? 0;
+      return await this.#finish(started + waited, finished.outcome, identity, tokensIn.total(), waited);
     } finally {
       ended = true;
       callEnded?.abort(CALL_ENDED);
@@ -230,7 +255,8 @@ export class PooledExecutor implements Executor {
   health(): ExecutorHealth {
     const javascript = this.#js.health();
     const python = this.#python?.health();
-    const whole = (h: typeof javascript): boolean => h.ready === h.processes && h.failedStartsInARow === 0;
+    // On demand, fewer processes than configured (none, when idle) is by design.
+    const whole = (h: typeof javascript): boolean => (h.onDemand === true || h.ready === h.processes) && h.failedStartsInARow === 0;
     const status = !javascript.canRun ? 'down' : whole(javascript) && (!python || whole(python)) ? 'ok' : 'degraded';
     return { status, javascript, ...(python ? { python } : {}) };
   }
@@ -294,12 +320,13 @@ export class PooledExecutor implements Executor {
     }
   }
 
-  async #finish(started: number, outcome: Outcome, identity: CallIdentity, tokensIn: TokenCount): Promise<ExecutionResult> {
+  async #finish(started: number, outcome: Outcome, identity: CallIdentity, tokensIn: TokenCount, startupWaitMs = 0): Promise<ExecutionResult> {
     const result: ExecutionResult = {
       success: outcome.ok,
       result: outcome.ok ? outcome.value : null,
       output: outcome.output,
       execution_time_ms: 0,
+      ...(startupWaitMs >= 1 ? { sandbox_start_wait_ms: Math.round(startupWaitMs) } : {}),
     };
     if (!outcome.ok) {
       result.error = outcome.error.message;

@@ -35,6 +35,9 @@ export const RECYCLE_TIMEOUT_MS = 30_000;
 /** A JavaScript process answers 'recycle' at once (nothing to replace) if its build knows the message, ms. */
 const RECYCLE_PROBE_MS = 5_000;
 
+/** How long a call may wait for an interpreter to start (a cold or loaded machine) before it is refused, ms. */
+export const START_WAIT_MS = 120_000;
+
 const RESTART_BACKOFF_BASE_MS = 100;
 const RESTART_BACKOFF_MAX_MS = 10_000;
 
@@ -47,6 +50,8 @@ export interface PoolCall {
   signal?: AbortSignal;
   onHostCall(callId: number, method: string, args: unknown[], reply: (r: HostReply) => void): void;
   onOutput(lines: string[]): void;
+  /** Set when the call waited for a sandbox to start: that wait, ms, is not the call's time. */
+  startupWaitMs?: number;
 }
 
 /** One agent's share of a pool. */
@@ -72,11 +77,23 @@ export interface SandboxPoolOptions {
   recycleSupport?: RecycleSupport;
   /** Worker threads' direct line for awaited host calls; without it they go through IPC. */
   hostLink?: HostLinkServer;
+  /**
+   * On demand (Python by default): no process at start; a call that no process can serve starts
+   * one (up to `count`), and processes idle `idleExitMs` exit (0 or absent: they stay).
+   */
+  lazy?: boolean;
+  idleExitMs?: number;
+  /** How long a call may wait for a sandbox to start; default START_WAIT_MS. */
+  startWaitMs?: number;
 }
 
 interface Queued {
   call: PoolCall;
   agent: string;
+  /** performance.now() when it began waiting for a sandbox to start (none could serve it), else undefined. */
+  startWaitFrom?: number;
+  /** Handed to a process by #drain. */
+  taken?: boolean;
   resolve: (f: Finished) => void;
   cleanup: () => void;
 }
@@ -97,6 +114,9 @@ export class SandboxPool {
   /** Moving average of call durations, ms: the retry hint of OverloadedError. */
   #avgCallMs = 1_000;
   readonly counters: PoolCounters = { processRestarts: 0, workerReplacements: 0, recycles: 0 };
+  /** On demand: when each process last ended a call (or became ready); processes told to exit for idleness. */
+  readonly #lastUsed = new Map<SandboxProcess, number>();
+  readonly #idleExits = new Set<SandboxProcess>();
 
   constructor(options: SandboxPoolOptions) {
     this.#o = options;
@@ -105,10 +125,19 @@ export class SandboxPool {
     this.#recycleSupport = options.recycleSupport ?? { state: 'unknown' };
   }
 
-  /** Starts every process and resolves when all are warm. */
+  /** Starts every process and resolves when all are warm; on demand, starts none (the first call does). */
   async start(): Promise<void> {
+    if (this.#o.lazy) {
+      this.#watchIdle();
+      return;
+    }
     for (let i = 0; i < this.#o.count; i++) this.#procs.push(this.#spawn());
     await Promise.all(this.#procs.map((p) => p.ready));
+  }
+
+  /** On demand, with none running: nothing to report as missing (idle by design). */
+  get idle(): boolean {
+    return this.#o.lazy === true && this.#restartsPending === 0 && this.#procs.every((p) => p.state === 'dead');
   }
 
   get threads(): number {
@@ -144,6 +173,7 @@ export class SandboxPool {
       recycles: this.counters.recycles,
       failedStartsInARow: this.#failedStarts,
       canRun: ready.length > 0,
+      ...(this.#o.lazy ? { onDemand: true, idle: this.idle } : {}),
     };
   }
 
@@ -158,10 +188,7 @@ export class SandboxPool {
         entry.cleanup();
         resolve(f);
       };
-      const timer = setTimeout(
-        () => leave(failed('TimeoutError', 'execution timed out while waiting for a free sandbox (the daemon is busy)')),
-        Math.max(0, call.deadline - performance.now()),
-      );
+      let timer: NodeJS.Timeout | undefined;
       const onAbort = (): void => leave(failed('CancelledError', 'the call was cancelled while waiting for a sandbox'));
       call.signal?.addEventListener('abort', onAbort, { once: true });
       entry.cleanup = () => {
@@ -170,6 +197,13 @@ export class SandboxPool {
       };
       this.#queue.push(agent, entry);
       this.#drain();
+      // Waiting for a sandbox to start is not the call's time: its clock starts when one is ready.
+      if (!entry.taken && !this.#canServe(agent)) entry.startWaitFrom ??= performance.now();
+      const startWaitMs = this.#o.startWaitMs ?? START_WAIT_MS;
+      if (!entry.taken) timer = setTimeout(
+        () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', this.#noSandboxMessage(startWaitMs)) : failed('TimeoutError', 'execution timed out while waiting for a free sandbox (the daemon is busy)')),
+        entry.startWaitFrom !== undefined ? startWaitMs : Math.max(0, call.deadline - performance.now()),
+      );
       // Still waiting: the agent may wait only within its share.
       if (!call.requeued && this.#queue.remove(agent, entry)) {
         const waiting = this.#queue.sizeOf(agent);
@@ -222,6 +256,51 @@ export class SandboxPool {
     await Promise.all(exits);
   }
 
+  #canServe(agent: string): boolean {
+    return !!this.#policy.pick(agent, this.#procs, 'free') || !!this.#policy.pick(agent, this.#procs, 'ahead');
+  }
+
+  #noSandboxMessage(waitMs: number): string {
+    const language = this.#o.process.kind === 'python' ? 'Python' : 'JavaScript';
+    return `no ${language} sandbox became ready within ${Math.round(waitMs / 1000)} s, so the code did not run: the interpreter is starting slowly (an overloaded machine) or keeps failing to start (see the daemon's log); retry in a moment`;
+  }
+
+  /** On demand: starts a process for agents no process can serve, up to the configured count. */
+  #startForWaiting(agents: readonly string[]): void {
+    let coming = this.#restartsPending + this.#procs.filter((p) => p.state === 'starting' || p.recycling).length;
+    for (const _agent of agents) {
+      if (coming > 0) {
+        coming--;
+        continue;
+      }
+      const live = this.#procs.filter((p) => p.state !== 'dead').length;
+      if (live >= this.#o.count) return;
+      const slot = this.#procs.findIndex((p) => p.state === 'dead');
+      if (slot >= 0 && this.#restartsPending > 0) return;
+      const proc = this.#spawn();
+      if (slot >= 0) this.#procs[slot] = proc;
+      else this.#procs.push(proc);
+    }
+  }
+
+  /** On demand: a process idle `idleExitMs` is told to exit (not replaced); the next call that needs one starts one. */
+  #watchIdle(): void {
+    const idleMs = this.#o.idleExitMs ?? 0;
+    if (idleMs <= 0) return;
+    const timer = setInterval(() => {
+      if (this.#closed) return clearInterval(timer);
+      const now = performance.now();
+      for (const p of this.#procs) {
+        if (p.state !== 'ready' || p.busy > 0 || p.recycling || this.#idleExits.has(p)) continue;
+        if (this.#queue.size > 0 || now - (this.#lastUsed.get(p) ?? now) < idleMs) continue;
+        this.#idleExits.add(p);
+        this.#log.info({ code: 'SANDBOX_IDLE_EXIT', pid: p.pid, idleSeconds: Math.round(idleMs / 1000) }, 'sandbox process idle; letting it exit (the next call that needs it starts one)');
+        p.shutdown();
+      }
+    }, Math.max(50, Math.min(idleMs / 4, 30_000)));
+    timer.unref();
+  }
+
   #underLimit(agent: string): boolean {
     return (this.#inFlight.get(agent) ?? 0) < this.#o.limits(agent).maxInFlight;
   }
@@ -235,7 +314,8 @@ export class SandboxPool {
     if (this.#closed) return;
     // Bound (Python): until a starving agent has a recycle coming, nothing is sent ahead and idle
     // processes go to it first, or a flooding agent keeps every process busy with its own queue.
-    const canServe = (a: string): boolean => !!this.#policy.pick(a, this.#procs, 'free') || !!this.#policy.pick(a, this.#procs, 'ahead');
+    const canServe = (a: string): boolean => this.#canServe(a);
+    if (this.#o.lazy) this.#startForWaiting(this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)));
     const starving = this.#policy.kind === 'bound' ? this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)) : [];
     if (starving.length > 0) this.#recycleForWaiting(starving);
     for (const mode of starving.length > 0 ? (['free'] as const) : (['free', 'ahead'] as const)) {
@@ -247,7 +327,13 @@ export class SandboxPool {
           const proc = this.#policy.pick(agent, this.#procs, mode);
           if (!proc) continue;
           const entry = this.#queue.take(agent) as Queued;
+          entry.taken = true;
           entry.cleanup();
+          if (entry.startWaitFrom !== undefined) {
+            const waited = performance.now() - entry.startWaitFrom;
+            entry.call.startupWaitMs = (entry.call.startupWaitMs ?? 0) + waited;
+            entry.call.deadline += waited;
+          }
           void this.#dispatch(proc, entry.call).then(entry.resolve);
           served = true;
           break;
@@ -321,6 +407,7 @@ export class SandboxPool {
       if (left > 0) this.#inFlight.set(agent, left);
       else this.#inFlight.delete(agent);
       this.#avgCallMs = 0.9 * this.#avgCallMs + 0.1 * (performance.now() - startedAt);
+      this.#lastUsed.set(proc, performance.now());
       if (finished.workerReplaced && !finished.processDied) this.counters.workerReplacements++;
       // A call that never started is sent again, once: another call killed its process.
       if (finished.requeue && !call.requeued && !this.#closed && performance.now() < call.deadline) {
@@ -352,6 +439,7 @@ export class SandboxPool {
     proc.ready.then(
       () => {
         this.#failedStarts = 0;
+        this.#lastUsed.set(proc, performance.now());
         if (this.#o.process.kind === 'js' && this.#recycleSupport.state === 'unknown') {
           void proc.probeRecycle(RECYCLE_PROBE_MS).then((ok) => {
             if (this.#recycleSupport.state === 'unknown' && proc.state !== 'dead') this.#recycleSupport.state = ok ? 'yes' : 'no';
@@ -368,6 +456,14 @@ export class SandboxPool {
   #onExit(proc: SandboxProcess, code: number | null, signal: NodeJS.Signals | null, spawnError?: Error): void {
     const i = this.#procs.indexOf(proc);
     if (i < 0 || this.#closed) return;
+    this.#lastUsed.delete(proc);
+    // On demand, a process that exited for idleness (or died with nothing waiting) is not replaced.
+    if (this.#o.lazy && (this.#idleExits.delete(proc) || this.#queue.size === 0)) {
+      this.#procs.splice(i, 1);
+      this.#log.info({ code: 'SANDBOX_PROCESS_STOPPED', pid: proc.pid, exitCode: code, signal }, 'sandbox process ended; the next call that needs one starts one');
+      this.#drain();
+      return;
+    }
     const duringStart = proc.startupMs === 0;
     this.#log.warn(
       { code: 'SANDBOX_PROCESS_EXIT', pid: proc.pid, exitCode: code, signal, spawnError: spawnError?.message },
@@ -380,7 +476,10 @@ export class SandboxPool {
     const replace = (): void => {
       this.#restartsPending--;
       if (this.#closed) return;
-      this.#procs[i] = this.#spawn();
+      // Found again: on demand, other processes may have left the list meanwhile.
+      const at = this.#procs.indexOf(proc);
+      if (at >= 0) this.#procs[at] = this.#spawn();
+      else this.#procs.push(this.#spawn());
     };
     if (delay === 0) replace();
     else setTimeout(replace, delay).unref();
