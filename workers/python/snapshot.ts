@@ -164,23 +164,22 @@ export function makeSnapshot(file: string): Promise<boolean> {
  */
 export async function loadInterpreter(dir: string | undefined, jsglobals: object, output: (line: string) => void): Promise<{ pyodide: PyodideAPI; fromSnapshot: boolean }> {
   const options = loadOptions(jsglobals, output);
-  if (dir !== undefined) {
-    let file: string | undefined;
+  let file: string | undefined;
+  try {
+    file = dir === undefined ? undefined : snapshotFile(dir);
+  } catch {
+    file = undefined;
+  }
+  // Twice at most: a snapshot Pyodide refuses (another build) is deleted and made again once.
+  for (let attempt = 0; file !== undefined && attempt < 2; attempt++) {
+    let snapshot = readSnapshot(file);
+    if (snapshot === undefined && (await makeSnapshot(file))) snapshot = readSnapshot(file);
+    if (snapshot === undefined) break;
     try {
-      file = snapshotFile(dir);
+      const pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+      return { pyodide, fromSnapshot: true };
     } catch {
-      file = undefined;
-    }
-    let snapshot = file === undefined ? undefined : readSnapshot(file);
-    if (file !== undefined && snapshot === undefined && (await makeSnapshot(file))) snapshot = readSnapshot(file);
-    if (file !== undefined && snapshot !== undefined) {
-      try {
-        const pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
-        return { pyodide, fromSnapshot: true };
-      } catch {
-        // Pyodide refused it (another build): never used again; this interpreter starts cold.
-        discardSnapshot(file);
-      }
+      discardSnapshot(file);
     }
   }
   return { pyodide: await loadPyodide(options), fromSnapshot: false };
