@@ -259,7 +259,9 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
       // Async code answers through bridge.done: listen before the task can possibly finish.
       const pending = awaitOutcome(py, task.interrupt, deadline);
       try {
-        const started = py.begin(code, task.source, task.contextJson ?? '', task.workspaceName, JSON.stringify(task.toolNames ?? []), task.fetchAllowed) as unknown;
+        // A long context_vars crosses as UTF-8 bytes, like long host replies (see reply()).
+        const context = task.contextJson && task.contextJson.length > BYTES_REPLY_CHARS ? utf8.encode(task.contextJson) : (task.contextJson ?? '');
+        const started = py.begin(code, task.source, context, task.workspaceName, JSON.stringify(task.toolNames ?? []), task.fetchAllowed) as unknown;
         if (typeof started === 'string') finishAsync?.(started);
         text = await pending.outcome;
       } finally {

@@ -123,6 +123,13 @@ describe('interpreters restored from the snapshot', () => {
     expect(b.result).toEqual([null, null, null]);
   });
 
+  it('take a long context_vars (it crosses as UTF-8 bytes) intact, non-ASCII text included', async () => {
+    const rows = Array.from({ length: 3_000 }, (_, i) => ({ id: i, name: `Zoë ${i} — 東京 🚀`, score: i % 7 }));
+    const r = await py.run("result = [len(rows), rows[2999]['name'], sum(r['score'] for r in rows), note]", { contextVars: { rows, note: 'ça va' }, namespace: 'agent-b' });
+    expect(r.error).toBeUndefined();
+    expect(r.result).toEqual([3_000, 'Zoë 2999 — 東京 🚀', rows.reduce((a, x) => a + x.score, 0), 'ça va']);
+  });
+
   it('refuse the same things as a cold interpreter (audit hook in place)', async () => {
     const r = await py.run("import os\nos.system('true')", { namespace: 'agent-b' });
     expect(r.success).toBe(false);
