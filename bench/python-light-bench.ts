@@ -5,14 +5,14 @@
 // sandbox process) on demand beside --python-warm. Baselines are measured in the same run.
 
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createExecutor, createHostApi } from '../src/executor/index.js';
 import type { CallIdentity, ExecutionResult, PooledExecutor } from '../src/executor/index.js';
-import { pythonSnapshotDir } from '../src/executor/executor.js';
+import { pythonSnapshotDir } from '../src/executor/python-pool.js';
 import { silentLogger } from '../src/util/logger.js';
 import { Workspace } from '../src/workspace/index.js';
 import type { BenchRow, BenchSection } from './bench-types.js';
@@ -56,6 +56,7 @@ async function probeStart(dir: string | undefined): Promise<{ startupMs: number;
 /** Spawns `serve` on a free port; resolves with its pid, URL and when it started. */
 async function serve(dataDir: string, env: Record<string, string>): Promise<{ pid: number; url: string; startedAt: number; stop(): Promise<void> }> {
   const portFile = path.join(dataDir, 'port');
+  rmSync(portFile, { force: true });
   const startedAt = performance.now();
   const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--port-file', portFile, '--data-dir', dataDir], {
     env: { ...process.env, CODE_EXEC_LOG_LEVEL: 'warn', CODE_EXEC_SEMANTIC_SEARCH: 'false', ...env },

@@ -11,7 +11,6 @@ import { TOOL_NAMES_METHOD } from '../../workers/protocol.js';
 import type { Outcome, ReadGrant, RunRequest } from '../../workers/protocol.js';
 import { SANDBOX_API_NAMES } from '../../workers/sandbox/api-names.js';
 import type { Config } from '../config/config-types.js';
-import { packageRoot } from '../config/defaults.js';
 import type { Logger } from '../util/logger.js';
 import { TokenLedger } from '../util/tokens.js';
 import type { TokenCount } from '../util/tokens.js';
@@ -34,6 +33,8 @@ import { LOCAL_GATE } from './call-gate.js';
 import { addCount, IncomingTokens } from './incoming-tokens.js';
 import type { CountTokens } from './incoming-tokens.js';
 import type { CallGate, GateSlot } from './call-gate.js';
+import { pythonPoolOptions } from './python-pool.js';
+import type { PythonPoolTuning } from './python-pool.js';
 import { SandboxPool } from './sandbox-pool.js';
 import type { AgentLimits, PoolCall } from './sandbox-pool.js';
 import type { LaunchSandbox } from './sandbox-process.js';
@@ -43,7 +44,7 @@ export interface ExecutorOptions {
   hostApi: HostApi;
   logger: Logger;
   /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
-  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number; pythonStandby?: 'always' | 'on-swap' | 'never'; startWaitMs?: number; jsOnDemand?: boolean };
+  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number; jsOnDemand?: boolean } & PythonPoolTuning;
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
@@ -59,14 +60,6 @@ export interface ExecutorOptions {
 
 const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
 const RESERVED = new Set<string>([...SANDBOX_API_NAMES, '__proto__', 'constructor', 'globalThis', 'eval', 'Function', 'Compartment', 'harden', 'lockdown']);
-/** Default sandbox.pythonIdleSeconds: an idle Python process exits after this long. */
-export const DEFAULT_PYTHON_IDLE_SECONDS = 300;
-
-/** Where the Python interpreters' memory snapshot is kept: the data directory's cache (the package root from a clone). */
-export function pythonSnapshotDir(config: Pick<Config, 'dataDir'>): string {
-  return path.join(config.dataDir ?? packageRoot(), '.cache', 'python');
-}
-
 /** Characters per token when a count is estimated (English text and JSON average about 4). */
 const CHARS_PER_TOKEN = 4;
 /** Largest context_vars, as JSON characters. */
@@ -117,28 +110,10 @@ export class PooledExecutor implements Executor {
       ...(options.hostLink ? { hostLink: options.hostLink } : {}),
     });
     this.#link = options.hostLink || undefined;
-    // Python on demand unless kept warm: the first call starts an interpreter (from the memory
-    // snapshot, workers/python/snapshot.ts), idle ones exit, a standby exists once swaps happen.
-    const warm = sandbox.pythonWarm === true;
+    // Python on demand unless kept warm, from the memory snapshot (python-pool.ts).
     this.#python =
       sandbox.pythonProcesses > 0
-        ? new SandboxPool({
-            ...common,
-            process: {
-              kind: 'python',
-              threads: 1,
-              maxMemoryMb: limits.maxMemoryMb,
-              memoryPollMs: 20,
-              pythonSnapshotDir: pythonSnapshotDir(options.config),
-              standby: options.pool?.pythonStandby ?? (warm ? 'always' : 'on-swap'),
-            },
-            count: sandbox.pythonProcesses,
-            limits: shares(sandbox.pythonProcesses),
-            log: this.#log.child({ pool: 'python' }),
-            lazy: !warm,
-            idleExitMs: (sandbox.pythonIdleSeconds ?? DEFAULT_PYTHON_IDLE_SECONDS) * 1000,
-            ...(options.pool?.startWaitMs ? { startWaitMs: options.pool.startWaitMs } : {}),
-          })
+        ? new SandboxPool({ ...common, ...pythonPoolOptions(options.config, options.pool), limits: shares(sandbox.pythonProcesses), log: this.#log.child({ pool: 'python' }) })
         : undefined;
   }
 

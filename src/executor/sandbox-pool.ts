@@ -15,15 +15,16 @@
 // holds back calls sent ahead and gets the next idle process (#drain), so R follows at most one D.
 
 import { randomUUID } from 'node:crypto';
-import type { AbortReason, HostReply, Outcome, RunRequest, SandboxProcessOptions } from '../../workers/protocol.js';
+import type { AbortReason, Outcome, RunRequest } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
-import type { HostLinkServer } from './host-link-server.js';
 import { refusal } from './admission.js';
 import { policyFor } from './dispatch-policy.js';
 import type { DispatchPolicy } from './dispatch-policy.js';
 import { FairQueue } from './fair-queue.js';
+import { noSandboxMessage, OnDemand, poolHealth, START_WAIT_MS, stopProcesses } from './on-demand.js';
 import { SandboxProcess } from './sandbox-process.js';
-import type { Finished, LaunchSandbox } from './sandbox-process.js';
+import type { Finished } from './sandbox-process.js';
+import type { PoolCall, SandboxPoolOptions } from './pool-types.js';
 import type { PoolCounters, PoolHealth, RecycleSupport } from './executor-types.js';
 
 /** After the worker's own deadline, how long before the process is told to terminate it, ms. */
@@ -35,57 +36,10 @@ export const RECYCLE_TIMEOUT_MS = 30_000;
 /** A JavaScript process answers 'recycle' at once (nothing to replace) if its build knows the message, ms. */
 const RECYCLE_PROBE_MS = 5_000;
 
-/** How long a call may wait for an interpreter to start (a cold or loaded machine) before it is refused, ms. */
-export const START_WAIT_MS = 120_000;
-
 const RESTART_BACKOFF_BASE_MS = 100;
 const RESTART_BACKOFF_MAX_MS = 10_000;
 
-export interface PoolCall {
-  request: RunRequest;
-  /** Set once the call was sent again after its process died before starting it. */
-  requeued?: boolean;
-  /** performance.now() deadline of the whole call. */
-  deadline: number;
-  signal?: AbortSignal;
-  onHostCall(callId: number, method: string, args: unknown[], reply: (r: HostReply) => void): void;
-  onOutput(lines: string[]): void;
-  /** Set when the call waited for a sandbox to start: that wait, ms, is not the call's time. */
-  startupWaitMs?: number;
-}
-
-/** One agent's share of a pool. */
-export interface AgentLimits {
-  /** Calls running or sent ahead at once. */
-  maxInFlight: number;
-  /** Calls waiting for a sandbox; past it the agent's new calls get OverloadedError. */
-  maxQueued: number;
-}
-
-export interface SandboxPoolOptions {
-  process: SandboxProcessOptions;
-  count: number;
-  /** Calls waiting in all; past it only agents holding at least an equal share are refused. */
-  maxQueued: number;
-  limits(agent: string): AgentLimits;
-  log: Logger;
-  /** Default RECYCLE_TIMEOUT_MS; tests shorten it. */
-  recycleTimeoutMs?: number;
-  /** Process launcher; tests pass one whose fork fails. */
-  launch?: LaunchSandbox;
-  /** Shared between the pools of one executor; a pool of its own by default. */
-  recycleSupport?: RecycleSupport;
-  /** Worker threads' direct line for awaited host calls; without it they go through IPC. */
-  hostLink?: HostLinkServer;
-  /**
-   * On demand (Python by default): no process at start; a call that no process can serve starts
-   * one (up to `count`), and processes idle `idleExitMs` exit (0 or absent: they stay).
-   */
-  lazy?: boolean;
-  idleExitMs?: number;
-  /** How long a call may wait for a sandbox to start; default START_WAIT_MS. */
-  startWaitMs?: number;
-}
+export type { AgentLimits, PoolCall, SandboxPoolOptions } from './pool-types.js';
 
 interface Queued {
   call: PoolCall;
@@ -114,9 +68,7 @@ export class SandboxPool {
   /** Moving average of call durations, ms: the retry hint of OverloadedError. */
   #avgCallMs = 1_000;
   readonly counters: PoolCounters = { processRestarts: 0, workerReplacements: 0, recycles: 0 };
-  /** On demand: when each process last ended a call (or became ready); processes told to exit for idleness. */
-  readonly #lastUsed = new Map<SandboxProcess, number>();
-  readonly #idleExits = new Set<SandboxProcess>();
+  readonly #onDemand = new OnDemand();
 
   constructor(options: SandboxPoolOptions) {
     this.#o = options;
@@ -128,7 +80,7 @@ export class SandboxPool {
   /** Starts every process and resolves when all are warm; on demand, starts none (the first call does). */
   async start(): Promise<void> {
     if (this.#o.lazy) {
-      this.#watchIdle();
+      this.#onDemand.watch(this.#o.idleExitMs ?? 0, () => this.#procs, () => this.#queue.size, () => this.#closed, this.#log);
       return;
     }
     for (let i = 0; i < this.#o.count; i++) this.#procs.push(this.#spawn());
@@ -157,14 +109,8 @@ export class SandboxPool {
   }
 
   health(): PoolHealth {
-    const ready = this.#procs.filter((p) => p.state === 'ready');
-    return {
+    return poolHealth(this.#procs, {
       processes: this.#o.count,
-      alive: this.#procs.filter((p) => p.state !== 'dead').length,
-      ready: ready.length,
-      starting: this.#procs.filter((p) => p.state === 'starting').length,
-      recycling: ready.filter((p) => p.recycling).length,
-      spares: ready.filter((p) => p.pristine && p.busy === 0 && !p.recycling).length,
       busy: this.busy,
       queued: this.queued,
       queuedByAgent: this.#queue.counts(),
@@ -172,9 +118,8 @@ export class SandboxPool {
       restarts: this.counters.processRestarts,
       recycles: this.counters.recycles,
       failedStartsInARow: this.#failedStarts,
-      canRun: ready.length > 0,
       ...(this.#o.lazy ? { onDemand: true, idle: this.idle } : {}),
-    };
+    });
   }
 
   run(call: PoolCall): Promise<Finished> {
@@ -201,7 +146,7 @@ export class SandboxPool {
       if (!entry.taken && !this.#canServe(agent)) entry.startWaitFrom ??= performance.now();
       const startWaitMs = this.#o.startWaitMs ?? START_WAIT_MS;
       if (!entry.taken) timer = setTimeout(
-        () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', this.#noSandboxMessage(startWaitMs)) : failed('TimeoutError', 'execution timed out while waiting for a free sandbox (the daemon is busy)')),
+        () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', noSandboxMessage(this.#o.process.kind, startWaitMs)) : failed('TimeoutError', 'execution timed out while waiting for a free sandbox (the daemon is busy)')),
         entry.startWaitFrom !== undefined ? startWaitMs : Math.max(0, call.deadline - performance.now()),
       );
       // Still waiting: the agent may wait only within its share.
@@ -235,70 +180,18 @@ export class SandboxPool {
       q.cleanup();
       q.resolve(failed('CancelledError', 'the daemon is shutting down'));
     }
-    const exits = this.#procs.map(
-      (p) =>
-        new Promise<void>((resolve) => {
-          if (p.state === 'dead') return resolve();
-          const timer = setTimeout(() => {
-            p.kill();
-            resolve();
-          }, 2_000);
-          const check = setInterval(() => {
-            if (p.state === 'dead') {
-              clearInterval(check);
-              clearTimeout(timer);
-              resolve();
-            }
-          }, 10);
-          p.shutdown();
-        }),
-    );
-    await Promise.all(exits);
+    await stopProcesses(this.#procs);
   }
 
   #canServe(agent: string): boolean {
     return !!this.#policy.pick(agent, this.#procs, 'free') || !!this.#policy.pick(agent, this.#procs, 'ahead');
   }
 
-  #noSandboxMessage(waitMs: number): string {
-    const language = this.#o.process.kind === 'python' ? 'Python' : 'JavaScript';
-    return `no ${language} sandbox became ready within ${Math.round(waitMs / 1000)} s, so the code did not run: the interpreter is starting slowly (an overloaded machine) or keeps failing to start (see the daemon's log); retry in a moment`;
-  }
-
-  /** On demand: starts a process for agents no process can serve, up to the configured count. */
-  #startForWaiting(agents: readonly string[]): void {
-    let coming = this.#restartsPending + this.#procs.filter((p) => p.state === 'starting' || p.recycling).length;
-    for (const _agent of agents) {
-      if (coming > 0) {
-        coming--;
-        continue;
-      }
-      const live = this.#procs.filter((p) => p.state !== 'dead').length;
-      if (live >= this.#o.count) return;
-      const slot = this.#procs.findIndex((p) => p.state === 'dead');
-      if (slot >= 0 && this.#restartsPending > 0) return;
-      const proc = this.#spawn();
-      if (slot >= 0) this.#procs[slot] = proc;
-      else this.#procs.push(proc);
-    }
-  }
-
-  /** On demand: a process idle `idleExitMs` is told to exit (not replaced); the next call that needs one starts one. */
-  #watchIdle(): void {
-    const idleMs = this.#o.idleExitMs ?? 0;
-    if (idleMs <= 0) return;
-    const timer = setInterval(() => {
-      if (this.#closed) return clearInterval(timer);
-      const now = performance.now();
-      for (const p of this.#procs) {
-        if (p.state !== 'ready' || p.busy > 0 || p.recycling || this.#idleExits.has(p)) continue;
-        if (this.#queue.size > 0 || now - (this.#lastUsed.get(p) ?? now) < idleMs) continue;
-        this.#idleExits.add(p);
-        this.#log.info({ code: 'SANDBOX_IDLE_EXIT', pid: p.pid, idleSeconds: Math.round(idleMs / 1000) }, 'sandbox process idle; letting it exit (the next call that needs it starts one)');
-        p.shutdown();
-      }
-    }, Math.max(50, Math.min(idleMs / 4, 30_000)));
-    timer.unref();
+  /** Puts a new process in the slot of `old` (a dead one), or of any dead one, or at the end. */
+  #place(proc: SandboxProcess, old?: SandboxProcess): void {
+    const at = old ? this.#procs.indexOf(old) : this.#procs.findIndex((p) => p.state === 'dead');
+    if (at >= 0) this.#procs[at] = proc;
+    else this.#procs.push(proc);
   }
 
   #underLimit(agent: string): boolean {
@@ -315,7 +208,10 @@ export class SandboxPool {
     // Bound (Python): until a starving agent has a recycle coming, nothing is sent ahead and idle
     // processes go to it first, or a flooding agent keeps every process busy with its own queue.
     const canServe = (a: string): boolean => this.#canServe(a);
-    if (this.#o.lazy) this.#startForWaiting(this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)));
+    if (this.#o.lazy) {
+      const needing = this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)).length;
+      this.#onDemand.startFor(needing, this.#procs, this.#restartsPending, this.#o.count, () => this.#place(this.#spawn()));
+    }
     const starving = this.#policy.kind === 'bound' ? this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)) : [];
     if (starving.length > 0) this.#recycleForWaiting(starving);
     for (const mode of starving.length > 0 ? (['free'] as const) : (['free', 'ahead'] as const)) {
@@ -407,7 +303,7 @@ export class SandboxPool {
       if (left > 0) this.#inFlight.set(agent, left);
       else this.#inFlight.delete(agent);
       this.#avgCallMs = 0.9 * this.#avgCallMs + 0.1 * (performance.now() - startedAt);
-      this.#lastUsed.set(proc, performance.now());
+      this.#onDemand.used(proc);
       if (finished.workerReplaced && !finished.processDied) this.counters.workerReplacements++;
       // A call that never started is sent again, once: another call killed its process.
       if (finished.requeue && !call.requeued && !this.#closed && performance.now() < call.deadline) {
@@ -439,7 +335,7 @@ export class SandboxPool {
     proc.ready.then(
       () => {
         this.#failedStarts = 0;
-        this.#lastUsed.set(proc, performance.now());
+        this.#onDemand.used(proc);
         if (this.#o.process.kind === 'js' && this.#recycleSupport.state === 'unknown') {
           void proc.probeRecycle(RECYCLE_PROBE_MS).then((ok) => {
             if (this.#recycleSupport.state === 'unknown' && proc.state !== 'dead') this.#recycleSupport.state = ok ? 'yes' : 'no';
@@ -456,9 +352,8 @@ export class SandboxPool {
   #onExit(proc: SandboxProcess, code: number | null, signal: NodeJS.Signals | null, spawnError?: Error): void {
     const i = this.#procs.indexOf(proc);
     if (i < 0 || this.#closed) return;
-    this.#lastUsed.delete(proc);
     // On demand, a process that exited for idleness (or died with nothing waiting) is not replaced.
-    if (this.#o.lazy && (this.#idleExits.delete(proc) || this.#queue.size === 0)) {
+    if (this.#onDemand.ended(proc) || (this.#o.lazy && this.#queue.size === 0)) {
       this.#procs.splice(i, 1);
       this.#log.info({ code: 'SANDBOX_PROCESS_STOPPED', pid: proc.pid, exitCode: code, signal }, 'sandbox process ended; the next call that needs one starts one');
       this.#drain();
@@ -477,9 +372,7 @@ export class SandboxPool {
       this.#restartsPending--;
       if (this.#closed) return;
       // Found again: on demand, other processes may have left the list meanwhile.
-      const at = this.#procs.indexOf(proc);
-      if (at >= 0) this.#procs[at] = this.#spawn();
-      else this.#procs.push(this.#spawn());
+      this.#place(this.#spawn(), proc);
     };
     if (delay === 0) replace();
     else setTimeout(replace, delay).unref();

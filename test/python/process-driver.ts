@@ -5,7 +5,7 @@
 
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { pythonSnapshotDir } from '../../src/executor/executor.js';
+import { pythonSnapshotDir } from '../../src/executor/python-pool.js';
 import { workerScript } from '../../src/executor/sandbox-process.js';
 import { unbatch } from '../../workers/ipc-batch.js';
 import type { Batch } from '../../workers/ipc-batch.js';

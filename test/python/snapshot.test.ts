@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pythonSnapshotDir } from '../../src/executor/executor.js';
+import { pythonSnapshotDir } from '../../src/executor/python-pool.js';
 import { PRELUDE_PY, readSnapshot, snapshotFile, writeSnapshot } from '../../workers/python/snapshot.js';
 import { PYTHON_START_MS, startPython } from './helpers.js';
 import type { PythonHarness } from './helpers.js';
