@@ -48,6 +48,18 @@ function records(): string {
   return JSON.stringify(list);
 }
 
+/** The seed's approach in python3, the JSON text on its stdin; its p50, ms. */
+function seedRun(raw: string, runs: number): Promise<{ p50: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', ['-c', SEED_RUNNER, String(runs)], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { p50: number }) : reject(new Error(`python3 exited ${code}`))));
+    child.stdin.end(raw);
+  });
+}
+
 async function probeStart(dir: string | undefined): Promise<{ startupMs: number; fromSnapshot: boolean }> {
   const { stdout } = await run(process.execPath, [path.join(here, 'python-start-probe.js'), ...(dir ? [dir] : [])], { maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').pop() as string) as { startupMs: number; fromSnapshot: boolean };
@@ -169,9 +181,9 @@ export const pythonLightBench: BenchSection = {
       rows.push({ group: 'python-light', name: 'trivial Python call, 1 in flight (p50)', value: round(percentile(trivial.latencies, 50), 2), unit: 'ms', extra: summary(trivial.latencies), target: '<= 1 ms' });
       const raw = records();
       const data = await load(20, 1, () => call(DATA_PY, { raw }));
-      const seed = await run('python3', ['-c', SEED_RUNNER, '20'], { maxBuffer: 1 << 20, input: raw } as never).catch(() => undefined);
+      const seed = await seedRun(raw, 20).catch(() => undefined);
       const ours = percentile(data.latencies, 50);
-      const seedP50 = seed ? (JSON.parse(String(seed.stdout)) as { p50: number }).p50 : NaN;
+      const seedP50 = seed ? seed.p50 : NaN;
       rows.push({ group: 'python-light', name: `data snippet: ${(raw.length / 1e6).toFixed(1)} MB JSON in context_vars, json.loads + filter (p50)`, value: round(ours, 1), unit: 'ms', extra: summary(data.latencies), ...(seed ? { baseline: { name: "the seed's own exec (python3)", ratio: round(seedP50 / ours, 2) } } : {}), target: '>= 0.5x the seed' });
       if (seed) rows.push({ group: 'python-light', name: "data snippet, the seed's own approach (CPython exec, restricted builtins, no isolation) (p50)", value: round(seedP50, 1), unit: 'ms' });
     } finally {
