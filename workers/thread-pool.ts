@@ -2,7 +2,8 @@
 // holds more state than any sweep can list, so it is never cleaned for another agent: it is
 // replaced. Replacing means promoting a standby pool whose interpreter is pristine (warmed, never
 // ran a call) and starting the next standby in the background; only when no standby is ready
-// does a replacement wait for a cold start (seconds).
+// does a replacement wait for a start (from the memory snapshot: workers/python/snapshot.ts).
+// A standby exists from the first swap on (`standby: 'on-swap'`), from the start ('always') or never.
 
 import type { MessagePort } from 'node:worker_threads';
 import { isChannelOffer } from './sandbox/thread-channel.js';
