@@ -15,6 +15,7 @@ const SECTION_FILES: Record<string, [string, string]> = {
   skills: ['./skills-bench.js', 'skillsBench'],
   pii: ['./pii-bench.js', 'piiBench'],
   python: ['./python-bench.js', 'pythonBench'],
+  'python-light': ['./python-light-bench.js', 'pythonLightBench'],
   integration: ['./integration-bench.js', 'integrationBench'],
   search: ['./search-bench.js', 'searchBench'],
   tokens: ['./token-bench.js', 'tokenBench'],

@@ -60,6 +60,11 @@ export interface Coordinator {
 export interface CoordinatorOptions {
   /** Watch catalog/ for changes (the daemon and stdio do; exec does not). Default true. The skill store always watches skills/. */
   watch?: boolean;
+  /**
+   * One call and out (exec): sandboxes start on demand (only the call's language), no Python
+   * standby, no skill watcher, no semantic-search model.
+   */
+  oneShot?: boolean;
   now?: () => number;
 }
 
@@ -101,7 +106,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       logger: logger.child({ subsystem: 'catalog' }),
       watch: options.watch ?? true,
       onFilesChanged: (paths) => bus.publish({ topic: 'catalog', names: paths }),
-      semanticSearch: config.semanticSearch,
+      semanticSearch: options.oneShot ? false : config.semanticSearch,
       // Tool vectors cached beside the skills (the data directory when installed).
       vectorCacheDir: path.join(config.dataDir ?? path.dirname(config.skillsDir), 'embeddings'),
     });
@@ -134,7 +139,8 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       quota: { count: config.limits.skillQuotaCount, bytes: config.limits.skillQuotaBytes },
     });
     closers.push(() => skills.close());
-    await Promise.all([catalog.start(), skills.start()]);
+    // One-shot: the skill store reads the disk per call instead of loading and watching it all.
+    await Promise.all([catalog.start(), options.oneShot ? undefined : skills.start()]);
 
     // Skills are searchable as the catalog category 'skills'.
     const publishSkills = async (): Promise<void> => {
@@ -173,7 +179,15 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       virtual: sandboxApi.virtual,
     });
     if (!tokenizerInstalled()) logger.warn({ code: 'OPTIONAL_PACKAGE_MISSING', package: OPTIONAL_PACKAGES.tokenizer.name }, missingPackageMessage(OPTIONAL_PACKAGES.tokenizer));
-    const executor = await createExecutor({ config: config as Config, hostApi, logger: logger.child({ subsystem: 'executor' }), workspace, countTokens: measureTokensWhenLoaded, gate: shared.gate });
+    const executor = await createExecutor({
+      config: config as Config,
+      hostApi,
+      logger: logger.child({ subsystem: 'executor' }),
+      workspace,
+      countTokens: measureTokensWhenLoaded,
+      gate: shared.gate,
+      ...(options.oneShot ? { pool: { jsOnDemand: true, pythonStandby: 'never' as const } } : {}),
+    });
     late.executor = executor;
     closers.push(() => executor.close());
 

@@ -214,6 +214,13 @@ export interface SandboxProcessOptions {
   direct?: boolean;
   /** JavaScript: idle this long, ms, threads drop what they cached for calls (default a minute). */
   idleTrimMs?: number;
+  /** Python: the folder of the interpreters' memory snapshot (workers/python/snapshot.ts); cold starts without it. */
+  pythonSnapshotDir?: string;
+  /**
+   * Python: when a warm standby interpreter is kept: 'always' (from start), 'on-swap' (default:
+   * from the first swap to another agent on, when swaps are likely) or 'never' (one-shot exec).
+   */
+  standby?: 'always' | 'on-swap' | 'never';
 }
 
 /**

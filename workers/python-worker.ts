@@ -23,6 +23,8 @@ import { STATE_GROWN_PAGES, STATE_RETIRE, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT }
 const MB = 1024 * 1024;
 /** Where this worker tells its pool host how much its memory grew and whether it must go. */
 const state = (workerData as { state?: Int32Array } | undefined)?.state;
+/** Where the interpreter's memory snapshot is kept (python/snapshot.ts); cold start without it. */
+const snapshotDir = (workerData as { pythonSnapshotDir?: string } | undefined)?.pythonSnapshotDir;
 /** The WebAssembly memory's size once warm: memory_mb counts growth from here, whatever earlier calls grew. */
 let baselineWasmBytes = 0;
 /** How often an async call checks its interrupt buffer and deadline, ms. */
@@ -109,7 +111,7 @@ const bridge: Bridge = {
 /** Resolves the running async call with its outcome text (set while one runs). */
 let finishAsync: ((text: string) => void) | undefined;
 
-const engine: Promise<PythonEngine> = startPython(bridge, (line) => current?.log([line]));
+const engine: Promise<PythonEngine> = startPython(bridge, (line) => current?.log([line]), snapshotDir);
 // Failures are reported by the warm-up task; nobody may be left with an unhandled rejection.
 engine.catch(() => {});
 
@@ -257,7 +259,9 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
       // Async code answers through bridge.done: listen before the task can possibly finish.
       const pending = awaitOutcome(py, task.interrupt, deadline);
       try {
-        const started = py.begin(code, task.source, task.contextJson ?? '', task.workspaceName, JSON.stringify(task.toolNames ?? []), task.fetchAllowed) as unknown;
+        // A long context_vars crosses as UTF-8 bytes, like long host replies (see reply()).
+        const context = task.contextJson && task.contextJson.length > BYTES_REPLY_CHARS ? utf8.encode(task.contextJson) : (task.contextJson ?? '');
+        const started = py.begin(code, task.source, context, task.workspaceName, JSON.stringify(task.toolNames ?? []), task.fetchAllowed) as unknown;
         if (typeof started === 'string') finishAsync?.(started);
         text = await pending.outcome;
       } finally {

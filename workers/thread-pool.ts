@@ -2,7 +2,8 @@
 // holds more state than any sweep can list, so it is never cleaned for another agent: it is
 // replaced. Replacing means promoting a standby pool whose interpreter is pristine (warmed, never
 // ran a call) and starting the next standby in the background; only when no standby is ready
-// does a replacement wait for a cold start (seconds).
+// does a replacement wait for a start (from the memory snapshot: workers/python/snapshot.ts).
+// A standby exists from the first swap on (`standby: 'on-swap'`), from the start ('always') or never.
 
 import type { MessagePort } from 'node:worker_threads';
 import { isChannelOffer } from './sandbox/thread-channel.js';
@@ -59,7 +60,7 @@ function createGeneration(options: SandboxProcessOptions, events: PoolEvents): G
     // next agent's call on the thread, which then died of V8's out-of-memory within its memory_mb.
     resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb + MAX_CACHE_BYTES / (1024 * 1024), stackSizeMb: options.kind === 'python' ? 64 : 4 },
     recordTiming: false,
-    workerData: { state, hostLink: options.hostLink },
+    workerData: { state, hostLink: options.hostLink, pythonSnapshotDir: options.pythonSnapshotDir },
   });
   pool.on('error', events.onError);
   pool.on('message', (m: unknown) => {
@@ -110,7 +111,7 @@ export class ThreadPool {
   /** Warms the first generation; for Python, then starts warming the standby. */
   async start(): Promise<void> {
     await Promise.all(Array.from({ length: this.#options.threads }, () => runWarmTask(this.#current.pool)));
-    if (this.#options.kind === 'python') this.#standby = this.#spare();
+    if (this.#options.kind === 'python' && this.#options.standby === 'always') this.#standby = this.#spare();
   }
 
   /** A call starts: the idle time of trimWhenIdle counts from here. */
@@ -156,7 +157,7 @@ export class ThreadPool {
       this.#current = next;
       void old.pool.close({ force: true }).catch(() => {});
       if (this.#closed) void next.pool.close({ force: true }).catch(() => {});
-      else this.#standby = this.#spare();
+      else if (this.#options.standby !== 'never') this.#standby = this.#spare();
       return Math.round((performance.now() - startedAt) * 100) / 100;
     })().finally(() => {
       this.#replacing = undefined;

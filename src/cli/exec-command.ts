@@ -1,5 +1,8 @@
 // `exec [FILE|-]`: run code once through the real sandbox and print the execute_code result JSON.
-// Exit 0 when the code succeeded, 1 when it failed, 2 on bad usage.
+// Exit 0 when the code succeeded, 1 when it failed, 2 on bad usage. It starts only what the call
+// needs: one sandbox process of the call's language (Python from the interpreter snapshot), one
+// thread, no standby, no skill watcher, no semantic-search model. An interpreter that cannot start
+// in time fails the call with a message that says so (sandbox-pool.ts START_WAIT_MS).
 
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -38,13 +41,14 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
   const language = chosen ?? (await detectLanguage(code, { python: true, defaultLanguage: loaded.limits.defaultLanguage })).language;
   const config: Readonly<Config> = Object.freeze({
     ...loaded,
-    sandbox: Object.freeze({ ...loaded.sandbox, processes: 1, pythonProcesses: language === 'python' ? Math.max(1, loaded.sandbox.pythonProcesses) : 0 }),
+    sandbox: Object.freeze({ ...loaded.sandbox, processes: 1, threadsPerProcess: 1, pythonProcesses: language === 'python' ? 1 : 0, pythonWarm: false }),
   });
   const timeoutSeconds = pickNumber(parsed.own['timeout'], '--timeout', config.limits.defaultTimeoutSeconds, { min: 0, exclusiveMin: true, max: config.limits.maxTimeoutSeconds, unit: 'seconds', limit: 'limits.maxTimeoutSeconds' });
   const memoryMb = pickNumber(parsed.own['memory'], '--memory', config.limits.defaultMemoryMb, { min: MIN_MEMORY_MB, max: config.limits.maxMemoryMb, integer: true, unit: 'MiB', limit: 'limits.maxMemoryMb' });
 
   const logger = createLogger(config.logLevel, { command: 'exec' });
-  const coordinator = await startCoordinator(config, logger, { watch: false });
+  // Only what this one call needs: one sandbox process of its language, started by the call.
+  const coordinator = await startCoordinator(config, logger, { watch: false, oneShot: true });
   const abort = new AbortController();
   const onSignal = (): void => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);

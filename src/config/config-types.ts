@@ -151,8 +151,12 @@ export interface Config {
     processes: number;
     /** Worker threads per sandbox process. 1 keeps memory attribution exact. Default 1. */
     threadsPerProcess: number;
-    /** Pyodide worker processes for Python, started ahead of need; 0 disables Python. Default 1. */
+    /** Pyodide worker processes for Python (at most; started on demand unless pythonWarm); 0 disables Python. Default 2. */
     pythonProcesses: number;
+    /** An idle Python process exits after this long, seconds; 0 keeps them. Default 300. */
+    pythonIdleSeconds?: number;
+    /** Start the Python processes with the daemon and keep them (and a standby interpreter) warm. Default false. */
+    pythonWarm?: boolean;
   };
 
   pii: {

@@ -108,6 +108,8 @@ export function defaultConfig(root: string = packageRoot(), env: Readonly<Record
       // Two Python interpreters' processes (each ~180 MB serving + ~150 MB warm standby): a second
       // agent gets its own interpreter at once instead of waiting for a recycle.
       pythonProcesses: 2,
+      pythonIdleSeconds: 300,
+      pythonWarm: false,
     },
     pii: {
       auto: false,

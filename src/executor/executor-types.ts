@@ -56,6 +56,8 @@ export interface ExecutionResult {
   context_savings?: ContextSavings;
   /** The language the code ran as (execute_code sets it: it may have been detected). */
   language?: Language;
+  /** How long the call waited for a sandbox (a Python interpreter) to start, ms; not in execution_time_ms nor timeout_seconds. */
+  sandbox_start_wait_ms?: number;
 }
 
 /** Token accounting of one call (issue 4). */
@@ -108,6 +110,9 @@ export interface PoolHealth {
   failedStartsInARow: number;
   /** At least one process is ready: calls of this language can run. */
   canRun: boolean;
+  /** Processes start on demand (Python by default); `idle`: none is running, by design (the next call starts one). */
+  onDemand?: boolean;
+  idle?: boolean;
 }
 
 /**

@@ -34,6 +34,8 @@ import { LOCAL_GATE } from './call-gate.js';
 import { addCount, IncomingTokens } from './incoming-tokens.js';
 import type { CountTokens } from './incoming-tokens.js';
 import type { CallGate, GateSlot } from './call-gate.js';
+import { pythonPoolOptions } from './python-pool.js';
+import type { PythonPoolTuning } from './python-pool.js';
 import { SandboxPool } from './sandbox-pool.js';
 import type { AgentLimits, PoolCall } from './sandbox-pool.js';
 import type { LaunchSandbox } from './sandbox-process.js';
@@ -43,7 +45,7 @@ export interface ExecutorOptions {
   hostApi: HostApi;
   logger: Logger;
   /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
-  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number };
+  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number; jsOnDemand?: boolean } & PythonPoolTuning;
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
@@ -105,22 +107,18 @@ export class PooledExecutor implements Executor {
       count: sandbox.processes,
       limits: shares(sandbox.processes * sandbox.threadsPerProcess),
       log: this.#log.child({ pool: 'js' }),
+      ...(options.pool?.jsOnDemand ? { lazy: true } : {}),
       ...(options.hostLink ? { hostLink: options.hostLink } : {}),
     });
     this.#link = options.hostLink || undefined;
+    // Python on demand unless kept warm, from the memory snapshot (python-pool.ts).
     this.#python =
       sandbox.pythonProcesses > 0
-        ? new SandboxPool({
-            ...common,
-            process: { kind: 'python', threads: 1, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20 },
-            count: sandbox.pythonProcesses,
-            limits: shares(sandbox.pythonProcesses),
-            log: this.#log.child({ pool: 'python' }),
-          })
+        ? new SandboxPool({ ...common, ...pythonPoolOptions(options.config, options.pool), limits: shares(sandbox.pythonProcesses), log: this.#log.child({ pool: 'python' }) })
         : undefined;
   }
 
-  /** Starts the JavaScript pool (awaited: no cold start) and the Python pool (in the background). */
+  /** Starts the JavaScript pool (awaited: no cold start) and the Python pool (in the background; on demand: nothing yet). */
   async start(): Promise<void> {
     if (this.#python) {
       this.#python.start().catch((err: unknown) => {
@@ -194,7 +192,9 @@ export class PooledExecutor implements Executor {
       const finished = await (slot ? this.#gate.run(slot, call, () => pool.run(call)) : pool.run(call));
       // Reads the worker served itself were not counted here: estimated from their length.
       if (finished.outcome.readChars) tokensIn.addEstimate(Math.ceil(finished.outcome.readChars / CHARS_PER_TOKEN));
-      return await this.#finish(started, finished.outcome, identity, tokensIn.total());
+      // Waiting for a sandbox to start is not the call's time (sandbox-pool.ts run()); the result says it waited.
+      const waited = call.startupWaitMs ?? 0;
+      return await this.#finish(started + waited, finished.outcome, identity, tokensIn.total(), waited);
     } finally {
       ended = true;
       callEnded?.abort(CALL_ENDED);
@@ -234,7 +234,8 @@ export class PooledExecutor implements Executor {
   health(): ExecutorHealth {
     const javascript = this.#js.health();
     const python = this.#python?.health();
-    const whole = (h: typeof javascript): boolean => h.ready === h.processes && h.failedStartsInARow === 0;
+    // On demand, fewer processes than configured (none, when idle) is by design.
+    const whole = (h: typeof javascript): boolean => (h.onDemand === true || h.ready === h.processes) && h.failedStartsInARow === 0;
     const status = !javascript.canRun ? 'down' : whole(javascript) && (!python || whole(python)) ? 'ok' : 'degraded';
     return { status, javascript, ...(python ? { python } : {}) };
   }
@@ -298,12 +299,13 @@ export class PooledExecutor implements Executor {
     }
   }
 
-  async #finish(started: number, outcome: Outcome, identity: CallIdentity, tokensIn: TokenCount): Promise<ExecutionResult> {
+  async #finish(started: number, outcome: Outcome, identity: CallIdentity, tokensIn: TokenCount, startupWaitMs = 0): Promise<ExecutionResult> {
     const result: ExecutionResult = {
       success: outcome.ok,
       result: outcome.ok ? outcome.value : null,
       output: outcome.output,
       execution_time_ms: 0,
+      ...(startupWaitMs >= 1 ? { sandbox_start_wait_ms: Math.round(startupWaitMs) } : {}),
     };
     if (!outcome.ok) {
       result.error = outcome.error.message;

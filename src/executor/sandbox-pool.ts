@@ -15,15 +15,16 @@
 // holds back calls sent ahead and gets the next idle process (#drain), so R follows at most one D.
 
 import { randomUUID } from 'node:crypto';
-import type { AbortReason, HostReply, Outcome, RunRequest, SandboxProcessOptions } from '../../workers/protocol.js';
+import type { AbortReason, Outcome, RunRequest } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
-import type { HostLinkServer } from './host-link-server.js';
 import { refusal } from './admission.js';
 import { policyFor } from './dispatch-policy.js';
 import type { DispatchPolicy } from './dispatch-policy.js';
 import { FairQueue } from './fair-queue.js';
+import { noSandboxMessage, OnDemand, poolHealth, START_WAIT_MS, stopProcesses } from './on-demand.js';
 import { SandboxProcess } from './sandbox-process.js';
-import type { Finished, LaunchSandbox } from './sandbox-process.js';
+import type { Finished } from './sandbox-process.js';
+import type { PoolCall, SandboxPoolOptions } from './pool-types.js';
 import type { PoolCounters, PoolHealth, RecycleSupport } from './executor-types.js';
 
 /** After the worker's own deadline, how long before the process is told to terminate it, ms. */
@@ -38,45 +39,15 @@ const RECYCLE_PROBE_MS = 5_000;
 const RESTART_BACKOFF_BASE_MS = 100;
 const RESTART_BACKOFF_MAX_MS = 10_000;
 
-export interface PoolCall {
-  request: RunRequest;
-  /** Set once the call was sent again after its process died before starting it. */
-  requeued?: boolean;
-  /** performance.now() deadline of the whole call. */
-  deadline: number;
-  signal?: AbortSignal;
-  onHostCall(callId: number, method: string, args: unknown[], reply: (r: HostReply) => void): void;
-  onOutput(lines: string[]): void;
-}
-
-/** One agent's share of a pool. */
-export interface AgentLimits {
-  /** Calls running or sent ahead at once. */
-  maxInFlight: number;
-  /** Calls waiting for a sandbox; past it the agent's new calls get OverloadedError. */
-  maxQueued: number;
-}
-
-export interface SandboxPoolOptions {
-  process: SandboxProcessOptions;
-  count: number;
-  /** Calls waiting in all; past it only agents holding at least an equal share are refused. */
-  maxQueued: number;
-  limits(agent: string): AgentLimits;
-  log: Logger;
-  /** Default RECYCLE_TIMEOUT_MS; tests shorten it. */
-  recycleTimeoutMs?: number;
-  /** Process launcher; tests pass one whose fork fails. */
-  launch?: LaunchSandbox;
-  /** Shared between the pools of one executor; a pool of its own by default. */
-  recycleSupport?: RecycleSupport;
-  /** Worker threads' direct line for awaited host calls; without it they go through IPC. */
-  hostLink?: HostLinkServer;
-}
+export type { AgentLimits, PoolCall, SandboxPoolOptions } from './pool-types.js';
 
 interface Queued {
   call: PoolCall;
   agent: string;
+  /** performance.now() when it began waiting for a sandbox to start (none could serve it), else undefined. */
+  startWaitFrom?: number;
+  /** Handed to a process by #drain. */
+  taken?: boolean;
   resolve: (f: Finished) => void;
   cleanup: () => void;
 }
@@ -97,6 +68,7 @@ export class SandboxPool {
   /** Moving average of call durations, ms: the retry hint of OverloadedError. */
   #avgCallMs = 1_000;
   readonly counters: PoolCounters = { processRestarts: 0, directCalls: 0, workerReplacements: 0, recycles: 0 };
+  readonly #onDemand = new OnDemand();
 
   constructor(options: SandboxPoolOptions) {
     this.#o = options;
@@ -105,10 +77,19 @@ export class SandboxPool {
     this.#recycleSupport = options.recycleSupport ?? { state: 'unknown' };
   }
 
-  /** Starts every process and resolves when all are warm. */
+  /** Starts every process and resolves when all are warm; on demand, starts none (the first call does). */
   async start(): Promise<void> {
+    if (this.#o.lazy) {
+      this.#onDemand.watch(this.#o.idleExitMs ?? 0, () => this.#procs, () => this.#queue.size, () => this.#closed, this.#log);
+      return;
+    }
     for (let i = 0; i < this.#o.count; i++) this.#procs.push(this.#spawn());
     await Promise.all(this.#procs.map((p) => p.ready));
+  }
+
+  /** On demand, with none running: nothing to report as missing (idle by design). */
+  get idle(): boolean {
+    return this.#o.lazy === true && this.#restartsPending === 0 && this.#procs.every((p) => p.state === 'dead');
   }
 
   get threads(): number {
@@ -128,14 +109,8 @@ export class SandboxPool {
   }
 
   health(): PoolHealth {
-    const ready = this.#procs.filter((p) => p.state === 'ready');
-    return {
+    return poolHealth(this.#procs, {
       processes: this.#o.count,
-      alive: this.#procs.filter((p) => p.state !== 'dead').length,
-      ready: ready.length,
-      starting: this.#procs.filter((p) => p.state === 'starting').length,
-      recycling: ready.filter((p) => p.recycling).length,
-      spares: ready.filter((p) => p.pristine && p.busy === 0 && !p.recycling).length,
       busy: this.busy,
       queued: this.queued,
       queuedByAgent: this.#queue.counts(),
@@ -143,8 +118,8 @@ export class SandboxPool {
       restarts: this.counters.processRestarts,
       recycles: this.counters.recycles,
       failedStartsInARow: this.#failedStarts,
-      canRun: ready.length > 0,
-    };
+      ...(this.#o.lazy ? { onDemand: true, idle: this.idle } : {}),
+    });
   }
 
   run(call: PoolCall): Promise<Finished> {
@@ -158,10 +133,7 @@ export class SandboxPool {
         entry.cleanup();
         resolve(f);
       };
-      const timer = setTimeout(
-        () => leave(failed('TimeoutError', 'execution timed out while waiting for a free sandbox (the daemon is busy)')),
-        Math.max(0, call.deadline - performance.now()),
-      );
+      let timer: NodeJS.Timeout | undefined;
       const onAbort = (): void => leave(failed('CancelledError', 'the call was cancelled while waiting for a sandbox'));
       call.signal?.addEventListener('abort', onAbort, { once: true });
       entry.cleanup = () => {
@@ -170,6 +142,13 @@ export class SandboxPool {
       };
       this.#queue.push(agent, entry);
       this.#drain();
+      // Waiting for a sandbox to start is not the call's time: its clock starts when one is ready.
+      if (!entry.taken && !this.#canServe(agent)) entry.startWaitFrom ??= performance.now();
+      const startWaitMs = this.#o.startWaitMs ?? START_WAIT_MS;
+      if (!entry.taken) timer = setTimeout(
+        () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', noSandboxMessage(this.#o.process.kind, startWaitMs)) : failed('TimeoutError', 'execution timed out while waiting for a free sandbox (the daemon is busy)')),
+        entry.startWaitFrom !== undefined ? startWaitMs : Math.max(0, call.deadline - performance.now()),
+      );
       // Still waiting: the agent may wait only within its share.
       if (!call.requeued && this.#queue.remove(agent, entry)) {
         const waiting = this.#queue.sizeOf(agent);
@@ -201,25 +180,18 @@ export class SandboxPool {
       q.cleanup();
       q.resolve(failed('CancelledError', 'the daemon is shutting down'));
     }
-    const exits = this.#procs.map(
-      (p) =>
-        new Promise<void>((resolve) => {
-          if (p.state === 'dead') return resolve();
-          const timer = setTimeout(() => {
-            p.kill();
-            resolve();
-          }, 2_000);
-          const check = setInterval(() => {
-            if (p.state === 'dead') {
-              clearInterval(check);
-              clearTimeout(timer);
-              resolve();
-            }
-          }, 10);
-          p.shutdown();
-        }),
-    );
-    await Promise.all(exits);
+    await stopProcesses(this.#procs);
+  }
+
+  #canServe(agent: string): boolean {
+    return !!this.#policy.pick(agent, this.#procs, 'free') || !!this.#policy.pick(agent, this.#procs, 'ahead');
+  }
+
+  /** Puts a new process in the slot of `old` (a dead one), or of any dead one, or at the end. */
+  #place(proc: SandboxProcess, old?: SandboxProcess): void {
+    const at = old ? this.#procs.indexOf(old) : this.#procs.findIndex((p) => p.state === 'dead');
+    if (at >= 0) this.#procs[at] = proc;
+    else this.#procs.push(proc);
   }
 
   #underLimit(agent: string): boolean {
@@ -235,7 +207,11 @@ export class SandboxPool {
     if (this.#closed) return;
     // Bound (Python): until a starving agent has a recycle coming, nothing is sent ahead and idle
     // processes go to it first, or a flooding agent keeps every process busy with its own queue.
-    const canServe = (a: string): boolean => !!this.#policy.pick(a, this.#procs, 'free') || !!this.#policy.pick(a, this.#procs, 'ahead');
+    const canServe = (a: string): boolean => this.#canServe(a);
+    if (this.#o.lazy) {
+      const needing = this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)).length;
+      this.#onDemand.startFor(needing, this.#procs, this.#restartsPending, this.#o.count, () => this.#place(this.#spawn()));
+    }
     const starving = this.#policy.kind === 'bound' ? this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)) : [];
     if (starving.length > 0) this.#recycleForWaiting(starving);
     for (const mode of starving.length > 0 ? (['free'] as const) : (['free', 'ahead'] as const)) {
@@ -247,7 +223,13 @@ export class SandboxPool {
           const proc = this.#policy.pick(agent, this.#procs, mode);
           if (!proc) continue;
           const entry = this.#queue.take(agent) as Queued;
+          entry.taken = true;
           entry.cleanup();
+          if (entry.startWaitFrom !== undefined) {
+            const waited = performance.now() - entry.startWaitFrom;
+            entry.call.startupWaitMs = (entry.call.startupWaitMs ?? 0) + waited;
+            entry.call.deadline += waited;
+          }
           void this.#dispatch(proc, entry.call).then(entry.resolve);
           served = true;
           break;
@@ -322,6 +304,7 @@ export class SandboxPool {
       if (left > 0) this.#inFlight.set(agent, left);
       else this.#inFlight.delete(agent);
       this.#avgCallMs = 0.9 * this.#avgCallMs + 0.1 * (performance.now() - startedAt);
+      this.#onDemand.used(proc);
       if (finished.workerReplaced && !finished.processDied) this.counters.workerReplacements++;
       // A call that never started is sent again, once: another call killed its process.
       if (finished.requeue && !call.requeued && !this.#closed && performance.now() < call.deadline) {
@@ -353,6 +336,7 @@ export class SandboxPool {
     proc.ready.then(
       () => {
         this.#failedStarts = 0;
+        this.#onDemand.used(proc);
         if (this.#o.process.kind === 'js' && this.#recycleSupport.state === 'unknown') {
           void proc.probeRecycle(RECYCLE_PROBE_MS).then((ok) => {
             if (this.#recycleSupport.state === 'unknown' && proc.state !== 'dead') this.#recycleSupport.state = ok ? 'yes' : 'no';
@@ -373,6 +357,13 @@ export class SandboxPool {
   #onExit(proc: SandboxProcess, code: number | null, signal: NodeJS.Signals | null, spawnError?: Error): void {
     const i = this.#procs.indexOf(proc);
     if (i < 0 || this.#closed) return;
+    // On demand, a process that exited for idleness (or died with nothing waiting) is not replaced.
+    if (this.#onDemand.ended(proc) || (this.#o.lazy && this.#queue.size === 0)) {
+      this.#procs.splice(i, 1);
+      this.#log.info({ code: 'SANDBOX_PROCESS_STOPPED', pid: proc.pid, exitCode: code, signal }, 'sandbox process ended; the next call that needs one starts one');
+      this.#drain();
+      return;
+    }
     const duringStart = proc.startupMs === 0;
     this.#log.warn(
       { code: 'SANDBOX_PROCESS_EXIT', pid: proc.pid, exitCode: code, signal, spawnError: spawnError?.message },
@@ -385,7 +376,8 @@ export class SandboxPool {
     const replace = (): void => {
       this.#restartsPending--;
       if (this.#closed) return;
-      this.#procs[i] = this.#spawn();
+      // Found again: on demand, other processes may have left the list meanwhile.
+      this.#place(this.#spawn(), proc);
     };
     if (delay === 0) replace();
     else setTimeout(replace, delay).unref();

@@ -1,5 +1,5 @@
-// Shared fixture for the Python tests: a real executor with one Python sandbox process (the
-// compiled dist/ worker), a workspace in a temp folder, and small host extensions standing in for
+// Shared fixture for the Python tests: a real executor with up to two Python sandbox processes
+// started on demand (the compiled dist/ worker), a workspace in a temp folder, and small host extensions standing in for
 // subsystems wired elsewhere (skills, an upstream tool), so Python's side of them is what is tested.
 
 import { mkdtempSync } from 'node:fs';
@@ -63,7 +63,9 @@ function extensions(): Record<string, HostMethod> {
 }
 
 export async function startPython(overrides: Partial<Config> = {}): Promise<PythonHarness> {
-  const config = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 1 }, ...overrides });
+  // Two Python processes, as the daemon has by default: two agents taking turns each keep their
+  // own interpreter instead of forcing an interpreter start per turn (slow on a loaded machine).
+  const config = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 2 }, ...overrides });
   const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
   const logger = silentLogger();
   const hostApi = createHostApi({ config, workspace, logger, extensions: extensions(), toolNames: () => ['demo.echo', 'demo.slow'] });
@@ -74,7 +76,7 @@ export async function startPython(overrides: Partial<Config> = {}): Promise<Pyth
       { code, language: o.language ?? 'python', timeoutSeconds: o.timeoutSeconds ?? 60, memoryMb: o.memoryMb ?? 500, contextVars: o.contextVars },
       identity(o.namespace ?? ''),
     );
-  // The Python pool starts in the background: the first call waits for it.
+  // Python starts on demand: the first call starts an interpreter and waits for it (not counted in its timeout).
   const first = await run('result = "ready"', { timeoutSeconds: PYTHON_START_MS / 1000 - 10 });
   if (!first.success) throw new Error(`the Python sandbox did not start: ${first.error_type}: ${first.error}`);
   return {

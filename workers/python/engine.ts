@@ -1,5 +1,6 @@
 // Starts the Pyodide interpreter of one worker thread and seals it. Order matters:
-//   1. load Pyodide offline from its npm folder, with an empty `js` module and no package index;
+//   1. load Pyodide offline from its npm folder, with an empty `js` module and no package index
+//      (restored from a memory snapshot of exactly that when there is one: snapshot.ts);
 //   2. drop the JavaScript bridge modules (js, pyodide_js) and run the sandbox prelude, which
 //      preloads the usual modules, records the shared state and installs the audit hook;
 //   3. make Node's host powers inert in this thread (host-powers.ts), record timers per call;
@@ -7,23 +8,13 @@
 //      then remove eval and Function from the global scope.
 // Python code then holds at most a few frozen JavaScript functions and no way to make more code.
 
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import fs from 'node:fs';
-import { loadPyodide } from 'pyodide';
 import type { PyodideAPI } from 'pyodide';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import { disableBuiltinModules } from './builtin-modules.js';
 import type { EmscriptenHeap } from './builtin-modules.js';
 import { installCallTimers } from './call-timers.js';
 import { disableCodeGeneration, disableHostPowers } from './host-powers.js';
-import { API_PY } from './prelude-api.js';
-import { BOOT_PY } from './prelude-boot.js';
-import { BRIDGE_PY } from './prelude-bridge.js';
-import { GUARD_PY } from './prelude-guard.js';
-import { INTEGRITY_PY } from './prelude-integrity.js';
-import { RUNNER_PY } from './prelude-runner.js';
-import { STATE_PY } from './prelude-state.js';
+import { PRELUDE_CODE_NAME, PRELUDE_PY, loadInterpreter } from './snapshot.js';
 
 const MB = 1024 * 1024;
 
@@ -57,6 +48,8 @@ export interface PythonEngine {
   /** Set once Pyodide hit a fatal error: the interpreter cannot run anything any more. */
   readonly dead: boolean;
   startupMs: number;
+  /** Restored from the memory snapshot (snapshot.ts) rather than started cold. */
+  fromSnapshot: boolean;
 }
 
 /** The part of a WebAssembly.Memory used here (lib ES2023 has no WebAssembly types). */
@@ -71,27 +64,14 @@ interface PyodideInternals {
   loadedPackages: object;
 }
 
-function pyodideFolder(): string {
-  const require = createRequire(import.meta.url);
-  return path.dirname(require.resolve('pyodide/package.json')) + path.sep;
-}
-
-export async function startPython(bridge: Bridge, fallbackOutput: (line: string) => void): Promise<PythonEngine> {
+/**
+ * `snapshotDir`: where the memory snapshot is kept (snapshot.ts); without it the interpreter
+ * starts cold. Either way the prelude below runs on it and seals it the same way.
+ */
+export async function startPython(bridge: Bridge, fallbackOutput: (line: string) => void, snapshotDir?: string): Promise<PythonEngine> {
   const started = performance.now();
-  const indexURL = pyodideFolder();
-  // No package index: nothing can be fetched, whatever asks.
-  const lock = JSON.parse(fs.readFileSync(path.join(indexURL, 'pyodide-lock.json'), 'utf8')) as { info: unknown };
   const jsglobals = Object.freeze(Object.create(null) as object);
-  const pyodide = await loadPyodide({
-    indexURL,
-    jsglobals,
-    lockFileContents: JSON.stringify({ info: lock.info, packages: {} }),
-    env: { HOME: '/home/pyodide' },
-    args: [],
-    enableRunUntilComplete: false,
-    stdout: fallbackOutput,
-    stderr: fallbackOutput,
-  });
+  const { pyodide, fromSnapshot } = await loadInterpreter(snapshotDir, jsglobals, fallbackOutput);
   const internals = pyodide as unknown as PyodideInternals;
   let dead = false;
   internals._api.on_fatal = () => {
@@ -104,7 +84,17 @@ export async function startPython(bridge: Bridge, fallbackOutput: (line: string)
   const namespace = pyodide.runPython(
     "import builtins\n{'__name__': '_sandbox', '__builtins__': dict(builtins.__dict__)}",
   ) as PyProxy & { get(key: string): unknown };
-  pyodide.runPython([GUARD_PY, BRIDGE_PY, API_PY, STATE_PY, RUNNER_PY, INTEGRITY_PY, BOOT_PY].join('\n'), { globals: namespace, filename: '<sandbox>' });
+  // Restored: the snapshot holds the prelude compiled; taken out of __main__ before it runs.
+  const compiled = fromSnapshot ? (pyodide.globals.get(PRELUDE_CODE_NAME) as PyProxy | undefined) : undefined;
+  if (compiled) {
+    pyodide.globals.delete(PRELUDE_CODE_NAME);
+    const exec = pyodide.globals.get('exec') as PyCallable;
+    exec(compiled, namespace);
+    exec.destroy();
+    compiled.destroy();
+  } else {
+    pyodide.runPython(PRELUDE_PY, { globals: namespace, filename: '<sandbox>' });
+  }
   const get = (name: string): PyCallable => namespace.get(name) as PyCallable;
   (get('install') as unknown as (...fns: unknown[]) => void)(bridge.sync, bridge.async, bridge.emit, bridge.done);
   const booted = get('boot')() as PyProxy & { get(i: number): unknown };
@@ -125,6 +115,7 @@ export async function startPython(bridge: Bridge, fallbackOutput: (line: string)
       return dead;
     },
     startupMs: 0,
+    fromSnapshot,
   };
   booted.destroy();
   namespace.destroy();

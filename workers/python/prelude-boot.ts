@@ -3,19 +3,22 @@
 // JavaScript bridge modules and host-flavoured leftovers, records the shared state, installs the
 // audit hook, and freezes the start-up objects out of the garbage collector's way.
 
+/** The modules agents use most, loaded once per interpreter (part of the memory snapshot, python/snapshot.ts). */
+export const PRELOADED_MODULES: readonly string[] = [
+  'itertools', 'functools', 'operator', 'random', 'string', 'textwrap', 'typing', 'copy', 'heapq',
+  'bisect', 'uuid', 'hashlib', 'base64', 'time', 'calendar', 'csv', 'io', 'difflib', 'html',
+  'html.parser', 'unicodedata', 'pprint', 'numbers', 'struct', 'binascii', 'zlib', 'hmac', 'secrets',
+  'abc', 'contextlib', 'array', 'graphlib', 'shlex', 'fnmatch', 'ipaddress', 'urllib.parse',
+  'xml.etree.ElementTree', 'keyword', 'weakref', 'codecs', 'zoneinfo', 'dataclasses', 'enum',
+  'fractions', 'decimal', 'statistics', 'collections.abc',
+];
+
 export const BOOT_PY = String.raw`
 def install(sync, async_, emit, done):
     Bridge.sync, Bridge.async_, Bridge.emit, Bridge.done = sync, async_, emit, done
 
 
-PRELOADED = (
-    'itertools', 'functools', 'operator', 'random', 'string', 'textwrap', 'typing', 'copy', 'heapq',
-    'bisect', 'uuid', 'hashlib', 'base64', 'time', 'calendar', 'csv', 'io', 'difflib', 'html',
-    'html.parser', 'unicodedata', 'pprint', 'numbers', 'struct', 'binascii', 'zlib', 'hmac',
-    'secrets', 'abc', 'contextlib', 'array', 'graphlib', 'shlex', 'fnmatch', 'ipaddress',
-    'urllib.parse', 'xml.etree.ElementTree', 'keyword', 'weakref', 'codecs', 'zoneinfo',
-    'dataclasses', 'enum', 'fractions', 'decimal', 'statistics', 'collections.abc',
-)
+PRELOADED = (${PRELOADED_MODULES.map((name) => `'${name}'`).join(', ')},)
 
 
 def boot():

@@ -247,7 +247,7 @@ def _run_sync(call, code):
     return success(call)
 
 
-def begin(code, source, context_json, workspace, tool_names_json, fetch_allowed):
+def begin(code, source, context_json, workspace, tool_names_json, fetch_allowed, _str=str, _type=type):
     """Starts a call: returns its outcome (JSON text), or None when it runs as a task (async code)
     whose outcome comes through Bridge.done."""
     call = CallState(source)
@@ -263,7 +263,8 @@ def begin(code, source, context_json, workspace, tool_names_json, fetch_allowed)
         g['__code_return__'] = TopLevelReturn
         g['result'] = None
         if context_json:
-            g.update(_loads(context_json))
+            # Long context_vars come as UTF-8 bytes (a Uint8Array): no string conversion per character.
+            g.update(_loads(context_json if _type(context_json) is _str else context_json.to_bytes()))
         call.globals = g
         context = _Context()
         if code.co_flags & _CO_COROUTINE:

@@ -1,5 +1,6 @@
 // GET /healthz: live figures a supervisor can act on. 'ok' when a JavaScript sandbox process is
-// ready and every upstream server is up; 'degraded' (HTTP 503 when no JavaScript process can run
+// ready and every upstream server is up (Python started on demand and idle, `processes.python.idle`,
+// is fine); 'degraded' (HTTP 503 when no JavaScript process can run
 // code) otherwise, with the problems named. The JSON shape is documented in the README.
 
 import type { ExecutorStats } from '../../executor/executor-types.js';
@@ -13,6 +14,8 @@ export interface ProcessHealth {
   alive: number;
   /** Sandbox processes ready to run code. */
   ready: number;
+  /** Python on demand with no process running, by design: the next Python call starts one. */
+  idle?: boolean;
 }
 
 export interface HealthReport {
@@ -50,8 +53,12 @@ export function healthReport(services: McpServices, figures: { sessions: number;
     }
     jsReady = (processes['js']?.ready ?? 0) > 0;
     if (!jsReady) problems.push('no JavaScript sandbox process is ready: execute_code cannot run JavaScript now');
+    // Python on demand: none running (idle) or one starting for a call is by design, not a problem.
+    const onDemand = services.executor.health().python;
+    if (onDemand?.idle) processes['python'] = { alive: 0, ready: 0, idle: true };
     const python = processes['python'];
-    if (python && python.ready === 0) problems.push('no Python sandbox process is ready (starting or restarting)');
+    const byDesign = onDemand?.onDemand === true && onDemand.failedStartsInARow === 0;
+    if (python && python.ready === 0 && !python.idle && !byDesign) problems.push('no Python sandbox process is ready (starting or restarting)');
   }
 
   const upstream = { up: 0, failed: 0, connecting: 0, servers: {} as Record<string, string> };

@@ -1,0 +1,54 @@
+// The types of a sandbox pool (sandbox-pool.ts): a call as the pool sees it, an agent's share,
+// and the pool's options.
+
+import type { HostReply, RunRequest, SandboxProcessOptions } from '../../workers/protocol.js';
+import type { Logger } from '../util/logger.js';
+import type { RecycleSupport } from './executor-types.js';
+import type { HostLinkServer } from './host-link-server.js';
+import type { LaunchSandbox } from './sandbox-process.js';
+
+export interface PoolCall {
+  request: RunRequest;
+  /** Set once the call was sent again after its process died before starting it. */
+  requeued?: boolean;
+  /** performance.now() deadline of the whole call. */
+  deadline: number;
+  signal?: AbortSignal;
+  onHostCall(callId: number, method: string, args: unknown[], reply: (r: HostReply) => void): void;
+  onOutput(lines: string[]): void;
+  /** Set when the call waited for a sandbox to start: that wait, ms, is not the call's time. */
+  startupWaitMs?: number;
+}
+
+/** One agent's share of a pool. */
+export interface AgentLimits {
+  /** Calls running or sent ahead at once. */
+  maxInFlight: number;
+  /** Calls waiting for a sandbox; past it the agent's new calls get OverloadedError. */
+  maxQueued: number;
+}
+
+export interface SandboxPoolOptions {
+  process: SandboxProcessOptions;
+  count: number;
+  /** Calls waiting in all; past it only agents holding at least an equal share are refused. */
+  maxQueued: number;
+  limits(agent: string): AgentLimits;
+  log: Logger;
+  /** Default RECYCLE_TIMEOUT_MS; tests shorten it. */
+  recycleTimeoutMs?: number;
+  /** Process launcher; tests pass one whose fork fails. */
+  launch?: LaunchSandbox;
+  /** Shared between the pools of one executor; a pool of its own by default. */
+  recycleSupport?: RecycleSupport;
+  /** Worker threads' direct line for awaited host calls; without it they go through IPC. */
+  hostLink?: HostLinkServer;
+  /**
+   * On demand (Python by default): no process at start; a call that no process can serve starts
+   * one (up to `count`), and processes idle `idleExitMs` exit (0 or absent: they stay).
+   */
+  lazy?: boolean;
+  idleExitMs?: number;
+  /** How long a call may wait for a sandbox to start; default START_WAIT_MS. */
+  startWaitMs?: number;
+}

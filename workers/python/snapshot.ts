@@ -1,0 +1,186 @@
+// Pyodide interpreters from a memory snapshot. A cold start (load the WebAssembly, boot CPython,
+// import the modules the prelude needs) takes seconds; restoring the memory of an interpreter
+// that already did it takes a fraction. The snapshot holds only that: Pyodide booted and the
+// standard modules the prelude imports or preloads, and the prelude compiled (not run). The sandbox prelude (engine.ts) then runs on the
+// restored interpreter exactly as on a cold one, so the audit hook, the recorded shared state and
+// the integrity self-check are made fresh for every interpreter, never taken from the file.
+//
+// The file lives in the data directory under a key made from the Pyodide build and everything
+// the snapshot or the prelude depends on: a new Pyodide or a changed prelude is a new file. A file
+// whose checksum, key or Pyodide build does not match is deleted and made again, never trusted.
+// It is made in a thread of its own (snapshot-maker.ts) that exits when done, so the interpreter
+// that made it does not stay in memory.
+
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { loadPyodide } from 'pyodide';
+import type { PyodideAPI } from 'pyodide';
+import { API_PY } from './prelude-api.js';
+import { BOOT_PY, PRELOADED_MODULES } from './prelude-boot.js';
+import { BRIDGE_PY } from './prelude-bridge.js';
+import { GUARD_PY } from './prelude-guard.js';
+import { INTEGRITY_PY } from './prelude-integrity.js';
+import { RUNNER_PY } from './prelude-runner.js';
+import { STATE_PY } from './prelude-state.js';
+
+/**
+ * What the snapshot's interpreter runs before its memory is taken: the prelude's own imports and
+ * the preloaded modules (seconds of a cold start). They are imported before the prelude's code
+ * instead of after it; none of them keeps a reference to what the prelude then replaces
+ * (time.sleep, asyncio.run), checked by test/python/snapshot.test.ts.
+ */
+export const SNAPSHOT_PY = `
+import sys, builtins, types, json, math, asyncio, datetime, decimal, fractions, enum, dataclasses
+import time, collections, collections.abc, ast, contextvars, traceback, inspect, re, statistics
+import operator, gc, random, os, locale, importlib
+for name in (${PRELOADED_MODULES.map((name) => `'${name}'`).join(', ')},):
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass
+del name
+gc.collect()
+`;
+
+/** The sandbox prelude, in the order it runs (engine.ts). */
+export const PRELUDE_PY = [GUARD_PY, BRIDGE_PY, API_PY, STATE_PY, RUNNER_PY, INTEGRITY_PY, BOOT_PY].join('\n');
+/**
+ * Where the snapshot keeps the prelude compiled (compiling it is most of a restored start): a
+ * name in __main__ that engine.ts takes out before anything else runs.
+ */
+export const PRELUDE_CODE_NAME = '_cem_prelude_code';
+
+const MAGIC = Buffer.from('CEMPYSN1');
+const HEADER_BYTES = MAGIC.length + 32;
+/** How long the thread that makes a snapshot may take before the interpreter starts cold instead, ms. */
+const MAKE_TIMEOUT_MS = 180_000;
+
+export function pyodideFolder(): string {
+  const require = createRequire(import.meta.url);
+  return path.dirname(require.resolve('pyodide/package.json')) + path.sep;
+}
+
+/** loadPyodide's options shared by every interpreter: offline, no package index, no host path. */
+export function loadOptions(jsglobals: object, output: (line: string) => void): Parameters<typeof loadPyodide>[0] {
+  const indexURL = pyodideFolder();
+  // No package index: nothing can be fetched, whatever asks.
+  const lock = JSON.parse(fs.readFileSync(path.join(indexURL, 'pyodide-lock.json'), 'utf8')) as { info: unknown };
+  return {
+    indexURL,
+    jsglobals,
+    lockFileContents: JSON.stringify({ info: lock.info, packages: {} }),
+    env: { HOME: '/home/pyodide' },
+    args: [],
+    enableRunUntilComplete: false,
+    stdout: output,
+    stderr: output,
+  };
+}
+
+/** The snapshot's file name: changes with the Pyodide package, the snapshot's code and the prelude. */
+export function snapshotFile(dir: string, prelude: string = PRELUDE_PY): string {
+  const folder = pyodideFolder();
+  const pkg = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { version: string };
+  const wasm = fs.statSync(path.join(folder, 'pyodide.asm.wasm'));
+  const key = createHash('sha256')
+    .update(JSON.stringify([pkg.version, wasm.size, Math.round(wasm.mtimeMs), process.versions.node, SNAPSHOT_PY, prelude]))
+    .digest('hex')
+    .slice(0, 24);
+  return path.join(dir, `pyodide-${pkg.version}-${key}.snap`);
+}
+
+/** The snapshot's bytes, or undefined when there is none or it is not intact (then it is deleted). */
+export function readSnapshot(file: string): Uint8Array | undefined {
+  let data: Buffer;
+  try {
+    data = fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  const body = data.subarray(HEADER_BYTES);
+  const intact = data.length > HEADER_BYTES && data.subarray(0, MAGIC.length).equals(MAGIC) && createHash('sha256').update(body).digest().equals(data.subarray(MAGIC.length, HEADER_BYTES));
+  if (!intact) {
+    discardSnapshot(file);
+    return undefined;
+  }
+  // Pyodide reads the body as 32-bit words: it must start on an aligned offset.
+  return new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
+}
+
+export function discardSnapshot(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch {
+    // another process removed or replaced it
+  }
+}
+
+/** Writes the snapshot atomically (a temporary file renamed over), and removes snapshots of other keys. */
+export function writeSnapshot(file: string, snapshot: Uint8Array): void {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const body = Buffer.from(snapshot.buffer, snapshot.byteOffset, snapshot.byteLength);
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = fs.openSync(temp, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, MAGIC);
+    fs.writeSync(fd, createHash('sha256').update(body).digest());
+    fs.writeSync(fd, body);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, file);
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith('pyodide-') && name.endsWith('.snap') && path.join(dir, name) !== file) discardSnapshot(path.join(dir, name));
+  }
+}
+
+/** Makes the snapshot in a thread of its own; resolves true once the file is written. */
+export function makeSnapshot(file: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(new URL('./snapshot-maker.js', import.meta.url), { workerData: { file }, resourceLimits: { stackSizeMb: 16 }, stdout: true, stderr: true });
+    } catch {
+      resolve(false);
+      return;
+    }
+    const timer = setTimeout(() => void worker.terminate(), MAKE_TIMEOUT_MS);
+    worker.on('error', () => {});
+    worker.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code === 0 && fs.existsSync(file));
+    });
+  });
+}
+
+/**
+ * A loaded interpreter: restored from the snapshot in `dir` (made first when missing or not
+ * intact), or cold when there is no `dir` or the snapshot cannot be used.
+ */
+export async function loadInterpreter(dir: string | undefined, jsglobals: object, output: (line: string) => void): Promise<{ pyodide: PyodideAPI; fromSnapshot: boolean }> {
+  const options = loadOptions(jsglobals, output);
+  let file: string | undefined;
+  try {
+    file = dir === undefined ? undefined : snapshotFile(dir);
+  } catch {
+    file = undefined;
+  }
+  // Twice at most: a snapshot Pyodide refuses (another build) is deleted and made again once.
+  for (let attempt = 0; file !== undefined && attempt < 2; attempt++) {
+    let snapshot = readSnapshot(file);
+    if (snapshot === undefined && (await makeSnapshot(file))) snapshot = readSnapshot(file);
+    if (snapshot === undefined) break;
+    try {
+      const pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+      return { pyodide, fromSnapshot: true };
+    } catch {
+      discardSnapshot(file);
+    }
+  }
+  return { pyodide: await loadPyodide(options), fromSnapshot: false };
+}
