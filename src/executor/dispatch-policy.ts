@@ -62,12 +62,13 @@ export const HARDENED_POLICY: DispatchPolicy = {
       for (const p of procs) if (aheadOk(p, agent) && (!best || p.prefetchRoom > best.prefetchRoom)) best = p;
       return best;
     }
-    // Affinity is cheap (warm caches of that agent's code); otherwise the least loaded process.
+    // Affinity is cheap (warm caches of that agent's code); otherwise the least loaded process,
+    // and of equally loaded ones the least recently used, so agents keep apart where they can.
     let best: SandboxProcess | undefined;
     for (const p of procs) {
       if (!usable(p) || p.free === 0) continue;
       if (p.lastAgent === agent) return p;
-      if (!best || p.free > best.free) best = p;
+      if (!best || p.free > best.free || (p.free === best.free && p.lastUsedAt < best.lastUsedAt)) best = p;
     }
     return best;
   },

@@ -44,8 +44,7 @@ export interface SandboxProcessEvents {
   onWorkerReady(proc: SandboxProcess): void;
 }
 
-/** `started`: the call is running (not waiting in the process behind another). */
-/** `key`: the call's secret (RunRequest.callKey); a host call without it is not the call's. */
+/** `started`: running (not waiting behind another); `key`: its secret (RunRequest.callKey), which its host calls carry. */
 type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string; key: string | undefined; timeoutMs: number };
 
 export class SandboxProcess {
@@ -87,7 +86,14 @@ export class SandboxProcess {
           const entry = this.#inflight.get(id);
           if (entry) entry.started = true;
         },
-        free: () => events.onWorkerReady(this),
+        free: () => {
+          if (this.#whenServing && (this.#links?.serving ?? 0) >= this.threads) {
+            const warm = this.#whenServing;
+            this.#whenServing = undefined;
+            warm();
+          }
+          events.onWorkerReady(this);
+        },
       });
     }
     // Its threads' host links may carry calls for what runs here, and nothing else; on the direct
@@ -116,10 +122,16 @@ export class SandboxProcess {
       }, startupTimeoutMs);
       this.#child.on('message', (batch: FromSandbox | Batch<FromSandbox>) => unbatch(batch, (msg) => {
         if (msg.type === 'ready') {
-          clearTimeout(timer);
-          this.#state = 'ready';
-          this.startupMs = msg.startupMs;
-          resolve();
+          // The direct path: ready once every thread also said it serves on its link, so the
+          // first calls are spread over the processes as dispatch wants, not all sent to the first.
+          const warm = (): void => {
+            clearTimeout(timer);
+            this.#state = 'ready';
+            this.startupMs = msg.startupMs;
+            resolve();
+          };
+          if (!this.#links || this.#links.serving >= this.threads) warm();
+          else this.#whenServing = warm;
         } else if (msg.type === 'fatal') {
           this.#log.error({ code: 'SANDBOX_FATAL', pid: this.pid }, msg.message);
           clearTimeout(timer);
@@ -143,6 +155,8 @@ export class SandboxProcess {
   #rejectStart: (why: string) => void = () => {};
   /** The direct path's threads (JavaScript with a host link); undefined on the relay path. */
   readonly #links: ThreadLinks | undefined;
+  /** Direct path: says the process is ready once its threads serve (set while they do not yet). */
+  #whenServing: (() => void) | undefined;
 
   /** Resolves call `id` once, whoever answers first (its thread, or its process for it). */
   #settle(id: number, finished: Finished): void {

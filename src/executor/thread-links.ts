@@ -48,6 +48,13 @@ export class ThreadLinks {
     return Math.max(0, this.#idle() - this.#pending.length);
   }
 
+  /** Threads that said they serve, busy or not. */
+  get serving(): number {
+    let n = 0;
+    for (const l of this.#links.values()) if (l.serving) n++;
+    return n;
+  }
+
   #idle(): number {
     let n = 0;
     for (const l of this.#links.values()) if (l.serving && !l.call) n++;
