@@ -56,7 +56,7 @@ export function launchSandbox(launch: LaunchSandbox, options: SandboxProcessOpti
 }
 
 /** What a call in flight gets when its process dies: `started` calls fail, the others go elsewhere. */
-export function diedWith(started: boolean, code: number | null, signal: NodeJS.Signals | null): { outcome: Outcome; workerReplaced: boolean; processDied?: boolean; requeue?: boolean } {
+export function diedWith(started: boolean, code: number | null, signal: NodeJS.Signals | null): Finished {
   if (!started) {
     // Still waiting: the death was another call's; this one goes elsewhere.
     return { outcome: { ok: false, output: [], error: { type: 'SandboxCrashError', message: 'the sandbox process died before the call started' } }, workerReplaced: false, requeue: true };
@@ -68,4 +68,14 @@ export function diedWith(started: boolean, code: number | null, signal: NodeJS.S
     ? { type: 'MemoryLimitError', message: 'the call exhausted memory and V8 stopped its sandbox process; the process was replaced and other calls were not affected' }
     : { type: 'SandboxCrashError', message: `the sandbox process died (code ${code}, signal ${signal}); it was replaced` };
   return { outcome: { ok: false, output: [], error }, workerReplaced: true, processDied: true };
+}
+
+/** How a call ended, as its process reports it. */
+export interface Finished {
+  outcome: Outcome;
+  /** The worker thread (or the whole process) was replaced after this call. */
+  workerReplaced: boolean;
+  processDied?: boolean;
+  /** The process died before this call started: it never ran, and may be sent elsewhere. */
+  requeue?: boolean;
 }

@@ -36,6 +36,9 @@ export const RECYCLE_TIMEOUT_MS = 30_000;
 /** A JavaScript process answers 'recycle' at once (nothing to replace) if its build knows the message, ms. */
 const RECYCLE_PROBE_MS = 5_000;
 
+/** Signals a person or a supervisor sends (not a crash): a sandbox stopped by one did not fail. */
+const OUTSIDE_SIGNALS = new Set<string>(['SIGINT', 'SIGTERM', 'SIGHUP']);
+
 const RESTART_BACKOFF_BASE_MS = 100;
 const RESTART_BACKOFF_MAX_MS = 10_000;
 
@@ -345,8 +348,10 @@ export class SandboxPool {
         this.#drain();
       },
       (err: unknown) => {
-        // Stopped while starting (shutdown, Ctrl-C during start-up): not a failure.
+        // Stopped while starting by the daemon (shutdown) or from outside (a terminal's Ctrl-C that
+        // reached it before it left the daemon's process group): not a failure of the sandbox.
         if (this.#closed) this.#log.debug({ code: 'SANDBOX_START_ABANDONED', err: (err as Error).message }, 'sandbox process stopped while starting');
+        else if (OUTSIDE_SIGNALS.has(proc.exitSignal ?? '')) this.#log.warn({ code: 'SANDBOX_START_INTERRUPTED', signal: proc.exitSignal }, 'sandbox process was stopped by a signal while starting; starting another');
         else this.#log.error({ code: 'SANDBOX_START_FAILED', err: (err as Error).message }, 'sandbox process failed to start');
       },
     );

@@ -6,7 +6,7 @@
 // JavaScript calls take the direct path when the process has a host link: they go to its threads
 // over their own links (thread-links.ts) and the process's main thread never sees them.
 
-import type { AbortReason, FromSandbox, HostReply, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
+import type { AbortReason, FromSandbox, HostReply, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
 import { batchingSender, unbatch } from '../../workers/ipc-batch.js';
 import type { Batch } from '../../workers/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
@@ -14,10 +14,10 @@ import type { HostLinkServer } from './host-link-server.js';
 import { ThreadLinks } from './thread-links.js';
 import { notStarted } from '../../workers/call-errors.js';
 import { diedWith, launchSandbox, launchWithFork } from './sandbox-launch.js';
-import type { LaunchSandbox, SandboxChild } from './sandbox-launch.js';
+import type { Finished, LaunchSandbox, SandboxChild } from './sandbox-launch.js';
 
 export { launchWithFork, workerScript } from './sandbox-launch.js';
-export type { LaunchSandbox, SandboxChild } from './sandbox-launch.js';
+export type { Finished, LaunchSandbox, SandboxChild } from './sandbox-launch.js';
 
 /** How long a sandbox process may take to warm its threads before it counts as failed, ms. */
 export const STARTUP_TIMEOUT_MS = 30_000;
@@ -26,14 +26,6 @@ export const PYTHON_STARTUP_TIMEOUT_MS = 120_000;
 /** After SIGKILL, how long to wait for 'exit' before the process is counted dead anyway, ms. */
 export const KILL_CONFIRM_MS = 5_000;
 
-export interface Finished {
-  outcome: Outcome;
-  /** The worker thread (or the whole process) was replaced after this call. */
-  workerReplaced: boolean;
-  processDied?: boolean;
-  /** The process died before this call started: it never ran, and may be sent elsewhere. */
-  requeue?: boolean;
-}
 
 export interface SandboxProcessEvents {
   /** `reply` is given when the call came over the host link: its answer goes back there. */
@@ -66,6 +58,8 @@ export class SandboxProcess {
   lastAgent: string | undefined;
   /** No agent's code has run here since the process started or its interpreter was recycled. */
   pristine = true;
+  /** The signal the process died of, once dead. */
+  exitSignal: NodeJS.Signals | null = null;
   /** performance.now() of the last call sent here, for least-recently-used choices. */
   lastUsedAt = 0;
 
@@ -379,6 +373,7 @@ export class SandboxProcess {
     if (this.#state === 'dead') return;
     const wasStarting = this.#state === 'starting';
     this.#state = 'dead';
+    this.exitSignal = signal;
     this.#dropLink?.();
     this.#links?.clear();
     if (this.#killTimer) clearTimeout(this.#killTimer);
