@@ -40,6 +40,8 @@ export interface DirectHost {
   pollMs: number;
   /** A thread idle this long trims itself (ServeTask.idleTrimMs). */
   idleTrimMs: number;
+  /** Threads prepare the next call's realm while idle (ServeTask.prepareRealms). */
+  prepareRealms: boolean;
   /** The thread of `call` exited after its abort (or will never: the host kills the process). */
   watchExit(call: DirectCall): Promise<void>;
   failureOf(err: unknown, call: DirectCall): ErrorInfo;
@@ -112,7 +114,7 @@ export class DirectThreads {
       wake: new Int32Array(new SharedArrayBuffer(4)),
     };
     this.#serves.add(serve);
-    const task: ServeTask = { serve: true, slots: serve.slots, busy: this.#busy, wake: serve.wake, idleTrimMs: this.#host.idleTrimMs };
+    const task: ServeTask = { serve: true, slots: serve.slots, busy: this.#busy, wake: serve.wake, idleTrimMs: this.#host.idleTrimMs, prepareRealms: this.#host.prepareRealms };
     this.#host
       .pool()
       .run(task, { signal: serve.controller.signal })

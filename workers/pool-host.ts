@@ -217,6 +217,7 @@ const direct = options.direct && options.kind === 'js' && options.hostLink
       running,
       pollMs: options.memoryPollMs,
       idleTrimMs: options.idleTrimMs ?? 60_000,
+      prepareRealms: options.prepareRealms !== false,
       watchExit,
       failureOf: (err, call) => failureOf(err, call, { timeoutMs: call.timeoutMs ?? 0, memoryMb: call.memoryMb }),
       accepting: () => !unstoppable,

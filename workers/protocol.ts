@@ -192,6 +192,8 @@ export interface ServeTask {
   wake: Int32Array;
   /** Idle this long, ms, the thread drops what it cached for calls. */
   idleTrimMs: number;
+  /** Prepare the next call's realm while idle (prepared-realm.ts). */
+  prepareRealms: boolean;
 }
 
 /** Options a sandbox process is started with (argv[2] as JSON). */
@@ -212,6 +214,8 @@ export interface SandboxProcessOptions {
    * not through this process's main thread.
    */
   direct?: boolean;
+  /** Direct path: false makes threads build each call's realm in the call (the bench's baseline). */
+  prepareRealms?: boolean;
   /** JavaScript: idle this long, ms, threads drop what they cached for calls (default a minute). */
   idleTrimMs?: number;
   /** Python: the folder of the interpreters' memory snapshot (workers/python/snapshot.ts); cold starts without it. */

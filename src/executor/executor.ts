@@ -45,7 +45,8 @@ export interface ExecutorOptions {
   hostApi: HostApi;
   logger: Logger;
   /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
-  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number; jsOnDemand?: boolean } & PythonPoolTuning;
+  /** `direct` false: JavaScript calls take the relay path; `prepareRealms` false: no idle-time realms (both for the bench's before/after). */
+  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number; jsOnDemand?: boolean; direct?: boolean; prepareRealms?: boolean } & PythonPoolTuning;
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
@@ -103,7 +104,15 @@ export class PooledExecutor implements Executor {
     const common = { maxQueued: limits.maxQueuedCalls, recycleTimeoutMs: options.pool?.recycleTimeoutMs, launch: options.pool?.launch, recycleSupport: { state: 'unknown' as const } };
     this.#js = new SandboxPool({
       ...common,
-      process: { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20, ...(options.pool?.idleTrimMs ? { idleTrimMs: options.pool.idleTrimMs } : {}) },
+      process: {
+        kind: 'js',
+        threads: sandbox.threadsPerProcess,
+        maxMemoryMb: limits.maxMemoryMb,
+        memoryPollMs: 20,
+        ...(options.pool?.idleTrimMs ? { idleTrimMs: options.pool.idleTrimMs } : {}),
+        ...(options.pool?.direct === false ? { direct: false } : {}),
+        ...(options.pool?.prepareRealms === false ? { prepareRealms: false } : {}),
+      },
       count: sandbox.processes,
       limits: shares(sandbox.processes * sandbox.threadsPerProcess),
       log: this.#log.child({ pool: 'js' }),

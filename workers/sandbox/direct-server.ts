@@ -58,7 +58,7 @@ export function serveLink(task: ServeTask, link: WorkerHostLink | undefined, exe
       answer(run.id, key, readChars > 0 ? { ...outcome, readChars } : outcome);
     }
     running = false;
-    prepareSoon();
+    if (task.prepareRealms) prepareSoon();
     // Idle task.idleTrimMs after its last call, the thread gives back what it cached for calls.
     clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
@@ -78,6 +78,6 @@ export function serveLink(task: ServeTask, link: WorkerHostLink | undefined, exe
     queue.push(frame);
     if (!running) void next();
   });
-  prepareSoon();
+  if (task.prepareRealms) prepareSoon();
   return new Promise<Outcome>(() => {});
 }
