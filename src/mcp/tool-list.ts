@@ -88,7 +88,7 @@ export function listedHints(annotations: ToolAnnotations): ToolAnnotations {
  * An output schema as a listing needs it: every top-level field with its type, nested objects and
  * arrays by their type only, and no `required` list (it repeats the field names, and a model reads
  * what a result holds from the result itself). Still a correct (looser) schema of the same results,
- * which the SDK's client validates structuredContent against; the full shapes are in the README.
+ * which the SDK's client validates structuredContent against; the full shapes are in docs/tools.md.
  */
 function shallowOutput(schema: unknown): unknown {
   const s = schema as { properties?: Record<string, Record<string, unknown>>; required?: unknown };

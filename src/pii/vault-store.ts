@@ -10,7 +10,7 @@ import { VaultJournal, vaultFileId } from './vault-journal.js';
 import { DEFAULT_TOKEN_TTL_SECONDS, PiiVaults } from './vaults.js';
 import type { PiiVaultsOptions } from './pii-types.js';
 
-/** Who a vault belongs to: the store decides which of the two keys it (see the README, "PII across daemons"). */
+/** Who a vault belongs to: the store decides which of the two keys it (see docs/configuration.md, "How a PII vault follows its agent"). */
 export interface VaultOwner {
   /** MCP session id (HTTP) or a generated one (stdio, exec); a store keyed by session (Redis 'session' scope) uses it. */
   sessionId: string;

@@ -1,5 +1,5 @@
-// Every command the README shows must work: the shell lines of its code blocks and the commands
-// and flags in its inline code and command table are extracted, each invocation of our CLI is
+// Every command the README and the docs it links to show must work: the shell lines of their code
+// blocks and the commands and flags in their inline code and command tables are extracted, each invocation of our CLI is
 // parsed against the CLI's own option table (flags that do not exist, a value given to a boolean
 // flag, an unknown command fail), npm scripts must exist, the package is never installed from a
 // registry it is not on, and the safe commands (--help, --version, exec snippets) are run.
@@ -14,6 +14,9 @@ import type { CommandName } from '../../src/config/options.js';
 import { REPO } from '../fixtures/mcp/cli.js';
 
 const README = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+/** The README and the pages its text moved to; each is checked as strictly as the README. */
+const PAGES = ['README.md', 'docs/architecture.md', 'docs/configuration.md', 'docs/sandbox-api.md', 'docs/security-model.md', 'docs/tools.md', 'bench/RESULTS.md'];
+const TEXTS = PAGES.map((file) => ({ file, text: readFileSync(path.join(REPO, file), 'utf8') }));
 const SCRIPTS = (JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 const COMMANDS = new Set<string>(Object.keys(COMMAND_FLAGS));
 const STATUS_FLAGS = new Set(['--url', '--token', '--json', '--help', '-h']);
@@ -22,15 +25,20 @@ const CLI = /^(?:npx\s+)?(?:code-execution-mcp|node\s+bin\/code-execution-mcp\.j
 interface Shown {
   text: string;
   line: number;
+  file: string;
   where: 'block' | 'inline' | 'table';
 }
 
 /** Shell lines of ```sh/bash/shell blocks, comments removed, split at && ; | into commands. */
 function blockCommands(): Shown[] {
+  return TEXTS.flatMap(({ file, text }) => blockCommandsOf(file, text));
+}
+
+function blockCommandsOf(file: string, text: string): Shown[] {
   const out: Shown[] = [];
   let shell = false;
   let inBlock = false;
-  README.split('\n').forEach((raw, i) => {
+  text.split('\n').forEach((raw, i) => {
     const fence = /^```(\S*)/.exec(raw);
     if (fence) {
       inBlock = !inBlock;
@@ -40,22 +48,26 @@ function blockCommands(): Shown[] {
     if (!shell) return;
     const line = raw.replace(/(^|\s)#.*$/, '').trim();
     if (line === '') return;
-    out.push({ text: line, line: i + 1, where: 'block' });
+    out.push({ text: line, line: i + 1, file, where: 'block' });
   });
   return out;
 }
 
 /** Inline code spans (outside code blocks); table cells are marked. */
 function inlineSpans(): Shown[] {
+  return TEXTS.flatMap(({ file, text }) => inlineSpansOf(file, text));
+}
+
+function inlineSpansOf(file: string, text: string): Shown[] {
   const out: Shown[] = [];
   let inBlock = false;
-  README.split('\n').forEach((raw, i) => {
+  text.split('\n').forEach((raw, i) => {
     if (raw.startsWith('```')) {
       inBlock = !inBlock;
       return;
     }
     if (inBlock) return;
-    for (const m of raw.matchAll(/`([^`]+)`/g)) out.push({ text: (m[1] ?? '').replace(/\\\|/g, '|'), line: i + 1, where: raw.startsWith('|') ? 'table' : 'inline' });
+    for (const m of raw.matchAll(/`([^`]+)`/g)) out.push({ text: (m[1] ?? '').replace(/\\\|/g, '|'), line: i + 1, file, where: raw.startsWith('|') ? 'table' : 'inline' });
   });
   return out;
 }
@@ -187,13 +199,19 @@ describe('README commands', () => {
   const shown = [...blockCommands(), ...inlineSpans()];
 
   it('finds the commands it checks (the extraction itself works)', () => {
-    const cli = shown.filter((s) => CLI.test(s.text) || (s.where === 'table' && /^(serve|stdio|exec|import-catalog|status)\b/.test(s.text)));
-    expect(cli.length).toBeGreaterThanOrEqual(6);
-    expect(shown.some((s) => s.where === 'inline' && s.text === '--no-semantic-search')).toBe(true);
+    const isCli = (s: Shown): boolean => CLI.test(s.text) || (s.where === 'table' && /^(serve|stdio|exec|import-catalog|status)\b/.test(s.text));
+    expect(shown.filter((s) => s.file === 'README.md' && isCli(s)).length).toBeGreaterThanOrEqual(6);
+    expect(shown.filter((s) => s.file === 'docs/configuration.md' && isCli(s)).length).toBeGreaterThanOrEqual(5);
+    expect(shown.some((s) => s.file === 'README.md' && s.where === 'inline' && s.text === '--no-semantic-search')).toBe(true);
+    // Every page is read, and the README links to each of the docs.
+    for (const { file, text } of TEXTS) {
+      expect(text.length, file).toBeGreaterThan(0);
+      if (file !== 'README.md') expect(README, `README.md links to ${file}`).toContain(`](${file})`);
+    }
   });
 
   it('the checker catches the kinds of mistakes it is for', () => {
-    const probe = (text: string, where: Shown['where'] = 'inline'): string[] => problemsOf({ text, line: 0, where });
+    const probe = (text: string, where: Shown['where'] = 'inline'): string[] => problemsOf({ text, line: 0, file: 'probe', where });
     expect(probe('--semantic-search false')).toEqual([expect.stringContaining('"false" would be an argument')]);
     expect(probe('npx code-execution-mcp serve')).toEqual([expect.stringContaining('not published')]);
     expect(probe('npm install -g code-execution-mcp')).toEqual([expect.stringContaining('not published')]);
@@ -205,13 +223,13 @@ describe('README commands', () => {
     expect(probe('npm install -g ./code-execution-mcp-0.1.0.tgz')).toEqual([]);
   });
 
-  it('every command and flag the README shows exists and parses', () => {
-    const problems = shown.flatMap((s) => problemsOf(s).map((p) => `README.md:${s.line}: ${p}`));
+  it('every command and flag the README and the moved docs show exists and parses', () => {
+    const problems = shown.flatMap((s) => problemsOf(s).map((p) => `${s.file}:${s.line}: ${p}`));
     expect(problems).toEqual([]);
   });
 
   it('does not claim that npm ci builds dist/ unless an install script does', () => {
-    const claims = README.split('\n').filter((l) => /npm ci[^.]*\(?builds dist\/?/i.test(l) || /install \(builds dist/i.test(l));
+    const claims = TEXTS.flatMap(({ text }) => text.split('\n')).filter((l) => /npm ci[^.]*\(?builds dist\/?/i.test(l) || /install \(builds dist/i.test(l));
     const builds = ['prepare', 'install', 'postinstall'].some((s) => SCRIPTS[s]?.includes('build'));
     if (!builds) expect(claims).toEqual([]);
   });
@@ -239,7 +257,7 @@ describe('README commands', () => {
       expect(lines.length).toBeGreaterThan(0);
       for (const s of lines) {
         const r = run(s.text.replace(/node bin\/code-execution-mcp\.js|(?<![\w/-])code-execution-mcp(?= )/g, bin));
-        expect(r.code, `README.md:${s.line}: ${r.stderr}`).toBe(0);
+        expect(r.code, `${s.file}:${s.line}: ${r.stderr}`).toBe(0);
         expect(JSON.parse(r.stdout)).toMatchObject({ success: true });
       }
     }, 120_000);

@@ -1,7 +1,7 @@
 // GET /healthz: live figures a supervisor can act on. 'ok' when a JavaScript sandbox process is
 // ready and every upstream server is up (Python started on demand and idle, `processes.python.idle`,
 // is fine); 'degraded' (HTTP 503 when no JavaScript process can run
-// code) otherwise, with the problems named. The JSON shape is documented in the README.
+// code) otherwise, with the problems named. The JSON shape is documented in docs/configuration.md.
 
 import type { ExecutorStats } from '../../executor/executor-types.js';
 import type { SharedStoreHealth } from '../../cluster/redis-connection.js';
