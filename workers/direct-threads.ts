@@ -9,7 +9,8 @@
 
 import type { Piscina } from 'piscina';
 import { SLOT_CALL_ID, SLOT_MEMORY_MB, THREAD_SLOTS } from './protocol.js';
-import type { AbortReason, ErrorInfo, FromSandbox, ServeTask } from './protocol.js';
+import type { AbortReason, ErrorInfo, FromSandbox, Outcome, ServeTask } from './protocol.js';
+import { READ_CHARS_SLOT } from './sandbox/fast-read.js';
 import type { MemoryWatch, WatchedCall } from './memory-watch.js';
 
 /** What runs on one thread, as the slots say (the pool host's `running` entries on this path). */
@@ -133,13 +134,13 @@ export class DirectThreads {
       if (c.controller === serve.controller) {
         call = c;
         this.#host.running.delete(cid);
-        this.#host.send({ type: 'done', id: cid, outcome: { ok: false, error: this.#host.failureOf(err, c), output: [] }, workerReplaced: true });
+        this.#host.send({ type: 'done', id: cid, outcome: stopped(this.#host.failureOf(err, c), serve.slots), workerReplaced: true });
       }
     }
     if (!call && id !== 0) {
       // Crashed (its own out-of-memory) before the watch saw the call: answer it all the same.
       const c: DirectCall = { controller: serve.controller, interrupt: serve.slots, wake: serve.wake, rssAtStart: 0, memoryMb: Atomics.load(serve.slots, SLOT_MEMORY_MB) };
-      this.#host.send({ type: 'done', id, outcome: { ok: false, error: this.#host.failureOf(err, c), output: [] }, workerReplaced: true });
+      this.#host.send({ type: 'done', id, outcome: stopped(this.#host.failureOf(err, c), serve.slots), workerReplaced: true });
     }
     if (Atomics.load(serve.slots, SLOT_CALL_ID) !== 0) {
       // Its count of running calls is the thread's to give back, and it never will.
@@ -199,4 +200,10 @@ export class DirectThreads {
       this.#timer = undefined;
     }
   }
+}
+
+/** The answer for a call whose thread was ended: its error, and what it read in the worker (still counted). */
+function stopped(error: ErrorInfo, slots: Int32Array): Outcome {
+  const readChars = Atomics.load(slots, READ_CHARS_SLOT);
+  return readChars > 0 ? { ok: false, error, output: [], readChars } : { ok: false, error, output: [] };
 }

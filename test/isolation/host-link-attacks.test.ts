@@ -43,8 +43,8 @@ async function spiedLink(maxFileBytes: number): Promise<{ link: HostLinkServer; 
   const link = await HostLinkServer.open(6 * maxHostArgChars({ maxFileBytes }) + MB, silentLogger());
   const secrets: string[] = [];
   const register = link.register.bind(link);
-  link.register = (handler) => {
-    const place = register(handler);
+  link.register = (...args: Parameters<HostLinkServer['register']>) => {
+    const place = register(...args);
     secrets.push(place.info.secret);
     return place;
   };
