@@ -66,12 +66,15 @@ redis.call('HINCRBY', KEYS[1], 'seq', 1)
 return 1
 `;
 
-/** A file lock outlives a daemon that died holding it by this long, ms (a write of the largest file takes far less). */
-export const FILE_LOCK_LEASE_MS = 30_000;
+/** A file lock outlives a daemon that died holding it by this long, ms; its holder renews it while the change runs. */
+export const FILE_LOCK_LEASE_MS = 2_000;
+/** While its change runs, the holder renews its lease this often, ms (a live holder never loses it). */
+const FILE_LOCK_RENEW_MS = 600;
 /** How long a change waits for another daemon's change of the same file, ms. */
 export const FILE_LOCK_WAIT_MS = 30_000;
 const LOCK = `return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])`;
 const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
 /** Every namespace's counter in `redis`. */
 export function redisQuotas(redis: RedisConnection, logger: Logger): QuotaCounterFactory {
@@ -155,9 +158,17 @@ export class RedisQuota implements QuotaCounter {
         }
         await delay(Math.min(2 * attempt, 50));
       }
+      // A short lease, renewed while the change runs: a daemon killed mid-change holds the file for
+      // FILE_LOCK_LEASE_MS at most, not long enough to stall other daemons' sandbox threads (a
+      // write_file waits for the lease on a thread blocked in the guest's synchronous call).
+      const renew = setInterval(() => {
+        void this.#redis.run(WHAT, (client) => client.eval(RENEW, { keys: [key], arguments: [token, String(FILE_LOCK_LEASE_MS)] })).catch(() => undefined);
+      }, FILE_LOCK_RENEW_MS);
+      renew.unref();
       try {
         return await fn();
       } finally {
+        clearInterval(renew);
         await this.#redis.run(WHAT, (client) => client.eval(UNLOCK, { keys: [key], arguments: [token] })).catch(() => undefined);
       }
     });
