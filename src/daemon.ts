@@ -107,6 +107,8 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       watch: options.watch ?? true,
       onFilesChanged: (paths) => bus.publish({ topic: 'catalog', names: paths }),
       semanticSearch: options.oneShot ? false : config.semanticSearch,
+      // The encoder (about 130 MB) starts with the first MCP session, not with the daemon.
+      deferModel: true,
       // Tool vectors cached beside the skills (the data directory when installed).
       vectorCacheDir: path.join(config.dataDir ?? path.dirname(config.skillsDir), 'embeddings'),
     });
@@ -209,8 +211,12 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       version: packageVersion(),
       now,
       startedAtMs,
-      // The tokenizer's tables load when the first client connects, not at start nor in a call.
-      onSession: prepareTokenizer,
+      // The tokenizer's tables and the sentence encoder load when the first client connects, not
+      // at start (an idle daemon stays light) nor in a call.
+      onSession: () => {
+        prepareTokenizer();
+        catalog.startSemanticModel();
+      },
     };
     let closing: Promise<void> | undefined;
     return {

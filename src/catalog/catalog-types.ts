@@ -235,6 +235,12 @@ export interface CatalogOptions {
   /** Called with the paths the folder watcher saw change (files; category folders end in '/'), to tell other daemons. */
   onFilesChanged?: (paths: string[]) => void;
   /** Semantic re-ranking with the process's sentence encoder; false: lexical only. Default true. */
+  /**
+   * Start the sentence encoder (about 130 MB) only when startSemanticModel() is called or a search
+   * needs it, not when the catalog loads: a daemon nobody uses stays light (the daemon starts it
+   * when the first MCP session opens, so the first search still finds it loaded or loading).
+   */
+  deferModel?: boolean;
   semanticSearch?: boolean;
   /**
    * Folder where tool vectors are cached on disk (vectors.bin), so a restart re-embeds nothing

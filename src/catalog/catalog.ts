@@ -72,7 +72,7 @@ export class Catalog {
       throw new CatalogError('INVALID_OPTION', 'dir must be a non-empty path to the catalog folder');
     }
     this.#vectors = options.semanticSearch === false ? undefined : catalogVectorStore(options.dir, options.vectorCacheDir, (error) => options.logger.warn({ err: error }, 'could not write the vector cache; vectors are kept in memory'));
-    this.#index = new ToolSearchIndex(options.semanticSearch === false ? lexicalEmbedder : sharedEmbedder, this.#vectors);
+    this.#index = new ToolSearchIndex(options.semanticSearch === false ? lexicalEmbedder : sharedEmbedder, this.#vectors, options.deferModel === true);
     this.#logger = options.logger;
     this.#warnings = new WarnOnce(options.logger);
     this.#source = new CatalogFiles({
@@ -244,6 +244,11 @@ export class Catalog {
     const suggestions = closestNames(category, names.map((c) => ({ label: c, keys: [c] })));
     const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(', ')}?` : '';
     throw new CatalogError('CATEGORY_NOT_FOUND', `Unknown category "${category}".${hint} Call list_tool_categories to see them all.`, suggestions);
+  }
+
+  /** Starts the sentence encoder if it was deferred (CatalogOptions.deferModel); a no-op otherwise. */
+  startSemanticModel(): void {
+    this.#index.startModel();
   }
 
   /**

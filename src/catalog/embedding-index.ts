@@ -100,9 +100,19 @@ export class SemanticIndex {
   /** Bumped whenever semantic ranking starts or stops applying (search result caches key on it). */
   #version = 0;
 
-  constructor(embedder: () => Embedder, store?: VectorStore) {
+  /** Set while the model waits for startModel() (CatalogOptions.deferModel). */
+  #deferred: boolean;
+
+  constructor(embedder: () => Embedder, store?: VectorStore, deferModel = false) {
     this.#embedder = embedder;
     this.#store = store;
+    this.#deferred = deferModel;
+  }
+
+  /** Starts the model now if the catalog has tools to rank (a deferred start, or a no-op). */
+  startModel(): void {
+    this.#deferred = false;
+    if (!this.#started && this.#slots.size > 0 && this.#slots.size <= MAX_SEMANTIC_TOOLS) this.#start();
   }
 
   get version(): number {
@@ -157,7 +167,7 @@ export class SemanticIndex {
    * one go), so a daemon ranks its first query semantically; never for a catalog past the bound.
    */
   #startSoon(): void {
-    if (this.#startScheduled) return;
+    if (this.#startScheduled || this.#deferred) return;
     this.#startScheduled = true;
     setImmediate(() => {
       this.#startScheduled = false;

@@ -187,14 +187,19 @@ export class ToolSearchIndex {
    * `embedder`: the sentence encoder to use (default: the process's shared worker); `store`: where
    * tool vectors are found and kept (default: none, every tool is embedded).
    */
-  constructor(embedder: () => Embedder = sharedEmbedder, store?: VectorStore) {
-    this.#semantic = new SemanticIndex(embedder, store);
+  constructor(embedder: () => Embedder = sharedEmbedder, store?: VectorStore, deferModel = false) {
+    this.#semantic = new SemanticIndex(embedder, store, deferModel);
     this.#mini = new MiniSearch<IndexedTool>({
       fields: ['name', 'description', 'functions', 'use_cases', 'category'],
       tokenize: tokenizeField,
       processTerm,
       searchOptions: SEARCH_OPTIONS,
     });
+  }
+
+  /** Starts a deferred sentence encoder (CatalogOptions.deferModel). */
+  startModel(): void {
+    this.#semantic.startModel();
   }
 
   /** Changes when semantic ranking starts or stops applying: part of any search result cache key. */

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Embedder, sharedEmbedder } from '../../src/catalog/embedding-client.js';
+import { Embedder, lexicalEmbedder, sharedEmbedder } from '../../src/catalog/embedding-client.js';
 import { embeddingsSettled, embeddingText, MAX_SEMANTIC_TOOLS } from '../../src/catalog/embedding-index.js';
 import { entryId, ToolSearchIndex } from '../../src/catalog/search-index.js';
 import { Catalog } from '../../src/catalog/index.js';
@@ -132,6 +132,34 @@ describe('semantic re-ranking', () => {
     expect(embedder.embeddedTexts).toBe(before);
     await catalog.close();
   }, 60_000);
+
+  it('with deferModel, starts the model only when told to (the daemon: at the first MCP session), never at load', async () => {
+    let starts = 0;
+    const index = new ToolSearchIndex(
+      () => {
+        starts++;
+        return lexicalEmbedder();
+      },
+      undefined,
+      true,
+    );
+    index.add(entry(['github', 'create_issue', 'Create a new issue in a GitHub repository']));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(starts).toBe(0);
+    index.startModel();
+    expect(starts).toBe(1);
+    index.startModel();
+    expect(starts).toBe(1);
+    // Without deferModel the same catalog starts it once loaded.
+    let eager = 0;
+    const other = new ToolSearchIndex(() => {
+      eager++;
+      return lexicalEmbedder();
+    });
+    other.add(entry(['github', 'create_issue', 'Create a new issue in a GitHub repository']));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(eager).toBe(1);
+  });
 
   it(`ranks a catalog of more than ${MAX_SEMANTIC_TOOLS} tools lexically, without starting the model`, () => {
     const index = new ToolSearchIndex(() => {
