@@ -36,6 +36,8 @@ import type { CountTokens } from './incoming-tokens.js';
 import type { CallGate, GateSlot } from './call-gate.js';
 import { pythonPoolOptions } from './python-pool.js';
 import type { PythonPoolTuning } from './python-pool.js';
+import { jsTuning } from './pool-types.js';
+import type { JsPoolTuning } from './pool-types.js';
 import { SandboxPool } from './sandbox-pool.js';
 import type { AgentLimits, PoolCall } from './sandbox-pool.js';
 import type { LaunchSandbox } from './sandbox-process.js';
@@ -45,8 +47,7 @@ export interface ExecutorOptions {
   hostApi: HostApi;
   logger: Logger;
   /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
-  /** `direct` false: JavaScript calls take the relay path; `prepareRealms` false: no idle-time realms (both for the bench's before/after). */
-  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; idleTrimMs?: number; jsOnDemand?: boolean; direct?: boolean; prepareRealms?: boolean } & PythonPoolTuning;
+  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; jsOnDemand?: boolean } & JsPoolTuning & PythonPoolTuning;
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
@@ -104,15 +105,7 @@ export class PooledExecutor implements Executor {
     const common = { maxQueued: limits.maxQueuedCalls, recycleTimeoutMs: options.pool?.recycleTimeoutMs, launch: options.pool?.launch, recycleSupport: { state: 'unknown' as const } };
     this.#js = new SandboxPool({
       ...common,
-      process: {
-        kind: 'js',
-        threads: sandbox.threadsPerProcess,
-        maxMemoryMb: limits.maxMemoryMb,
-        memoryPollMs: 20,
-        ...(options.pool?.idleTrimMs ? { idleTrimMs: options.pool.idleTrimMs } : {}),
-        ...(options.pool?.direct === false ? { direct: false } : {}),
-        ...(options.pool?.prepareRealms === false ? { prepareRealms: false } : {}),
-      },
+      process: { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20, ...jsTuning(options.pool) },
       count: sandbox.processes,
       limits: shares(sandbox.processes * sandbox.threadsPerProcess),
       log: this.#log.child({ pool: 'js' }),
@@ -404,4 +397,3 @@ function hostErrorOf(err: unknown, roots: readonly string[]): { name: string; me
   }
   return { name: 'Error', message: String(err) };
 }
-

@@ -52,3 +52,22 @@ export interface SandboxPoolOptions {
   /** How long a call may wait for a sandbox to start; default START_WAIT_MS. */
   startWaitMs?: number;
 }
+
+/** What tests and the bench tune of the JavaScript processes. */
+export interface JsPoolTuning {
+  /** Idle this long, threads drop what they cached (default a minute). */
+  idleTrimMs?: number;
+  /** false: calls take the relay path (the bench's "before"). */
+  direct?: boolean;
+  /** false: threads make each call's realm in the call (the bench's baseline for idle-time realms). */
+  prepareRealms?: boolean;
+}
+
+/** The JavaScript processes' options from a JsPoolTuning. */
+export function jsTuning(pool: JsPoolTuning | undefined): Partial<SandboxProcessOptions> {
+  return {
+    ...(pool?.idleTrimMs ? { idleTrimMs: pool.idleTrimMs } : {}),
+    ...(pool?.direct === false ? { direct: false } : {}),
+    ...(pool?.prepareRealms === false ? { prepareRealms: false } : {}),
+  };
+}

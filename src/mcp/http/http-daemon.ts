@@ -15,6 +15,7 @@ import { AgentDirectory } from '../agents.js';
 import { InFlight } from '../in-flight.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
 import { metricsDenied, PROMETHEUS_CONTENT_TYPE, renderMetrics } from './prometheus.js';
+import { agentUsage } from './agent-usage.js';
 import { ConnectionLimiter } from './connection-limiter.js';
 import { healthReport } from './health.js';
 import type { RefusalReason } from './prometheus.js';
@@ -103,7 +104,7 @@ export class HttpDaemon {
       ...(config.agents.length > 0 ? { maxPerAgent: settings.maxConnectionsPerAgent } : {}),
     });
     this.#connections.attach(this.#server);
-    services.agentUsage = (name) => (name === undefined ? this.#usageByAgent() : this.#usage(name));
+    services.agentUsage = agentUsage(config, this.#connections, this.#sessions);
     // requestTimeout bounds receiving a request (headers and body), not the answer: long
     // execute_code calls stream over their response unaffected. The body deadline proper is
     // readBody's (a clear 408); this is the backstop for requests nobody reads.
@@ -351,28 +352,6 @@ export class HttpDaemon {
     this.#refused.set(reason, (this.#refused.get(reason) ?? 0) + 1);
     if (reason !== 'draining') this.#services.logger.warn({ reason, status }, 'http request refused');
     sendJson(res, status, body, headers);
-  }
-
-  /** One agent's share of the shared budgets, for get_execution_stats. */
-  #usage(agent: string): Record<string, unknown> {
-    const settings = serverSettings(this.#services.config);
-    const perAgent = this.#services.config.agents.length > 0;
-    return {
-      connections: this.#connections.countFor(agent),
-      ...(perAgent ? { max_connections: settings.maxConnectionsPerAgent } : {}),
-      sessions: this.#sessions.countFor(agent),
-      ...(perAgent ? { max_sessions: settings.maxSessionsPerAgent } : {}),
-      ...this.#sessions.eventUsage(agent),
-    };
-  }
-
-  #usageByAgent(): Record<string, unknown> {
-    const names = new Set([...this.#connections.countsByAgent().keys(), ...this.#sessions.countsByAgent().keys()]);
-    return {
-      connections: this.#connections.open,
-      connections_evicted: this.#connections.evictedTotal,
-      by_agent: Object.fromEntries([...names].sort().map((name) => [name, this.#usage(name)])),
-    };
   }
 
   #metrics(): string {
