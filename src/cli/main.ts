@@ -1,7 +1,7 @@
 // The code-execution-mcp command line: dispatches to serve, stdio and exec; --help and
 // --version. Bad usage and invalid configuration exit 2 with a message on stderr.
 
-import { StoreError } from '../cluster/store-error.js';
+import { StoreError } from '../util/store-error.js';
 import { packageVersion } from '../config/defaults.js';
 import type { CommandName } from '../config/options.js';
 import { UsageError, parseCommand } from './args.js';

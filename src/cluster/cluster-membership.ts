@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../util/logger.js';
 import { buildRing, serverFor } from './nginx-chash.js';
 import type { ChashPoint } from './nginx-chash.js';
-import type { RedisConnection } from './redis-connection.js';
+import type { RedisConnection } from './redis/redis-connection.js';
 
 /** How often a daemon renews its presence, ms. */
 export const HEARTBEAT_MS = 1_000;

@@ -8,28 +8,30 @@ import type { Config } from '../config/config-types.js';
 import { LOCAL_GATE } from '../executor/call-gate.js';
 import type { CallGate } from '../executor/call-gate.js';
 import { serverSettings } from '../config/defaults.js';
-import { RedisEventStores } from '../mcp/http/redis-event-store.js';
 import type { SessionEventsFactory } from '../mcp/http/event-store.js';
-import { MemoryVaultStore, RedisVaultStore } from '../pii/index.js';
-import type { VaultScope, VaultStore } from '../pii/index.js';
+import { MemoryVaultStore } from '../pii/index.js';
+import type { VaultStore } from '../pii/index.js';
 import type { Logger } from '../util/logger.js';
 import type { QuotaCounterFactory } from '../workspace/quota.js';
 import { NO_PEERS_BUS } from './change-bus.js';
 import { ClusterMembership } from './cluster-membership.js';
 import type { ChangeBus } from './change-bus.js';
-import { RedisCallGate } from './redis-call-gate.js';
-import { RedisChangeBus } from './redis-change-bus.js';
-import type { RedisConnection } from './redis-connection.js';
-import { redisQuotas } from './redis-quota.js';
-import type { SharedStoreHealth } from './redis-connection.js';
-import { parseSealingKey } from './sealing.js';
-import { StoreError } from './store-error.js';
+import { RedisCallGate } from './redis/redis-call-gate.js';
+import { RedisChangeBus } from './redis/redis-change-bus.js';
+import type { RedisConnection } from './redis/redis-connection.js';
+import { RedisEventStores } from './redis/redis-event-store.js';
+import { redisQuotas } from './redis/redis-quota.js';
+import type { SharedStoreHealth } from './redis/redis-connection.js';
+import { RedisVaultStore } from './redis/redis-vault-store.js';
+import type { VaultScope } from './redis/redis-vault-store.js';
+import { parseSealingKey } from '../util/sealing.js';
+import { StoreError } from '../util/store-error.js';
 import { OPTIONAL_PACKAGES, isMissingPackage, missingPackageMessage } from '../util/optional-package.js';
 
 /** The Redis client is an optional dependency, loaded only in cluster mode. */
 async function loadRedisConnection(): Promise<typeof RedisConnection> {
   try {
-    return (await import('./redis-connection.js')).RedisConnection;
+    return (await import('./redis/redis-connection.js')).RedisConnection;
   } catch (error) {
     if (isMissingPackage(error, OPTIONAL_PACKAGES.redis.name)) throw new StoreError('STORE_UNAVAILABLE', missingPackageMessage(OPTIONAL_PACKAGES.redis));
     throw error;

@@ -2,7 +2,7 @@
 // environment variables, then flags. Every problem found is reported together, each naming its
 // key, and the result is deeply frozen so nothing downstream can drift from what was validated.
 
-import { parseSealingKey } from '../cluster/sealing.js';
+import { parseSealingKey } from '../util/sealing.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { watch } from 'chokidar';

@@ -1,7 +1,7 @@
 // Where an agent's calls in flight are counted beyond this daemon: the gate a call passes before it
 // goes to its sandbox pool. Embedded, there is nothing beyond this daemon, and the pool's own
 // per-agent limit is the whole story: the local gate runs the call at once (no await, no
-// allocation). In a cluster, src/cluster/redis-call-gate.ts holds the limit across the daemons.
+// allocation). In a cluster, src/cluster/redis/redis-call-gate.ts holds the limit across the daemons.
 
 import type { Finished } from './sandbox-process.js';
 

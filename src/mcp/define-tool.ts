@@ -6,7 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { RequestId, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { StoreError } from '../cluster/store-error.js';
+import { StoreError } from '../util/store-error.js';
 import { WorkspaceError } from '../workspace/index.js';
 import type { CallOutcome, McpServices, SessionInfo } from './mcp-types.js';
 import type { SessionLog } from './session-log.js';

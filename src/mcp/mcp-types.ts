@@ -5,7 +5,7 @@ import type { Config, Permissions } from '../config/config-types.js';
 import type { Executor } from '../executor/executor-types.js';
 import type { Logger } from '../util/logger.js';
 import type { WorkspaceStore } from '../workspace/index.js';
-import type { SharedStoreHealth } from '../cluster/redis-connection.js';
+import type { SharedStoreHealth } from '../cluster/redis/redis-connection.js';
 import type { CallRecorder } from './call-recorder.js';
 import type { SessionEventsFactory } from './http/event-store.js';
 import type { OptionalServices } from './optional-services.js';

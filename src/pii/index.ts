@@ -22,5 +22,3 @@ export { DEFAULT_MAX_TOKENS, PiiVault } from './vault.js';
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_SECONDS, DEFAULT_TOKEN_TTL_SECONDS, PiiVaults } from './vaults.js';
 export { describeUnrestorable, MemoryVaultStore } from './vault-store.js';
 export type { MemoryVaultStoreOptions, VaultOwner, VaultStore } from './vault-store.js';
-export { RedisVaultStore } from './redis-vault-store.js';
-export type { RedisVaultStoreOptions, VaultScope } from './redis-vault-store.js';

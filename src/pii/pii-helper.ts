@@ -2,7 +2,7 @@
 // character on adversarial shapes is high enough that megabytes of it held every other agent for
 // seconds. So: a short text (up to INLINE_MAX_CHARS) is detected inline, and all callers together
 // detect at most TURN_INLINE_CHARS inline per turn of the event loop (past that a caller waits a
-// turn); anything longer goes to a helper thread (workers/pii-worker.ts, a piscina pool) in
+// turn); anything longer goes to a helper thread (pii-worker.ts, a piscina pool) in
 // slices (detect-chunked.ts), one slice of a job in the queue at a time, so concurrent jobs of
 // different agents take turns on the helper instead of waiting behind one agent's megabytes.
 // Bound per turn of the coordinator: about TURN_INLINE_CHARS of detection (a few milliseconds on
@@ -32,7 +32,7 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 function workerFile(): string | undefined {
   // From source (vitest) the worker is taken from the build, as the sandbox workers are.
   const fromSource = import.meta.url.endsWith('.ts');
-  const url = fromSource ? new URL('../../dist/workers/pii-worker.js', import.meta.url) : new URL('../../workers/pii-worker.js', import.meta.url);
+  const url = fromSource ? new URL('../../dist/src/pii/pii-worker.js', import.meta.url) : new URL('./pii-worker.js', import.meta.url);
   return existsSync(url) ? url.href : undefined;
 }
 

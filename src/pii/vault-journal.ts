@@ -1,7 +1,7 @@
 // Agents' PII vaults on disk (the data directory's pii-vaults/), so tokens outlive sessions and
 // daemon restarts. One file per agent, named by a hash of the agent (no name can spell another's
 // file): a first line with the vault's HMAC secret, then one line per token issued or renewed,
-// each sealed with AES-256-GCM (cluster/sealing.ts) under the folder's key and bound to its vault
+// each sealed with AES-256-GCM (util/sealing.ts) under the folder's key and bound to its vault
 // and token, so a line copied into another agent's file does not open. A token is on disk before
 // the call that issued it returns. New files and compactions are written atomically (temp file,
 // fsync, rename); appends are whole lines, fsynced, and a torn last line after a crash is skipped.
@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsc } from 'node:fs';
 import { mkdir, open, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Sealer, SEALING_KEY_BYTES } from '../cluster/sealing.js';
+import { Sealer, SEALING_KEY_BYTES } from '../util/sealing.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { PiiType } from './pii-types.js';
 import type { VaultRecord } from './vault.js';

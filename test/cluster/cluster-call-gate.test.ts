@@ -5,8 +5,8 @@
 // call fails at once with the store's error, and the limit works again when Redis returns.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisCallGate, SLOT_LEASE_MS } from '../../src/cluster/redis-call-gate.js';
-import { RedisConnection } from '../../src/cluster/redis-connection.js';
+import { RedisCallGate, SLOT_LEASE_MS } from '../../src/cluster/redis/redis-call-gate.js';
+import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
 import type { GateSlot } from '../../src/executor/call-gate.js';
 import type { Finished } from '../../src/executor/sandbox-process.js';
 import { createLogger } from '../../src/util/logger.js';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterMembership, HEARTBEAT_MS } from '../../src/cluster/cluster-membership.js';
 import { buildRing, serverFor } from '../../src/cluster/nginx-chash.js';
-import { RedisConnection } from '../../src/cluster/redis-connection.js';
+import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
 import { createLogger } from '../../src/util/logger.js';
 import { startTestRedis } from './redis-server.js';
 import type { TestRedis } from './redis-server.js';

@@ -4,8 +4,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { RedisConnection } from '../../src/cluster/redis-connection.js';
-import { RedisEventStores } from '../../src/mcp/http/redis-event-store.js';
+import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
+import { RedisEventStores } from '../../src/cluster/redis/redis-event-store.js';
 import { createLogger } from '../../src/util/logger.js';
 import { startTestRedis } from './redis-server.js';
 import { captureLogger } from '../upstream/helpers.js';

@@ -4,9 +4,9 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { RedisConnection } from '../../src/cluster/redis-connection.js';
-import { RedisChangeBus } from '../../src/cluster/redis-change-bus.js';
-import { RedisVaultStore } from '../../src/pii/index.js';
+import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
+import { RedisChangeBus } from '../../src/cluster/redis/redis-change-bus.js';
+import { RedisVaultStore } from '../../src/cluster/redis/redis-vault-store.js';
 import { createLogger } from '../../src/util/logger.js';
 import { startTestRedis } from './redis-server.js';
 import type { TestRedis } from './redis-server.js';

@@ -3,8 +3,8 @@
 // with the folders every few seconds anyway, so a notice lost during an outage is caught up.
 
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../util/logger.js';
-import type { ChangeBus, ChangeMessage, ChangeTopic } from './change-bus.js';
+import type { Logger } from '../../util/logger.js';
+import type { ChangeBus, ChangeMessage, ChangeTopic } from '../change-bus.js';
 import type { RedisConnection } from './redis-connection.js';
 
 /** Names carried by one notice at most; a larger change is sent in several. */

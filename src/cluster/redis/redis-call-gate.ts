@@ -16,14 +16,14 @@
 // With Redis down a call that needs a slot fails at once with the store's clear error.
 
 import { randomUUID } from 'node:crypto';
-import type { Outcome } from '../../workers/protocol.js';
-import { refusal } from '../executor/admission.js';
-import type { CallGate, GatedCall, GateSlot } from '../executor/call-gate.js';
-import type { Finished } from '../executor/sandbox-process.js';
-import type { Logger } from '../util/logger.js';
-import { HEARTBEAT_MS, PEER_EXPIRY_MS } from './cluster-membership.js';
+import type { Outcome } from '../../../workers/protocol.js';
+import { refusal } from '../../executor/admission.js';
+import type { CallGate, GatedCall, GateSlot } from '../../executor/call-gate.js';
+import type { Finished } from '../../executor/sandbox-process.js';
+import type { Logger } from '../../util/logger.js';
+import { HEARTBEAT_MS, PEER_EXPIRY_MS } from '../cluster-membership.js';
 import type { RedisConnection } from './redis-connection.js';
-import { StoreError } from './store-error.js';
+import { StoreError } from '../../util/store-error.js';
 
 /** A daemon's slots count for the others this long after its last sign of life, ms. */
 export const SLOT_LEASE_MS = PEER_EXPIRY_MS;

@@ -12,12 +12,12 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { KeyedLock } from '../util/keyed-lock.js';
-import type { Logger } from '../util/logger.js';
-import { USAGE_TTL_MS, measureUsage, quotaRefusal } from '../workspace/quota.js';
-import type { QuotaCounter, QuotaCounterFactory, QuotaLimits, Usage } from '../workspace/quota.js';
+import { KeyedLock } from '../../util/keyed-lock.js';
+import type { Logger } from '../../util/logger.js';
+import { USAGE_TTL_MS, measureUsage, quotaRefusal } from '../../workspace/quota.js';
+import type { QuotaCounter, QuotaCounterFactory, QuotaLimits, Usage } from '../../workspace/quota.js';
 import type { RedisConnection } from './redis-connection.js';
-import { StoreError } from './store-error.js';
+import { StoreError } from '../../util/store-error.js';
 
 /** A namespace's count is forgotten (and measured again on next use) after this long unused, ms. */
 export const QUOTA_IDLE_TTL_MS = 3_600_000;

@@ -16,10 +16,10 @@
 
 import type { EventId, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { RedisConnection } from '../../cluster/redis-connection.js';
+import type { RedisConnection } from './redis-connection.js';
 import type { Logger } from '../../util/logger.js';
-import { DEFAULT_EVENT_LIMITS, seqOf, streamOf } from './event-store.js';
-import type { SessionEvents, SessionEventsFactory } from './event-store.js';
+import { DEFAULT_EVENT_LIMITS, seqOf, streamOf } from '../../mcp/http/event-store.js';
+import type { SessionEvents, SessionEventsFactory } from '../../mcp/http/event-store.js';
 
 /** Largest event kept, bytes of JSON; a larger one is sent but cannot be resumed from. */
 export const MAX_STORED_EVENT_BYTES = 1024 * 1024;

@@ -5,8 +5,8 @@
 
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { findPii } from '../src/pii/detectors.js';
-import type { PiiMatch } from '../src/pii/pii-types.js';
+import { findPii } from './detectors.js';
+import type { PiiMatch } from './pii-types.js';
 
 /** Nice value of the helper threads (the coordinator runs at 0). */
 const HELPER_NICE = 10;

@@ -4,9 +4,9 @@
 // they fail at once with STORE_UNAVAILABLE, and the client keeps reconnecting in the background.
 
 import { createClient } from 'redis';
-import type { Logger } from '../util/logger.js';
-import { Sealer } from './sealing.js';
-import { StoreError } from './store-error.js';
+import type { Logger } from '../../util/logger.js';
+import { Sealer } from '../../util/sealing.js';
+import { StoreError } from '../../util/store-error.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 

@@ -9,15 +9,15 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { RedisClient, RedisConnection } from '../cluster/redis-connection.js';
-import { StoreError } from '../cluster/store-error.js';
-import { findPiiYielding } from './detect-chunked.js';
-import { sortTypes } from './detectors.js';
-import type { DetokenizeResult, DetokenizeValueResult, PiiMatch, PiiType, PiiVaultsStats, TokenizeResult } from './pii-types.js';
-import { TOKEN_RE, tokenCandidate } from './tokens.js';
-import type { VaultOwner, VaultStore } from './vault-store.js';
-import { replaceMatches } from './replace-matches.js';
-import { mapStrings, stringsIn } from './walk.js';
+import type { RedisClient, RedisConnection } from './redis-connection.js';
+import { StoreError } from '../../util/store-error.js';
+import { findPiiYielding } from '../../pii/detect-chunked.js';
+import { sortTypes } from '../../pii/detectors.js';
+import type { DetokenizeResult, DetokenizeValueResult, PiiMatch, PiiType, PiiVaultsStats, TokenizeResult } from '../../pii/pii-types.js';
+import { TOKEN_RE, tokenCandidate } from '../../pii/tokens.js';
+import type { VaultOwner, VaultStore } from '../../pii/vault-store.js';
+import { replaceMatches } from '../../pii/replace-matches.js';
+import { mapStrings, stringsIn } from '../../pii/walk.js';
 
 /** How vaults are keyed: by MCP session, or by agent (they then follow the agent across sessions and daemons). */
 export type VaultScope = 'session' | 'agent';
