@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
-import { bindFailure, bindPort } from '../mcp/http/bind-port.js';
-import { HttpDaemon, bindProblem } from '../mcp/http/http-daemon.js';
+import { bindFailure, bindPort, bindProblem } from '../mcp/http/bind-port.js';
+import { HttpDaemon } from '../mcp/http/http-daemon.js';
 import type { Config } from '../config/config-types.js';
 import type { ConfigWatch } from '../config/load-config.js';
 import { watchUpstreamConfig } from '../upstream/config-reload.js';

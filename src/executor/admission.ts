@@ -4,7 +4,7 @@
 // config here too.
 
 import type { Config } from '../config/config-types.js';
-import type { AgentLimits } from './sandbox-pool.js';
+import type { AgentLimits } from './pool-types.js';
 
 export interface QueueState {
   agent: string;

@@ -5,7 +5,7 @@
 
 import type { Logger } from '../util/logger.js';
 import { InFlight } from './in-flight.js';
-import type { CallOutcome } from './mcp-types.js';
+import type { CallOutcome } from './call-outcome.js';
 
 /** Upper bounds of the execute_code latency histogram, milliseconds (Prometheus `le`, in seconds). */
 export const LATENCY_BUCKETS_MS: readonly number[] = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 300_000];

@@ -8,7 +8,8 @@ import type { RequestId, ServerNotification, ServerRequest, ToolAnnotations } fr
 import type { z } from 'zod';
 import { StoreError } from '../util/store-error.js';
 import { WorkspaceError } from '../workspace/index.js';
-import type { CallOutcome, McpServices, SessionInfo } from './mcp-types.js';
+import type { CallOutcome } from './call-outcome.js';
+import type { McpServices, SessionInfo } from './mcp-types.js';
 import type { SessionLog } from './session-log.js';
 import { inProfile } from './tool-list.js';
 import type { ToolListing } from './tool-list.js';

@@ -5,11 +5,9 @@ import type { Config, Permissions } from '../config/config-types.js';
 import type { Executor } from '../executor/executor-types.js';
 import type { Logger } from '../util/logger.js';
 import type { WorkspaceStore } from '../workspace/index.js';
-import type { SharedStoreHealth } from '../cluster/redis/redis-connection.js';
 import type { CallRecorder } from './call-recorder.js';
 import type { SessionEventsFactory } from './http/event-store.js';
 import type { OptionalServices } from './optional-services.js';
-import type { PiiBoundary } from './pii-boundary.js';
 
 /** Who a session belongs to: the local agent, or an agent identified by its bearer token. */
 export interface AgentIdentity {
@@ -17,6 +15,16 @@ export interface AgentIdentity {
   /** Workspace namespace relative to the workspace root; '' is the root itself. */
   workspaceNamespace: string;
   permissions: Permissions;
+}
+
+/** What leaves the daemon towards the model passes here (pii-boundary.ts): tokenized with pii.auto, unchanged otherwise. */
+export interface PiiBoundary {
+  /** True when outgoing data is tokenized. */
+  readonly active: boolean;
+  /** A text of any size (a long one is scanned in slices, yielding to the event loop). */
+  outgoingText(text: string, session: SessionInfo): Promise<string>;
+  /** A JSON value: every string inside it is tokenized. */
+  outgoingValue(value: unknown, session: SessionInfo): Promise<unknown>;
 }
 
 /** One MCP session: an HTTP session, the stdio connection, or an in-memory test pair. */
@@ -27,6 +35,16 @@ export interface SessionInfo {
   transport: 'stdio' | 'http' | 'memory';
   /** Aborted when the session ends or the daemon shuts down: calls in flight are cancelled. */
   signal: AbortSignal;
+}
+
+/** The shared store of a cluster as /healthz reports it (the Redis connection gives one). */
+export interface SharedStoreHealth {
+  kind: 'redis';
+  /** Where, without credentials. */
+  endpoint: string;
+  up: boolean;
+  /** The last connection error while down. */
+  error?: string;
 }
 
 /** The subsystems every session shares. */
@@ -60,17 +78,3 @@ export interface McpServices extends OptionalServices {
   /** Called when an MCP session opens (the daemon loads what calls will need, off their path). */
   onSession?: () => void;
 }
-
-/**
- * How a tool call ended, for logs and metrics:
- * - 'ok': success;
- * - 'error': the tool ran and failed (guest code threw, file not found, ...);
- * - 'invalid': arguments rejected before the tool ran, or unknown tool;
- * - 'denied': the agent lacks a permission;
- * - 'timeout', 'memory', 'cancelled': execute_code limits and cancellation;
- * - 'overloaded': queue full;
- * - 'internal': a bug on our side (logged with its stack).
- */
-export type CallOutcome = 'ok' | 'error' | 'invalid' | 'denied' | 'timeout' | 'memory' | 'cancelled' | 'overloaded' | 'internal';
-
-export const CALL_OUTCOMES: readonly CallOutcome[] = ['ok', 'error', 'invalid', 'denied', 'timeout', 'memory', 'cancelled', 'overloaded', 'internal'];

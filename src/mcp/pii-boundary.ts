@@ -3,16 +3,7 @@
 // here and is tokenized with the session's vault. Without pii.auto it passes through unchanged.
 
 import type { VaultOwner, VaultStore } from '../pii/index.js';
-import type { SessionInfo } from './mcp-types.js';
-
-export interface PiiBoundary {
-  /** True when outgoing data is tokenized. */
-  readonly active: boolean;
-  /** A text of any size (a long one is scanned in slices, yielding to the event loop). */
-  outgoingText(text: string, session: SessionInfo): Promise<string>;
-  /** A JSON value: every string inside it is tokenized. */
-  outgoingValue(value: unknown, session: SessionInfo): Promise<unknown>;
-}
+import type { PiiBoundary, SessionInfo } from './mcp-types.js';
 
 export const PASS_THROUGH_BOUNDARY: PiiBoundary = Object.freeze({
   active: false,

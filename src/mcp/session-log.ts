@@ -6,7 +6,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { LoggingLevel, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { CallOutcome } from './mcp-types.js';
+import type { CallOutcome } from './call-outcome.js';
 
 /** Severity order of RFC 5424, as MCP uses it. */
 const SEVERITY: Readonly<Record<LoggingLevel, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };

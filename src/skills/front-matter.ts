@@ -2,12 +2,21 @@
 // hash, imports: the skills its imports were pinned to when saved) over a markdown body. Reading is strict about types, so a hand-broken file is reported, not guessed at.
 
 import { parse, stringify } from 'yaml';
-import { formatPins, parsePins } from './skill-pins.js';
-import type { SkillPin } from './skill-pins.js';
+import { skillNameProblem } from './skill-names.js';
 import { SKILL_LANGUAGES, SKILL_VISIBILITIES } from './skill-types.js';
 import type { SkillLanguage, SkillVisibility } from './skill-types.js';
 
 export const SKILL_MD = 'SKILL.md';
+
+/** One entry of the `imports` field: the skill an import was pinned to when saved (skill-pins.ts). */
+export interface SkillPin {
+  name: string;
+  /** Author of the dependency when the importer was saved; undefined: the operator's library. */
+  author?: string;
+  hash: string;
+}
+
+const PIN = /^([A-Za-z_][A-Za-z0-9_-]*)@([A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?#([0-9a-f]{64})$/;
 
 /** The front matter fields the store writes. */
 export interface SkillFrontMatter {
@@ -20,7 +29,7 @@ export interface SkillFrontMatter {
   created: string;
   updated: string;
   hash: string;
-  /** What each import resolved to when the skill was saved (skill-pins.ts). */
+  /** What each import resolved to when the skill was saved. */
   imports?: SkillPin[];
 }
 
@@ -134,4 +143,22 @@ export function renderSkillMarkdown(fields: SkillFrontMatter, body: string): str
     { lineWidth: 0 },
   );
   return `---\n${yaml}---\n\n${body.replace(/^\s*\n/, '').replace(/\s*$/, '\n')}`;
+}
+
+/** The `imports` field of SKILL.md. */
+function formatPins(pins: readonly SkillPin[]): string {
+  return pins.map((p) => `${p.name}@${p.author ?? ''}#${p.hash}`).join(' ');
+}
+
+/** Reads the `imports` field; throws an Error naming the entry that is malformed. */
+function parsePins(text: string): SkillPin[] {
+  const pins: SkillPin[] = [];
+  for (const item of text.split(/\s+/).filter((s) => s !== '')) {
+    const match = PIN.exec(item);
+    if (!match || skillNameProblem(match[1] ?? '') !== null) {
+      throw new Error(`SKILL.md front matter field "imports" must list NAME@AUTHOR#SHA256 entries separated by spaces (got "${item}")`);
+    }
+    pins.push({ name: match[1] as string, ...(match[2] !== undefined && { author: match[2] }), hash: match[3] as string });
+  }
+  return pins;
 }

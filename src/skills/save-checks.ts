@@ -5,7 +5,7 @@
 import { callerSees } from './skill-access.js';
 import type { SkillCaller } from './skill-access.js';
 import { SkillError } from './skill-error.js';
-import type { SkillPin } from './skill-pins.js';
+import type { SkillPin } from './front-matter.js';
 import { ownerOf } from './skill-record.js';
 import type { IndexEntry } from './skill-record.js';
 import type { SkillLanguage, SkillVisibility } from './skill-types.js';

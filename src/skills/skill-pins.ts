@@ -7,14 +7,8 @@
 
 import { SkillError } from './skill-error.js';
 import { skillNameProblem } from './skill-names.js';
+import type { SkillPin } from './front-matter.js';
 import type { IndexEntry, SkillRecord } from './skill-record.js';
-
-export interface SkillPin {
-  name: string;
-  /** Author of the dependency when the importer was saved; undefined: the operator's library. */
-  author?: string;
-  hash: string;
-}
 
 /** Where an import must resolve: the dependency's owner, and its version when that is pinned too. */
 export interface ImportReference {
@@ -23,26 +17,7 @@ export interface ImportReference {
   hash?: string;
 }
 
-const PIN = /^([A-Za-z_][A-Za-z0-9_-]*)@([A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?#([0-9a-f]{64})$/;
 const REFERENCE = /^([A-Za-z_][A-Za-z0-9_-]*)@([A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?(?:#([0-9a-f]{64}))?$/;
-
-/** The `imports` field of SKILL.md. */
-export function formatPins(pins: readonly SkillPin[]): string {
-  return pins.map((p) => `${p.name}@${p.author ?? ''}#${p.hash}`).join(' ');
-}
-
-/** Reads the `imports` field; throws an Error naming the entry that is malformed. */
-export function parsePins(text: string): SkillPin[] {
-  const pins: SkillPin[] = [];
-  for (const item of text.split(/\s+/).filter((s) => s !== '')) {
-    const match = PIN.exec(item);
-    if (!match || skillNameProblem(match[1] ?? '') !== null) {
-      throw new Error(`SKILL.md front matter field "imports" must list NAME@AUTHOR#SHA256 entries separated by spaces (got "${item}")`);
-    }
-    pins.push({ name: match[1] as string, ...(match[2] !== undefined && { author: match[2] }), hash: match[3] as string });
-  }
-  return pins;
-}
 
 /** What import_skill is called with for an import of `pin`'s skill: its owner, and its hash when the version is held too. */
 export function formatReference(ref: ImportReference): string {

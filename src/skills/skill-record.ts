@@ -12,7 +12,7 @@ import { hashCode } from './skill-compiler.js';
 import { CODE_FILES } from './skill-disk.js';
 import type { SkillFolder } from './skill-disk.js';
 import { skillNameProblem } from './skill-names.js';
-import type { SkillPin } from './skill-pins.js';
+import type { SkillPin } from './front-matter.js';
 import type { SkillChange, SkillLanguage, SkillMetadata, SkillVisibility } from './skill-types.js';
 
 export interface SkillRecord {

@@ -4,7 +4,7 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config/config-types.js';
-import { StartupError } from '../../src/mcp/http/http-daemon.js';
+import { StartupError } from '../../src/mcp/http/bind-port.js';
 import { HttpDaemon } from '../../src/mcp/http/http-daemon.js';
 import { buildServices } from '../fixtures/mcp/harness.js';
 import { INITIALIZE, MCP_POST_HEADERS, rawRequest, startHttpHarness } from '../fixtures/mcp/http-harness.js';

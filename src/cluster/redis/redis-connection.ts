@@ -4,6 +4,7 @@
 // they fail at once with STORE_UNAVAILABLE, and the client keeps reconnecting in the background.
 
 import { createClient } from 'redis';
+import type { SharedStoreHealth } from '../../mcp/mcp-types.js';
 import type { Logger } from '../../util/logger.js';
 import { Sealer } from '../../util/sealing.js';
 import { StoreError } from '../../util/store-error.js';
@@ -16,15 +17,6 @@ export const MAX_RECONNECT_DELAY_MS = 2_000;
 export const COMMAND_TIMEOUT_MS = 2_000;
 /** Prefix of every key and channel, so a Redis shared with other software stays tidy. */
 export const KEY_PREFIX = 'cem:';
-
-export interface SharedStoreHealth {
-  kind: 'redis';
-  /** Where, without credentials. */
-  endpoint: string;
-  up: boolean;
-  /** The last connection error while down. */
-  error?: string;
-}
 
 export interface RedisConnectionOptions {
   url: string;

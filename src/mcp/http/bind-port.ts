@@ -5,9 +5,30 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../config/config-types.js';
-import { bindProblem, MCP_PATH, StartupError } from './http-daemon.js';
-import type { ListenInfo } from './http-daemon.js';
-import { jsonRpcError, sendJson } from './request-guards.js';
+import { isLoopbackHost, jsonRpcError, sendJson } from './request-guards.js';
+
+export const MCP_PATH = '/mcp';
+
+/** The daemon refused to start; the message says why and what to change. */
+export class StartupError extends Error {
+  readonly code = 'STARTUP_REFUSED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+/** Why the configuration must not be served as is (a non-loopback bind without a token), or null. */
+export function bindProblem(config: Pick<Config, 'host' | 'authToken' | 'agents'>): string | null {
+  if (isLoopbackHost(config.host) || config.authToken !== undefined || config.agents.length > 0) return null;
+  return `refusing to listen on ${config.host}: a non-loopback address needs a bearer token. Set CODE_EXEC_TOKEN (or --token, or "authToken" / "agents" in the config file) to a secret of 16+ characters, or bind 127.0.0.1.`;
+}
+
+export interface ListenInfo {
+  host: string;
+  port: number;
+  url: string;
+}
 
 /** A port bound before the daemon's subsystems start; it answers 503 "starting" until an HttpDaemon takes it over. */
 export interface BoundPort {

@@ -4,8 +4,7 @@
 // code) otherwise, with the problems named. The JSON shape is documented in docs/configuration.md.
 
 import type { ExecutorStats } from '../../executor/executor-types.js';
-import type { SharedStoreHealth } from '../../cluster/redis/redis-connection.js';
-import type { McpServices } from '../mcp-types.js';
+import type { McpServices, SharedStoreHealth } from '../mcp-types.js';
 
 export type HealthStatus = 'ok' | 'degraded' | 'draining';
 

@@ -9,7 +9,6 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from '../../config/config-types.js';
 import { serverSettings } from '../../config/defaults.js';
 import { AgentDirectory } from '../agents.js';
 import { InFlight } from '../in-flight.js';
@@ -19,14 +18,13 @@ import { agentUsage } from './agent-usage.js';
 import { ConnectionLimiter } from './connection-limiter.js';
 import { healthReport } from './health.js';
 import type { RefusalReason } from './prometheus.js';
-import { HostPolicy, isLoopbackHost, jsonRpcError, readBody, sendJson } from './request-guards.js';
+import { HostPolicy, jsonRpcError, readBody, sendJson } from './request-guards.js';
 import { DUPLICATE_ID_CODE, duplicateIdMessage } from '../observed-transport.js';
 import { SessionManager } from './session-manager.js';
 import { isStatelessRequest, StatelessEndpoint } from './stateless.js';
-import type { BoundPort } from './bind-port.js';
+import { bindProblem, MCP_PATH, StartupError } from './bind-port.js';
+import type { BoundPort, ListenInfo } from './bind-port.js';
 import type { HttpSession } from './session-manager.js';
-
-export const MCP_PATH = '/mcp';
 
 /** Refusals of the resilience guards, besides the ones /metrics already names. */
 type HttpRefusal = RefusalReason | 'connections' | 'body_timeout' | 'agent_sessions' | 'duplicate_id' | 'stateless';
@@ -35,27 +33,6 @@ type HttpRefusal = RefusalReason | 'connections' | 'body_timeout' | 'agent_sessi
 const BODY_IDLE_MS = 10_000;
 /** What a call cancelled by shutdown is answered with. */
 const SHUTDOWN_ANSWER = 'the daemon is shutting down and cancelled this call before it finished; retry it once the daemon is back';
-
-/** The daemon refused to start; the message says why and what to change. */
-export class StartupError extends Error {
-  readonly code = 'STARTUP_REFUSED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'StartupError';
-  }
-}
-
-/** Why the configuration must not be served as is (a non-loopback bind without a token), or null. */
-export function bindProblem(config: Pick<Config, 'host' | 'authToken' | 'agents'>): string | null {
-  if (isLoopbackHost(config.host) || config.authToken !== undefined || config.agents.length > 0) return null;
-  return `refusing to listen on ${config.host}: a non-loopback address needs a bearer token. Set CODE_EXEC_TOKEN (or --token, or "authToken" / "agents" in the config file) to a secret of 16+ characters, or bind 127.0.0.1.`;
-}
-
-export interface ListenInfo {
-  host: string;
-  port: number;
-  url: string;
-}
 
 export class HttpDaemon {
   readonly #services: McpServices;

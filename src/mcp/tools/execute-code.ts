@@ -11,7 +11,7 @@ import type { DetectOptions } from '../../executor/detect-language.js';
 import type { CallIdentity, ExecutionResult, Executor, Language } from '../../executor/executor-types.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext, ToolExtra, ToolResponse } from '../define-tool.js';
-import type { CallOutcome } from '../mcp-types.js';
+import type { CallOutcome } from '../call-outcome.js';
 import { ProgressReporter } from '../progress.js';
 import { args, number, oneOf, text } from '../schema-helpers.js';
 import { ToolFailure } from '../tool-result.js';
