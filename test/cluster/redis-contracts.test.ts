@@ -2,19 +2,31 @@
 // redis-server (slow suite, like every test that needs one): PII vaults, resumable events, the
 // call gate and workspace quotas. Each contract is the one the embedded stores pass.
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { RedisCallGate } from '../../src/cluster/redis-call-gate.js';
 import { RedisConnection } from '../../src/cluster/redis-connection.js';
+import { redisQuotas } from '../../src/cluster/redis-quota.js';
 import { RedisEventStores } from '../../src/mcp/http/redis-event-store.js';
 import { RedisVaultStore } from '../../src/pii/index.js';
 import { createLogger } from '../../src/util/logger.js';
+import { Workspace } from '../../src/workspace/index.js';
+import { describeCallGateContract } from '../contracts/call-gate-contract.js';
 import { describeEventStoreContract } from '../contracts/event-store-contract.js';
+import { describeQuotaContract } from '../contracts/quota-contract.js';
 import { describeVaultStoreContract } from '../contracts/vault-contract.js';
+import { describeWorkspaceContract } from '../contracts/workspace-contract.js';
 import { startTestRedis } from './redis-server.js';
 import type { TestRedis } from './redis-server.js';
 
 const logger = createLogger('silent');
 let redis: TestRedis;
 const connections: RedisConnection[] = [];
+const gates: RedisCallGate[] = [];
+const base = mkdtempSync(path.join(tmpdir(), 'redis-contracts-'));
+let folders = 0;
 
 async function connection(): Promise<RedisConnection> {
   const c = new RedisConnection({ url: redis.url, sealingKey: Buffer.alloc(32, 9), logger });
@@ -28,8 +40,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const g of gates) await g.close();
   for (const c of connections) await c.close();
   await redis?.stop();
+  rmSync(base, { recursive: true, force: true });
 });
 
 const vault = async (c: RedisConnection): Promise<RedisVaultStore> => new RedisVaultStore({ redis: c, scope: 'agent', ttlSeconds: 60, maxTokens: 10_000 });
@@ -45,4 +59,25 @@ describeVaultStoreContract('redis', {
 
 describeEventStoreContract('redis', {
   factory: async ({ maxEventsPerStream }) => new RedisEventStores({ redis: await connection(), logger, ttlSeconds: 60, maxEventsPerStream }),
+});
+
+describeQuotaContract('redis', {
+  counter: async (ns, root, limits) => redisQuotas(await connection(), logger)(ns, async () => root, limits),
+  peer: async (ns, root, limits) => redisQuotas(await connection(), logger)(ns, async () => root, limits),
+});
+
+const gate = async (): Promise<RedisCallGate> => {
+  const g = await RedisCallGate.start(await connection(), logger);
+  gates.push(g);
+  return g;
+};
+describeCallGateContract('redis', { gate, peer: gate, holdsLimit: true });
+
+// Each test's store is a new folder under the same namespace names: a new count too.
+describeWorkspaceContract('folder, quota counted in redis', {
+  async store(limits) {
+    const c = await connection();
+    await c.client.flushAll();
+    return new Workspace({ root: path.join(base, `ws-${++folders}`), ...limits, sweepIntervalMs: 0, quotaCounter: redisQuotas(c, logger) });
+  },
 });

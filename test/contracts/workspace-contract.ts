@@ -101,7 +101,7 @@ export function describeWorkspaceContract(name: string, harness: WorkspaceHarnes
       const refused = files.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect((refused?.reason as WorkspaceError).code).toBe('QUOTA_EXCEEDED');
       expect((refused?.reason as Error).message).toContain('limits.workspaceQuotaFiles');
-      await Promise.all(Array.from({ length: 5 }, (_, i) => ns.deleteFile(`f${i}.txt`)));
+      await Promise.all(files.flatMap((r, i) => (r.status === 'fulfilled' ? [ns.deleteFile(`f${i}.txt`)] : [])));
       const bytes = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => ns.writeFile(`g${i}.txt`, 'y'.repeat(300))));
       expect(bytes.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
       const over = bytes.find((r): r is PromiseRejectedResult => r.status === 'rejected');
