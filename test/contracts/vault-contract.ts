@@ -94,6 +94,25 @@ export function describeVaultStoreContract(name: string, harness: VaultStoreHarn
       await again.close();
     });
 
+    // Only for stores whose backing another process may share (Redis; a vault folder two stdio
+    // coordinators of one user both use).
+    it.runIf(harness.peer !== undefined)('a token minted through one store restores through a peer, and both survive a restart', async () => {
+      if (!harness.peer) throw new Error('unreachable');
+      const store = await harness.store();
+      const peer = await harness.peer();
+      const [x, y] = await Promise.all([store.tokenize(alice(), 'ann@example.com'), peer.tokenize(alice('s-peer'), 'ann@example.com')]);
+      expect(y.text).toBe(x.text);
+      const later = (await store.tokenize(alice(), 'zed@example.com')).text;
+      expect((await peer.detokenize(alice('s-peer'), later)).text).toBe('zed@example.com');
+      expect((await peer.detokenize(bob, later)).unknown).toEqual([later]);
+      await store.close();
+      await peer.close();
+      if (!harness.reopen) return;
+      const again = await harness.reopen();
+      expect((await again.detokenize(alice('after-restart'), `${x.text} ${later}`)).text).toBe('ann@example.com zed@example.com');
+      await again.close();
+    });
+
     it('refuses an owner without an agent, naming it, and keeps serving the others', async () => {
       const store = await harness.store();
       await expect(store.tokenize({ sessionId: 's', agent: '' }, 'ann@example.com')).rejects.toThrow(/agent must be a non-empty string/);

@@ -1,5 +1,5 @@
 // The vault contract (vault-contract.ts) against the embedded stores: memory only, and journaled
-// to a folder (restarts restore). The Redis store runs it in test/cluster/redis-contracts.test.ts.
+// to a folder (restarts restore; a second process on the folder agrees). The Redis store runs it in test/cluster/redis-contracts.test.ts.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,11 @@ describeVaultStoreContract('memory, journaled to a folder', {
   },
   async reopen() {
     if (dir === undefined) throw new Error('reopen before store');
+    return new MemoryVaultStore({ dir });
+  },
+  // Another process on the same folder: two stdio coordinators of one user share the data folder.
+  async peer() {
+    if (dir === undefined) throw new Error('peer before store');
     return new MemoryVaultStore({ dir });
   },
   async cleanup() {
