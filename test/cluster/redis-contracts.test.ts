@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { RedisCallGate } from '../../src/cluster/redis-call-gate.js';
 import { RedisConnection } from '../../src/cluster/redis-connection.js';
 import { redisQuotas } from '../../src/cluster/redis-quota.js';
@@ -46,8 +46,22 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const vault = async (c: RedisConnection): Promise<RedisVaultStore> => new RedisVaultStore({ redis: c, scope: 'agent', ttlSeconds: 60, maxTokens: 10_000 });
+const VAULT_TTL_SECONDS = 60;
+const vault = async (c: RedisConnection): Promise<RedisVaultStore> => new RedisVaultStore({ redis: c, scope: 'agent', ttlSeconds: VAULT_TTL_SECONDS, maxTokens: 10_000 });
 describeVaultStoreContract('redis', {
+  // Every key of the vaults carries the lifetime; Redis's own expiry is then made to happen now.
+  async pastTtl() {
+    const c = connections[connections.length - 1] as RedisConnection;
+    const keys = await c.client.keys(`${c.prefix}pii:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      const ttl = await c.client.ttl(key);
+      expect(ttl, key).toBeGreaterThan(0);
+      expect(ttl, key).toBeLessThanOrEqual(VAULT_TTL_SECONDS);
+      await c.client.pExpire(key, 1);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  },
   async store() {
     const c = await connection();
     await c.client.flushAll();

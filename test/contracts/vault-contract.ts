@@ -17,6 +17,12 @@ export interface VaultStoreHarness {
   reopen?(): Promise<VaultStore>;
   /** A second store over the same backing while the first runs (another daemon); absent when one process owns the backing. */
   peer?(): Promise<VaultStore>;
+  /**
+   * Moves the store's vaults past their token lifetime with no use in between (a clock moved on,
+   * or the shared store's keys expired after checking they carry the lifetime); absent when the
+   * harness cannot.
+   */
+  pastTtl?(): Promise<void>;
   /** Frees what the harness made (after each test). */
   cleanup?(): Promise<void>;
 }
@@ -111,6 +117,20 @@ export function describeVaultStoreContract(name: string, harness: VaultStoreHarn
       const again = await harness.reopen();
       expect((await again.detokenize(alice('after-restart'), `${x.text} ${later}`)).text).toBe('ann@example.com zed@example.com');
       await again.close();
+    });
+
+    it.runIf(harness.pastTtl !== undefined)('a token no longer restores once its lifetime passed unused, and the value gets a token again', async () => {
+      if (!harness.pastTtl) throw new Error('unreachable');
+      const store = await harness.store();
+      const token = (await store.tokenize(alice(), 'erin@example.com')).text;
+      await harness.pastTtl();
+      const gone = await store.detokenize(alice(), token);
+      expect(gone.text).toBe(token);
+      expect(gone.unknown).toEqual([token]);
+      expect(JSON.stringify(gone)).not.toContain('erin@example.com');
+      const fresh = (await store.tokenize(alice(), 'erin@example.com')).text;
+      expect((await store.detokenize(alice(), fresh)).text).toBe('erin@example.com');
+      await store.close();
     });
 
     it('refuses an owner without an agent, naming it, and keeps serving the others', async () => {

@@ -7,14 +7,22 @@ import path from 'node:path';
 import { MemoryVaultStore } from '../../src/pii/vault-store.js';
 import { describeVaultStoreContract } from './vault-contract.js';
 
-describeVaultStoreContract('memory', { store: async () => new MemoryVaultStore() });
+/** The stores' epoch clock, moved on by pastTtl. */
+let now = Date.now();
+const TTL_SECONDS = 60;
+const pastTtl = async (): Promise<void> => {
+  now += (TTL_SECONDS + 1) * 1000;
+};
+
+describeVaultStoreContract('memory', { store: async () => new MemoryVaultStore({ tokenTtlSeconds: TTL_SECONDS, epochNow: () => now }), pastTtl });
 
 let dir: string | undefined;
 describeVaultStoreContract('memory, journaled to a folder', {
   async store() {
     dir = mkdtempSync(path.join(tmpdir(), 'vault-contract-'));
-    return new MemoryVaultStore({ dir });
+    return new MemoryVaultStore({ dir, tokenTtlSeconds: TTL_SECONDS, epochNow: () => now });
   },
+  pastTtl,
   async reopen() {
     if (dir === undefined) throw new Error('reopen before store');
     return new MemoryVaultStore({ dir });
