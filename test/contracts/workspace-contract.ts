@@ -4,6 +4,8 @@
 // a namespace, one namespace never seeing another's files, whole-file writes under concurrency,
 // strict quotas with messages that name the limit, and refusals with the daemon's error codes.
 
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WorkspaceError } from '../../src/workspace/index.js';
 import type { WorkspaceStore } from '../../src/workspace/index.js';
@@ -134,9 +136,8 @@ export function describeWorkspaceContract(name: string, harness: WorkspaceHarnes
         expect((await ns.readFile('here.txt')).content).toBe('in the folder');
         return;
       }
-      const { readFile } = await import('node:fs/promises');
       const root = await ns.localFolder.root();
-      expect(await readFile(`${root}/here.txt`, 'utf8')).toBe('in the folder');
+      expect(await readFile(path.join(root, 'here.txt'), 'utf8')).toBe('in the folder');
       expect(await store.namespace('agent-b').localFolder?.root()).not.toBe(root);
       store.close();
     });
