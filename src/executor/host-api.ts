@@ -111,7 +111,10 @@ export function createHostApi(deps: HostApiDeps): HostApi {
     // namespace and sends everything else here.
     async readGrant(identity) {
       if (identity.permissions.workspace === 'none') return undefined;
-      const root = await workspace.namespace(identity.workspaceNamespace).realRoot();
+      // A store without a local folder has no fast path: the worker sends every read here.
+      const folder = workspace.namespace(identity.workspaceNamespace).localFolder;
+      if (folder === undefined) return undefined;
+      const root = await folder.root();
       return { root, maxBytes: workspace.maxFileBytes, hostOnly: trees.map((t) => t.root) };
     },
   };

@@ -5,13 +5,15 @@
 // and token, so a line copied into another agent's file does not open. A token is on disk before
 // the call that issued it returns. New files and compactions are written atomically (temp file,
 // fsync, rename); appends are whole lines, fsynced, and a torn last line after a crash is skipped.
+// Another process on the same folder (two stdio coordinators of one user) shares the files: a new
+// vault's file is created exclusively (the first secret wins), and each appends to the same file.
 
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsc } from 'node:fs';
 import { mkdir, open, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Sealer, SEALING_KEY_BYTES } from '../util/sealing.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { createFileAtomic, writeFileAtomic } from '../util/atomic-write.js';
 import type { PiiType } from './pii-types.js';
 import type { VaultRecord } from './vault.js';
 
@@ -26,6 +28,14 @@ export interface LoadedVault {
   records: VaultRecord[];
   /** Lines read, to decide on compaction. */
   lines: number;
+  /** Where the read ended, for reading what is appended later (since()). */
+  position: JournalPosition;
+}
+
+/** A place in a vault file: the file (its inode: a compaction replaces it) and the bytes read of it. */
+export interface JournalPosition {
+  ino: number;
+  bytes: number;
 }
 
 /** The file id of an agent's vault: a hash, so no agent name addresses another's file. */
@@ -95,37 +105,96 @@ export class VaultJournal {
   /** An agent's vault from disk, or undefined when it has none. */
   async load(id: string): Promise<LoadedVault | undefined> {
     const sealer = await this.#key();
-    let text: string;
+    const read = await this.#read(id, undefined);
+    if (read === undefined) return undefined;
+    const lines = read.text.split('\n').filter((l) => l.length > 0);
+    const head = parseLine(lines[0]) as { secret?: unknown } | undefined;
+    if (typeof head?.secret !== 'string') throw new Error(`${this.#file(id)} has no vault header; remove the file (its tokens are then lost)`);
+    const secret = this.#unseal(sealer, id, head.secret, id);
+    return { secret, records: this.#records(sealer, id, lines.slice(1)), lines: lines.length, position: read.position };
+  }
+
+  /**
+   * Tokens appended to an agent's file since `from` (by this process or another on the folder),
+   * reading only the new lines; undefined when the file was rewritten since (load it again).
+   */
+  async since(id: string, from: JournalPosition): Promise<{ records: VaultRecord[]; position: JournalPosition } | undefined> {
+    const sealer = await this.#key();
+    const read = await this.#read(id, from);
+    if (read === undefined) return undefined;
+    return { records: this.#records(sealer, id, read.text.split('\n').filter((l) => l.length > 0)), position: read.position };
+  }
+
+  /** The file's text (from `from` on, when it is still that file), up to its last whole line. */
+  async #read(id: string, from: JournalPosition | undefined): Promise<{ text: string; position: JournalPosition } | undefined> {
+    let handle;
     try {
-      text = await readFile(this.#file(id), 'utf8');
+      handle = await open(this.#file(id), fsc.O_RDONLY | fsc.O_NOFOLLOW);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    const lines = text.split('\n').filter((l) => l.length > 0);
-    const head = parseLine(lines[0]) as { secret?: unknown } | undefined;
-    if (typeof head?.secret !== 'string') throw new Error(`${this.#file(id)} has no vault header; remove the file (its tokens are then lost)`);
-    const unseal = (sealed: string, place: string): Buffer => {
-      try {
-        return sealer.open(sealed, place);
-      } catch (error) {
-        throw new Error(`${this.#file(id)} does not open with ${path.join(this.dir, KEY_FILE)} (another key, or tampered with); restore both from one backup, or remove the vault file (its tokens are then lost)`, { cause: error });
+    try {
+      const info = await handle.stat();
+      if (from !== undefined && (info.ino !== from.ino || info.size < from.bytes)) return undefined;
+      const start = from?.bytes ?? 0;
+      const buffer = Buffer.alloc(info.size - start);
+      let got = 0;
+      while (got < buffer.length) {
+        const { bytesRead } = await handle.read(buffer, got, buffer.length - got, start + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
       }
-    };
-    const secret = unseal(head.secret, id);
+      // A line still being appended (or torn by a crash) is read again next time, whole.
+      const whole = buffer.subarray(0, got).lastIndexOf(0x0a) + 1;
+      const text = buffer.subarray(0, from === undefined ? got : whole).toString('utf8');
+      return { text, position: { ino: info.ino, bytes: start + whole } };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  #unseal(sealer: Sealer, id: string, sealed: string, place: string): Buffer {
+    try {
+      return sealer.open(sealed, place);
+    } catch (error) {
+      throw new Error(`${this.#file(id)} does not open with ${path.join(this.dir, KEY_FILE)} (another key, or tampered with); restore both from one backup, or remove the vault file (its tokens are then lost)`, { cause: error });
+    }
+  }
+
+  #records(sealer: Sealer, id: string, lines: readonly string[]): VaultRecord[] {
     const records: VaultRecord[] = [];
-    for (const line of lines.slice(1)) {
+    for (const line of lines) {
       const r = parseLine(line) as { t?: unknown; x?: unknown; s?: unknown } | undefined;
       // A torn last line (a crash mid-append) was never acknowledged: skip it.
       if (typeof r?.t !== 'string' || (typeof r.x !== 'number' && r.x !== null) || typeof r.s !== 'string') continue;
-      const plain = unseal(r.s, `${id}\0${r.t}`).toString('utf8');
+      const plain = this.#unseal(sealer, id, r.s, `${id}\0${r.t}`).toString('utf8');
       const cut = plain.indexOf('\0');
       records.push({ token: r.t, type: plain.slice(0, cut) as PiiType, value: plain.slice(cut + 1), expiresAt: r.x ?? Infinity });
     }
-    return { secret, records, lines: lines.length };
+    return records;
   }
 
-  /** Writes a vault afresh: its secret and live tokens (a new vault, or a compaction). */
+  /**
+   * Creates a new vault's file with its secret, unless another process on the same folder created
+   * it first: then resolves with theirs, whose secret the caller must use (one secret per agent,
+   * so both processes mint the same tokens and read each other's).
+   */
+  async create(id: string, secret: Uint8Array): Promise<LoadedVault | undefined> {
+    const sealer = await this.#key();
+    const head = `${JSON.stringify({ v: 1, secret: sealer.seal(secret, id) })}\n`;
+    try {
+      await this.#serial(id, () => createFileAtomic(this.#file(id), head, 0o600));
+      return undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const theirs = await this.load(id);
+    if (theirs === undefined) throw new Error(`${this.#file(id)} vanished while it was created; retry`);
+    return theirs;
+  }
+
+  /** Writes a vault afresh: its secret and live tokens (a compaction). */
   async rewrite(id: string, secret: Uint8Array, records: readonly VaultRecord[]): Promise<void> {
     const sealer = await this.#key();
     const body = [JSON.stringify({ v: 1, secret: sealer.seal(secret, id) }), ...records.map((r) => recordLine(sealer, id, r))].join('\n');

@@ -7,6 +7,7 @@
 import type { DetokenizeResult, DetokenizeValueResult, PiiVaultsStats, TokenizeResult, UnrestorableReason } from './pii-types.js';
 import type { PiiVault } from './vault.js';
 import { VaultJournal, vaultFileId } from './vault-journal.js';
+import type { JournalPosition } from './vault-journal.js';
 import { DEFAULT_TOKEN_TTL_SECONDS, PiiVaults } from './vaults.js';
 import type { PiiVaultsOptions } from './pii-types.js';
 
@@ -54,6 +55,8 @@ export class MemoryVaultStore implements VaultStore {
   readonly kind = 'memory' as const;
   readonly vaults: PiiVaults;
   readonly #journal: VaultJournal | undefined;
+  /** How far this process has read each agent's file, so a miss reads only what was appended since. */
+  readonly #positions = new Map<string, JournalPosition>();
   /** Vaults being read from disk, by agent: one read each. */
   readonly #loading = new Map<string, Promise<PiiVault>>();
   /** Every agent with a vault this process has seen (for telling a restore a token is another agent's). */
@@ -83,13 +86,15 @@ export class MemoryVaultStore implements VaultStore {
     if (pending === undefined) {
       pending = (async () => {
         const id = vaultFileId(agent);
-        const loaded = await journal.load(id);
+        let loaded = await journal.load(id);
         if (loaded === undefined) {
           const vault = this.vaults.create(agent);
-          await journal.rewrite(id, vault.secret, []);
-          return vault;
+          loaded = await journal.create(id, vault.secret);
+          if (loaded === undefined) return vault;
+          // Another process on the folder created the agent's vault first: its secret it is.
         }
         const vault = this.vaults.create(agent, loaded.secret);
+        this.#positions.set(agent, loaded.position);
         for (const r of loaded.records) vault.restoreRecord(r);
         vault.takeChanges();
         if (VaultJournal.needsCompaction(loaded.lines, vault.size)) await journal.rewrite(id, vault.secret, vault.records());
@@ -104,6 +109,37 @@ export class MemoryVaultStore implements VaultStore {
   async #persist(owner: VaultOwner, vault: PiiVault): Promise<void> {
     if (this.#journal === undefined) return;
     await this.#journal.append(vaultFileId(owner.agent), vault.takeChanges());
+  }
+
+  /**
+   * Tokens this process does not hold may have been issued since by another process on the same
+   * folder: read the agent's file again and take what it holds that this vault lacks. Only on a
+   * miss, so the common restore reads nothing from disk.
+   */
+  async #catchUp(owner: VaultOwner, vault: PiiVault, unknown: readonly string[]): Promise<boolean> {
+    const journal = this.#journal;
+    if (journal === undefined || unknown.length === 0) return false;
+    const id = vaultFileId(owner.agent);
+    try {
+      const from = this.#positions.get(owner.agent);
+      let read = from === undefined ? undefined : await journal.since(id, from);
+      if (read === undefined) {
+        const loaded = await journal.load(id);
+        if (loaded === undefined) return false;
+        read = loaded;
+      }
+      this.#positions.set(owner.agent, read.position);
+      let found = false;
+      for (const r of read.records) {
+        if (vault.holds(r.token)) continue;
+        vault.restoreRecord(r);
+        if (unknown.includes(r.token)) found = true;
+      }
+      return found;
+    } catch {
+      // A file that does not read now leaves the tokens unknown; the next miss tries again.
+      return false;
+    }
   }
 
   /** Reasons for tokens that did not restore: expired here, another agent's, or unknown. */
@@ -152,7 +188,8 @@ export class MemoryVaultStore implements VaultStore {
 
   async detokenize(owner: VaultOwner, text: string): Promise<DetokenizeResult> {
     const vault = await this.#vault(owner);
-    const result = vault.detokenize(text);
+    let result = vault.detokenize(text);
+    if (await this.#catchUp(owner, vault, result.unknown)) result = vault.detokenize(text);
     const reasons = await this.#explain(owner, vault, result.unknown);
     return reasons ? { ...result, reasons } : result;
   }
@@ -166,7 +203,8 @@ export class MemoryVaultStore implements VaultStore {
 
   async detokenizeValue(owner: VaultOwner, value: unknown): Promise<DetokenizeValueResult> {
     const vault = await this.#vault(owner);
-    const result = vault.detokenizeValue(value);
+    let result = vault.detokenizeValue(value);
+    if (await this.#catchUp(owner, vault, result.unknown)) result = vault.detokenizeValue(value);
     const reasons = await this.#explain(owner, vault, result.unknown);
     return reasons ? { ...result, reasons } : result;
   }

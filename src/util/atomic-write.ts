@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { constants as fsc } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { link, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Names of temporary files start with this; listings hide them and sweeps remove old ones. */
@@ -20,6 +20,25 @@ export function isTempName(name: string): boolean {
  * failure the temporary file is removed and the error (with its errno code) is thrown.
  */
 export async function writeFileAtomic(target: string, content: string | Uint8Array, mode = 0o644): Promise<void> {
+  await writeThenPlace(target, content, mode, rename);
+}
+
+/**
+ * Creates `target` with `content`, atomically and durably, only if it does not exist: the whole
+ * file appears at once or not at all, and when another writer (another process) created it first
+ * this throws that error, code EEXIST, leaving theirs untouched.
+ */
+export async function createFileAtomic(target: string, content: string | Uint8Array, mode = 0o644): Promise<void> {
+  await writeThenPlace(target, content, mode, async (temp, final) => {
+    try {
+      await link(temp, final);
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+  });
+}
+
+async function writeThenPlace(target: string, content: string | Uint8Array, mode: number, place: (temp: string, target: string) => Promise<void>): Promise<void> {
   const dir = path.dirname(target);
   const temp = path.join(dir, `${TEMP_PREFIX}${path.basename(target).slice(0, 64)}-${randomBytes(6).toString('hex')}`);
   const handle = await open(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, mode);
@@ -31,7 +50,7 @@ export async function writeFileAtomic(target: string, content: string | Uint8Arr
     } finally {
       await handle.close();
     }
-    await rename(temp, target);
+    await place(temp, target);
     renamed = true;
   } finally {
     if (!renamed) await unlink(temp).catch(() => undefined);

@@ -6,7 +6,7 @@ import { constants as fsc } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rmdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { WorkspaceNamespace, WorkspaceStore } from './workspace-store.js';
+import type { LocalFolder, WorkspaceNamespace, WorkspaceStore } from './workspace-store.js';
 import { isTempName, writeFileAtomic } from '../util/atomic-write.js';
 import { isSpillFile, pruneSpills, sweepDebris } from './debris-sweeper.js';
 import type { SpillPolicy } from './debris-sweeper.js';
@@ -123,6 +123,8 @@ export class Workspace implements WorkspaceStore {
 export class WorkspaceView implements WorkspaceNamespace {
   #realRoot: string | undefined;
   readonly #quota: QuotaCounter;
+  /** Its files are a local folder: the worker may read them itself (WorkspaceNamespace.localFolder). */
+  readonly localFolder: LocalFolder = Object.freeze({ root: () => this.#root() });
 
   constructor(
     readonly root: string,
@@ -260,11 +262,6 @@ export class WorkspaceView implements WorkspaceNamespace {
     const root = await this.#root();
     for (const f of files) total += (await stat(path.join(root, f)).catch(() => undefined))?.size ?? 0;
     return { path: this.namespaceName === '' ? '.' : this.namespaceName, file_count: files.length, total_bytes: total };
-  }
-
-  /** The namespace folder's real path (created if missing). */
-  realRoot(): Promise<string> {
-    return this.#root();
   }
 
   async #root(): Promise<string> {

@@ -202,7 +202,7 @@ describe('the host reader (workspace.ts) under a co-tenant with perfect timing',
     fs.mkdirSync(sibling, { recursive: true });
     fs.writeFileSync(path.join(sibling, 'secret.txt'), SECRETS[1]!);
     view = new Workspace({ root: wsRoot, maxFileBytes: MAX_BYTES, sweepIntervalMs: 0 }).namespace('agent-a');
-    await view.realRoot();
+    await view.localFolder.root();
   });
 
   it('HOLE 3: a folder swapped for a link to the sibling between realpath and open never yields the sibling file', async () => {
