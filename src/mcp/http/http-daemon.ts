@@ -23,6 +23,7 @@ import { HostPolicy, isLoopbackHost, jsonRpcError, readBody, sendJson } from './
 import { DUPLICATE_ID_CODE, duplicateIdMessage } from '../observed-transport.js';
 import { SessionManager } from './session-manager.js';
 import { isStatelessRequest, StatelessEndpoint } from './stateless.js';
+import { StatelessReply } from './stateless-reply.js';
 import type { BoundPort } from './bind-port.js';
 import type { HttpSession } from './session-manager.js';
 
@@ -308,13 +309,14 @@ export class HttpDaemon {
   async #statelessPost(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity, message: Record<string, unknown>): Promise<void> {
     const endPost = this.#posts.begin();
     res.once('close', endPost);
-    const answer = await this.#stateless.answer(req, message, agent, (cancel) => res.once('close', () => !res.writableFinished && cancel()));
+    const reply = new StatelessReply(req, res);
+    const answer = await this.#stateless.answer(req, message, agent, (cancel) => res.once('close', () => !res.writableFinished && cancel()), reply.notify);
     if (answer === null) {
       res.writeHead(202).end();
       return;
     }
     if (answer.status >= 400) this.#refused.set('stateless', (this.#refused.get('stateless') ?? 0) + 1);
-    sendJson(res, answer.status, answer.body, { 'Cache-Control': 'no-store' });
+    reply.finish(answer.status, answer.body);
   }
 
   #lookup(res: ServerResponse, agent: AgentIdentity, sessionId: string | undefined): HttpSession | undefined {
