@@ -2,10 +2,12 @@
 // clients: a tools/call of execute_code with a progress token is answered with an SSE stream on
 // the POST itself, carrying its progress and output lines and the log messages its _meta logLevel
 // asks for, then the result; two agents calling at once each hear only their own call; a client
-// that accepts JSON only gets the plain JSON result.
+// that accepts JSON only gets the plain JSON result; the stdio bridge relays the stream to its client.
 
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratch, startDaemon } from '../fixtures/mcp/cli.js';
+import { BIN, REPO, scratch, startDaemon } from '../fixtures/mcp/cli.js';
 import type { Daemon, Scratch } from '../fixtures/mcp/cli.js';
 
 const REVISION = '2026-07-28';
@@ -118,5 +120,28 @@ describe('revision 2026-07-28: notifications on the request stream', () => {
     expect(reply.status).toBe(400);
     expect(reply.frames[0]).toMatchObject({ id: 9, error: { code: -32602 } });
     expect(reply.frames[0]?.error?.message).toMatch(/logLevel.*debug, info, notice, warning/);
+  });
+
+  it('relays the stream through the stdio bridge: notifications first, then the answer with the client\'s id', async () => {
+    const proc = spawn(process.execPath, [BIN, 'stdio', '--connect', daemon.url], { cwd: REPO, env: { ...home.env, CODE_EXEC_TOKEN: ALICE.token }, stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const frames: Frame[] = [];
+      const answered = new Promise<void>((resolve) => {
+        createInterface({ input: proc.stdout }).on('line', (line) => {
+          const frame = JSON.parse(line) as Frame;
+          frames.push(frame);
+          if (frame.id === 'bridged') resolve();
+        });
+      });
+      const meta = { 'io.modelcontextprotocol/protocolVersion': REVISION, 'io.modelcontextprotocol/clientCapabilities': {}, progressToken: 'via-bridge', 'io.modelcontextprotocol/logLevel': 'info' };
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'bridged', method: 'tools/call', params: { name: 'execute_code', arguments: { code: PRINTING('bridged') }, _meta: meta } })}\n`);
+      await answered;
+      expect(frames.at(-1)).toMatchObject({ id: 'bridged', result: { resultType: 'complete', structuredContent: { result: 'bridged done' } } });
+      const lines = frames.filter((f) => f.method === 'notifications/progress' && f.params?.['progressToken'] === 'via-bridge').map((f) => f.params?.['message']);
+      expect(lines).toEqual(expect.arrayContaining(['bridged line 0', 'bridged line 2']));
+      expect(frames.filter((f) => f.method === 'notifications/message').map((f) => f.params?.['level'])).toEqual(['info']);
+    } finally {
+      proc.kill();
+    }
   });
 });
