@@ -237,7 +237,7 @@ class Loopback implements Transport {
 }
 
 /** Log messages only at or above the level the request asked for, and none if it asked for none. */
-function wanted(notification: JSONRPCNotification, logLevel: LoggingLevel | undefined): boolean {
+export function wanted(notification: JSONRPCNotification, logLevel: LoggingLevel | undefined): boolean {
   if (notification.method !== 'notifications/message') return true;
   if (logLevel === undefined) return false;
   const level = (notification.params as { level?: LoggingLevel } | undefined)?.level;
