@@ -1,5 +1,6 @@
-// `stdio`: MCP over stdin/stdout for one agent. Embedded, it runs its own coordinator; with
-// --connect it bridges to a running daemon. Nothing but protocol is written to stdout.
+// `stdio`: MCP over stdin/stdout for one agent. Embedded, it runs its own coordinator (and applies
+// mcpServers edits of the configuration file live, as `serve` does); with --connect it bridges to
+// a running daemon. Nothing but protocol is written to stdout.
 
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
@@ -38,18 +39,20 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     return EXIT_OK;
   }
 
-  const [{ StdioServerTransport }, { startCoordinator }, { localAgent }, { SERVER_NAME, createMcpSession }, { speakBothRevisions }] = await Promise.all([
+  const [{ StdioServerTransport }, { startCoordinator }, { localAgent }, { SERVER_NAME, createMcpSession }, { speakBothRevisions }, { watchUpstreamConfig }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('../daemon.js'),
     import('../mcp/agents.js'),
     import('../mcp/create-server.js'),
     import('../mcp/stdio-revisions.js'),
+    import('../upstream/config-reload.js'),
   ]);
   const stop = nextStopSignal();
   const coordinator = await startCoordinator(config, logger);
   const abort = new AbortController();
   const session = createMcpSession(coordinator.services, { sessionId: `stdio-${randomUUID()}`, agent: localAgent(config), transport: 'stdio', signal: abort.signal });
   const transport = new StdioServerTransport(io.stdin, io.stdout);
+  let configWatch: { close(): Promise<void> } | undefined;
   const clientGone = new Promise<'eof'>((resolve) => {
     io.stdin.once('end', () => resolve('eof'));
     io.stdin.once('close', () => resolve('eof'));
@@ -57,6 +60,9 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
   try {
     // Both revisions: 2025-11-25 as the SDK speaks it, 2026-07-28 (stateless) answered around it.
     const observed = await session.connect(speakBothRevisions(transport, { name: SERVER_NAME, version: coordinator.services.version }));
+    // mcpServers edits in the configuration file apply live (src/upstream/config-reload.ts).
+    const loadOptions = { ...(parsed.configFile !== undefined ? { configFile: parsed.configFile } : {}), flags: parsed.configFlags, env: io.env, cwd: io.cwd };
+    configWatch = await watchUpstreamConfig(loadOptions, config, coordinator.upstream, logger);
     logger.info({ session: session.info.sessionId }, 'serving MCP on stdio');
     const why = await Promise.race([clientGone, stop.signal]);
     // End of input is how a stdio client says it has nothing more to ask; answer what it asked
@@ -69,6 +75,7 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     return EXIT_OK;
   } finally {
     abort.abort(new Error('stdio session ended'));
+    await configWatch?.close();
     await session.close();
     await coordinator.close();
     stop.dispose();

@@ -9,7 +9,7 @@ import type { LoggingLevel, ServerNotification } from '@modelcontextprotocol/sdk
 import type { CallOutcome } from './call-outcome.js';
 
 /** Severity order of RFC 5424, as MCP uses it. */
-const SEVERITY: Readonly<Record<LoggingLevel, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
+export const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
 /** Until a client sets a level it hears of failures only: a client that never asked gets no chatter. */
 export const DEFAULT_SESSION_LOG_LEVEL: LoggingLevel = 'warning';
 const LOGGER = 'code-execution-mcp';
@@ -61,7 +61,7 @@ export class SessionLog {
   }
 
   #emit(level: LoggingLevel, data: Record<string, unknown>, send: Send = this.#standalone): void {
-    if (SEVERITY[level] < SEVERITY[this.#level]) return;
+    if (LOG_SEVERITY[level] < LOG_SEVERITY[this.#level]) return;
     // a client that went away is not an error of the call
     send({ method: 'notifications/message', params: { level, logger: LOGGER, data } }).catch(() => undefined);
   }

@@ -12,9 +12,10 @@
 import type { Readable, Writable } from 'node:stream';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../util/logger.js';
 import { META_PROTOCOL_VERSION } from './http/stateless.js';
+import { readStatelessStream } from './http/stateless-stream-reader.js';
 
 /** How long a lost daemon is waited for (connection refused) before a request fails, ms. */
 export const DEFAULT_RECONNECT_WINDOW_MS = 30_000;
@@ -244,6 +245,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     let answer: JSONRPCMessage;
     try {
       const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(request) });
+      // The daemon streams the call's notifications (progress, log lines) before its answer.
+      if (res.body && res.headers.get('content-type')?.includes('text/event-stream')) {
+        const relay = (note: JSONRPCNotification): void => void stdio.send(note).catch((error: unknown) => logger.warn({ err: error }, 'could not write to stdout'));
+        answer = { ...(await readStatelessStream(res.body, relay)), id: request.id } as JSONRPCMessage;
+        await stdio.send(answer).catch((error: unknown) => logger.warn({ err: error }, 'could not write to stdout'));
+        return;
+      }
       const text = await res.text();
       try {
         answer = { ...(JSON.parse(text) as JSONRPCMessage), id: request.id } as JSONRPCMessage;

@@ -57,6 +57,12 @@ describeVaultStoreContract('redis', {
     for (const key of keys) {
       const ttl = await c.client.ttl(key);
       expect(ttl, key).toBeGreaterThan(0);
+      // The markers of issued tokens (hashes only) outlive their vault by a day on purpose: a
+      // restore after the vault expired says "expired" rather than "unknown".
+      if (key.startsWith(`${c.prefix}pii:issued:`)) {
+        expect(ttl, key).toBeLessThanOrEqual(VAULT_TTL_SECONDS + 24 * 3600);
+        continue;
+      }
       expect(ttl, key).toBeLessThanOrEqual(VAULT_TTL_SECONDS);
       await c.client.pExpire(key, 1);
     }

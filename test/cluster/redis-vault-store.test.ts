@@ -77,7 +77,8 @@ describe('RedisVaultStore', () => {
       const keys = await raw.keys('cem:pii:*');
       expect(keys.length).toBeGreaterThan(0);
       for (const key of keys) {
-        const dump = (await raw.type(key)) === 'hash' ? JSON.stringify(await raw.hGetAll(key)) : String(await raw.get(key));
+        const type = await raw.type(key);
+        const dump = type === 'hash' ? JSON.stringify(await raw.hGetAll(key)) : type === 'set' ? JSON.stringify(await raw.sMembers(key)) : String(await raw.get(key));
         expect(dump).not.toContain('dave@example.net');
       }
     } finally {

@@ -5,7 +5,10 @@
 // copied under another vault does not open). Keys are derived from a hash of the owner, so an
 // owner name cannot address another's keys; both keys expire after the idle TTL, renewed by use.
 // At the token limit new values are refused (STORE_FULL) rather than evicting: an LRU across
-// daemons would cost a sorted set write per use.
+// daemons would cost a sorted set write per use. A failed restore says why (unknown, expired,
+// another agent's) from a marker per issued token, keyed by a hash of the token: the set of
+// "agent hash:vault id" that were given it, kept REMEMBER_SECONDS past the vault's own TTL and
+// renewed when the token is used; no value and no agent name is in it.
 
 import { createHash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -13,7 +16,7 @@ import type { RedisClient, RedisConnection } from './redis-connection.js';
 import { StoreError } from '../../util/store-error.js';
 import { findPiiYielding } from '../../pii/detect-chunked.js';
 import { sortTypes } from '../../pii/detectors.js';
-import type { DetokenizeResult, DetokenizeValueResult, PiiMatch, PiiType, PiiVaultsStats, TokenizeResult } from '../../pii/pii-types.js';
+import type { DetokenizeResult, DetokenizeValueResult, PiiMatch, PiiType, PiiVaultsStats, TokenizeResult, UnrestorableReason } from '../../pii/pii-types.js';
 import { TOKEN_RE, tokenCandidate } from '../../pii/tokens.js';
 import type { VaultOwner, VaultStore } from '../../pii/vault-store.js';
 import { replaceMatches } from '../../pii/replace-matches.js';
@@ -35,6 +38,8 @@ export interface RedisVaultStoreOptions {
 const MAX_ATTEMPTS = 16;
 const SECRET_BYTES = 32;
 const WHAT = 'the PII vault';
+/** How long past its vault's expiry an issued token is remembered, to say "expired" rather than "unknown". */
+const REMEMBER_SECONDS = 24 * 3600;
 
 interface Resolved {
   type: PiiType;
@@ -96,7 +101,8 @@ export class RedisVaultStore implements VaultStore {
     const unknown = new Set<string>();
     const types = new Set<PiiType>();
     const restored = restore(text, known, unknown, types);
-    return { text: restored, unknown: [...unknown], types: sortTypes(types) };
+    const reasons = await this.#explain(owner, [...unknown]);
+    return { text: restored, unknown: [...unknown], ...(reasons && { reasons }), types: sortTypes(types) };
   }
 
   async detokenizeValue(owner: VaultOwner, value: unknown): Promise<DetokenizeValueResult> {
@@ -104,7 +110,8 @@ export class RedisVaultStore implements VaultStore {
     const unknown = new Set<string>();
     const types = new Set<PiiType>();
     const restored = mapStrings(value, (s) => restore(s, known, unknown, types));
-    return { value: restored, unknown: [...unknown], types: sortTypes(types) };
+    const reasons = await this.#explain(owner, [...unknown]);
+    return { value: restored, unknown: [...unknown], ...(reasons && { reasons }), types: sortTypes(types) };
   }
 
   async dropSession(owner: VaultOwner): Promise<void> {
@@ -136,6 +143,35 @@ export class RedisVaultStore implements VaultStore {
 
   #tokensKey(id: string): string {
     return `${this.#redis.prefix}pii:${id}:tokens`;
+  }
+
+  /** Who was given `token`: a set of ownerMark()s, keyed by a hash of the token. */
+  #issuedKey(token: string): string {
+    return `${this.#redis.prefix}pii:issued:${createHash('sha256').update(token).digest('hex').slice(0, 40)}`;
+  }
+
+  get #rememberSeconds(): number {
+    return this.#ttl + REMEMBER_SECONDS;
+  }
+
+  /** Why each token did not restore for `owner`: given to this vault (so expired), to another agent, or to no one known. */
+  async #explain(owner: VaultOwner, unknown: readonly string[]): Promise<Record<string, UnrestorableReason> | undefined> {
+    if (unknown.length === 0) return undefined;
+    const id = this.vaultId(owner);
+    const mine = ownerMark(owner.agent, id);
+    const agent = mine.slice(0, mine.indexOf(':') + 1);
+    const held = await this.#redis.run(WHAT, async (client) => {
+      const multi = client.multi();
+      for (const token of unknown) multi.sMembers(this.#issuedKey(token));
+      return (await multi.exec()) as unknown[];
+    });
+    const reasons: Record<string, UnrestorableReason> = {};
+    unknown.forEach((token, i) => {
+      const marks = Array.isArray(held[i]) ? (held[i] as unknown[]).filter((m): m is string => typeof m === 'string') : [];
+      // Another session's vault of the same agent (session scope) is neither expired nor another agent's.
+      reasons[token] = marks.includes(mine) ? 'expired' : marks.some((m) => !m.startsWith(agent)) ? 'another-agent' : 'unknown';
+    });
+    return reasons;
   }
 
   /** The vault's secret, created on first use; renews both keys' TTL. */
@@ -198,6 +234,11 @@ export class RedisVaultStore implements VaultStore {
         }
         pending = next;
       }
+      // Remember who was given each token (a restore that fails can then say why), renewed by use.
+      const mark = ownerMark(owner.agent, id);
+      const multi = client.multi();
+      for (const token of new Set(out.values())) multi.sAdd(this.#issuedKey(token), mark).expire(this.#issuedKey(token), this.#rememberSeconds);
+      await multi.exec();
       return out;
     });
   }
@@ -211,9 +252,12 @@ export class RedisVaultStore implements VaultStore {
     const id = this.vaultId(owner);
     this.#seen.set(id, true);
     const list = [...tokens];
-    const [held] = await this.#redis.run(WHAT, async (client) =>
-      (await client.multi().hmGet(this.#tokensKey(id), list).expire(this.#tokensKey(id), this.#ttl).expire(this.#secretKey(id), this.#ttl).exec()) as unknown[],
-    );
+    const [held] = await this.#redis.run(WHAT, async (client) => {
+      const multi = client.multi().hmGet(this.#tokensKey(id), list).expire(this.#tokensKey(id), this.#ttl).expire(this.#secretKey(id), this.#ttl);
+      // Markers of tokens in use live on (renewing another agent's marker tells the caller nothing).
+      for (const token of list) multi.expire(this.#issuedKey(token), this.#rememberSeconds);
+      return (await multi.exec()) as unknown[];
+    });
     const values = Array.isArray(held) ? held : [];
     list.forEach((token, i) => {
       const sealed: unknown = values[i];
@@ -224,6 +268,11 @@ export class RedisVaultStore implements VaultStore {
     });
     return known;
   }
+}
+
+/** "agent hash:vault id": the agent as a hash (no name in Redis), and the vault within it. */
+function ownerMark(agent: string, vaultId: string): string {
+  return `${createHash('sha256').update(`agent\0${agent}`).digest('hex').slice(0, 40)}:${vaultId}`;
 }
 
 function pairKey(type: PiiType, value: string): string {

@@ -24,6 +24,7 @@ import { SessionManager } from './session-manager.js';
 import { isStatelessRequest, StatelessEndpoint } from './stateless.js';
 import { bindProblem, MCP_PATH, StartupError } from './bind-port.js';
 import type { BoundPort, ListenInfo } from './bind-port.js';
+import { StatelessReply } from './stateless-reply.js';
 import type { HttpSession } from './session-manager.js';
 
 /** Refusals of the resilience guards, besides the ones /metrics already names. */
@@ -285,13 +286,14 @@ export class HttpDaemon {
   async #statelessPost(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity, message: Record<string, unknown>): Promise<void> {
     const endPost = this.#posts.begin();
     res.once('close', endPost);
-    const answer = await this.#stateless.answer(req, message, agent, (cancel) => res.once('close', () => !res.writableFinished && cancel()));
+    const reply = new StatelessReply(req, res);
+    const answer = await this.#stateless.answer(req, message, agent, (cancel) => res.once('close', () => !res.writableFinished && cancel()), reply.notify);
     if (answer === null) {
       res.writeHead(202).end();
       return;
     }
     if (answer.status >= 400) this.#refused.set('stateless', (this.#refused.get('stateless') ?? 0) + 1);
-    sendJson(res, answer.status, answer.body, { 'Cache-Control': 'no-store' });
+    reply.finish(answer.status, answer.body);
   }
 
   #lookup(res: ServerResponse, agent: AgentIdentity, sessionId: string | undefined): HttpSession | undefined {

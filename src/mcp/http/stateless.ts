@@ -7,11 +7,12 @@
 // loopback with request ids of its own, so ids of different clients never meet.
 
 import type { IncomingMessage } from 'node:http';
-import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, LoggingLevel, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createMcpSession, SERVER_NAME } from '../create-server.js';
 import type { McpSession } from '../create-server.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
+import { LOG_SEVERITY } from '../session-log.js';
 import { answerSkills, isSkillsRequest, skillManifestResources, SKILLS_EXTENSION } from './skills-extension.js';
 
 export const STATELESS_REVISION = '2026-07-28';
@@ -20,6 +21,8 @@ export const SESSION_REVISIONS: readonly string[] = ['2025-11-25', '2025-06-18',
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+/** The log level one request asks for; without it the request gets no notifications/message. */
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 const HEADER_MISMATCH = -32020;
 const UNSUPPORTED_VERSION = -32022;
 const INVALID_PARAMS = -32602;
@@ -71,7 +74,11 @@ export class StatelessEndpoint {
     this.#services = services;
   }
 
-  async answer(req: IncomingMessage, message: Record<string, unknown>, agent: AgentIdentity, onClose: (cancel: () => void) => void): Promise<StatelessAnswer | null> {
+  /**
+   * `notify` receives the notifications related to this request (progress, the log messages its
+   * _meta logLevel asks for), before the answer; without it they are dropped.
+   */
+  async answer(req: IncomingMessage, message: Record<string, unknown>, agent: AgentIdentity, onClose: (cancel: () => void) => void, notify?: (notification: JSONRPCNotification) => void): Promise<StatelessAnswer | null> {
     const id = (message['id'] ?? null) as RequestId | null;
     const method = message['method'] as string;
     const reject = (status: number, code: number, text: string, data?: unknown): StatelessAnswer => ({ status, body: { jsonrpc: '2.0', id, error: { code, message: text, ...(data !== undefined && { data }) } } });
@@ -80,6 +87,10 @@ export class StatelessEndpoint {
     const meta = metaOf(message);
     const missing = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES].filter((key) => meta?.[key] === undefined);
     if (missing.length > 0) return reject(400, INVALID_PARAMS, `Invalid params: missing _meta keys: ${missing.join(', ')} (revision ${STATELESS_REVISION} sends them with every request)`);
+    const logLevel = meta?.[META_LOG_LEVEL];
+    if (logLevel !== undefined && !(typeof logLevel === 'string' && logLevel in LOG_SEVERITY)) {
+      return reject(400, INVALID_PARAMS, `Invalid params: _meta["${META_LOG_LEVEL}"] must be one of ${Object.keys(LOG_SEVERITY).join(', ')}, got ${JSON.stringify(logLevel)}`);
+    }
     if (meta?.[META_PROTOCOL_VERSION] !== version) return reject(400, HEADER_MISMATCH, `MCP-Protocol-Version header (${version}) does not match _meta["${META_PROTOCOL_VERSION}"] (${String(meta?.[META_PROTOCOL_VERSION])})`);
     if (version !== STATELESS_REVISION) {
       return reject(400, UNSUPPORTED_VERSION, `Unsupported protocol version ${version}: without a session this server speaks ${STATELESS_REVISION}; with a session (initialize) ${SESSION_REVISIONS[0]}`, { supported: [STATELESS_REVISION], requested: version });
@@ -97,7 +108,7 @@ export class StatelessEndpoint {
       return { status: 200, body: { jsonrpc: '2.0', id, result: completeResult(method, skills.result, this.#serverInfo()) } };
     }
     const { loopback } = await this.#serverFor(agent);
-    const reply = await loopback.request(message as unknown as JSONRPCRequest, onClose);
+    const reply = await loopback.request(message as unknown as JSONRPCRequest, onClose, notify && { notify, logLevel: logLevel as LoggingLevel | undefined });
     if ('error' in reply) return { status: reply.error.code === METHOD_NOT_FOUND ? 404 : 200, body: { ...reply, id } };
     if ('result' in reply) {
       let result = reply.result as Record<string, unknown>;
@@ -122,6 +133,8 @@ export class StatelessEndpoint {
         const session = createMcpSession(this.#services, { sessionId: `stateless-${agent.name}`, agent, transport: 'http', signal: this.#abort.signal });
         const loopback = new Loopback();
         await session.connect(loopback);
+        // This server's log says everything; each request gets what its own _meta logLevel asks for.
+        await loopback.request({ jsonrpc: '2.0', id: 0, method: 'logging/setLevel', params: { level: 'debug' } }, () => undefined);
         return { session, loopback };
       })();
       this.#servers.set(agent.name, server);
@@ -165,22 +178,39 @@ function checkNameHeader(req: IncomingMessage, method: string, message: Record<s
   return null;
 }
 
-/** An in-process transport: each request gets an id of its own, its answer goes back to its caller. */
+/** Where one request's related notifications go, and the log level it asked for. */
+interface RequestSink {
+  notify: (notification: JSONRPCNotification) => void;
+  logLevel: LoggingLevel | undefined;
+}
+
+/**
+ * An in-process transport: each request gets an id of its own, its answer goes back to its caller,
+ * and notifications related to it (by the SDK's relatedRequestId) go to its sink, if it has one.
+ */
 class Loopback implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   readonly #waiting = new Map<string, (message: JSONRPCMessage) => void>();
+  readonly #sinks = new Map<string, RequestSink>();
   #next = 0;
 
   async start(): Promise<void> {}
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    // Notifications (progress, log lines) have no request stream to go to in this revision's JSON answers.
-    if (!('id' in message) || message.id === undefined || 'method' in message) return;
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if ('method' in message) {
+      if ('id' in message) return; // a request to the client: this revision has no channel for them
+      const related = options?.relatedRequestId;
+      const sink = related === undefined ? undefined : this.#sinks.get(String(related));
+      if (sink && wanted(message, sink.logLevel)) sink.notify(message);
+      return;
+    }
+    if (!('id' in message) || message.id === undefined) return;
     const waiter = this.#waiting.get(String(message.id));
     if (!waiter) return;
     this.#waiting.delete(String(message.id));
+    this.#sinks.delete(String(message.id));
     waiter(message);
   }
 
@@ -188,18 +218,28 @@ class Loopback implements Transport {
     this.onclose?.();
   }
 
-  request(message: JSONRPCRequest, onClose: (cancel: () => void) => void): Promise<JSONRPCMessage> {
+  request(message: JSONRPCRequest, onClose: (cancel: () => void) => void, sink?: RequestSink): Promise<JSONRPCMessage> {
     const id = `stateless-${++this.#next}`;
     let settle: (message: JSONRPCMessage) => void = () => undefined;
     const answer = new Promise<JSONRPCMessage>((resolve) => (settle = resolve));
     this.#waiting.set(id, settle);
+    if (sink) this.#sinks.set(id, sink);
     // A client that goes away cancels its call (the server sends no answer to a cancelled request).
     onClose(() => {
       if (!this.#waiting.delete(id)) return;
+      this.#sinks.delete(id);
       this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the client closed the request' } });
       settle({ jsonrpc: '2.0', id, error: { code: -32800, message: 'Request cancelled: the client closed the request' } });
     });
     this.onmessage?.({ ...message, id });
     return answer;
   }
+}
+
+/** Log messages only at or above the level the request asked for, and none if it asked for none. */
+export function wanted(notification: JSONRPCNotification, logLevel: LoggingLevel | undefined): boolean {
+  if (notification.method !== 'notifications/message') return true;
+  if (logLevel === undefined) return false;
+  const level = (notification.params as { level?: LoggingLevel } | undefined)?.level;
+  return level !== undefined && LOG_SEVERITY[level] >= LOG_SEVERITY[logLevel];
 }
