@@ -34,7 +34,7 @@ import { LOCAL_GATE } from './call-gate.js';
 import { addCount, IncomingTokens } from './incoming-tokens.js';
 import type { CountTokens } from './incoming-tokens.js';
 import type { CallGate, GateSlot } from './call-gate.js';
-import { RuntimePools } from './runtime-pools.js';
+import { orList, RuntimePools } from './runtime-pools.js';
 import { RUNTIMES } from './runtimes.js';
 import type { RuntimeRow, RuntimeTuning } from './runtimes.js';
 import type { SandboxPool } from './sandbox-pool.js';
@@ -116,7 +116,7 @@ export class PooledExecutor implements Executor {
     if (invalid) return this.#finish(started, failure('ValidationError', invalid), identity, NO_TOKENS);
     const { row, pool } = this.#pools.find(request.language) as { row: RuntimeRow; pool: SandboxPool | undefined };
     if (!pool) {
-      const others = this.#pools.languages(true).join(' or ');
+      const others = orList(this.#pools.languages(true));
       return this.#finish(started, failure('ValidationError', `${request.language} is not enabled on this daemon (${row.disabledBy ?? 'it has no sandbox processes'}); use ${others}`), identity, NO_TOKENS);
     }
     const timeoutMs = Math.round(request.timeoutSeconds * 1000);
@@ -241,8 +241,7 @@ export class PooledExecutor implements Executor {
     if (typeof r.code !== 'string') return 'code must be a string';
     if (Buffer.byteLength(r.code) > limits.maxCodeBytes) return `code is ${Buffer.byteLength(r.code)} bytes; the limit is ${limits.maxCodeBytes}`;
     if (!this.#pools.find(r.language).row) {
-      const names = this.#pools.languages().map((l) => JSON.stringify(l));
-      return `language must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, got ${JSON.stringify(r.language)}`;
+      return `language must be ${orList(this.#pools.languages().map((l) => JSON.stringify(l)))}, got ${JSON.stringify(r.language)}`;
     }
     if (typeof r.timeoutSeconds !== 'number' || !(r.timeoutSeconds > 0) || r.timeoutSeconds > limits.maxTimeoutSeconds) {
       return `timeout_seconds must be a number greater than 0 and at most ${limits.maxTimeoutSeconds}`;

@@ -127,6 +127,11 @@ export class RuntimePools {
   }
 }
 
+/** "a", "a or b", "a, b or c". */
+export function orList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
+
 /** A runtime's name in messages and health: its first language. */
 function nameOf(row: RuntimeRow): string {
   return row.languages[0] ?? row.process.kind;
