@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import type { Config } from '../config/config-types.js';
+import type { ExecutionRequest, Language } from './executor-types.js';
 import type { RuntimeProcess, SandboxProcessOptions } from '../../workers/protocol.js';
 import type { JsPoolTuning } from './pool-types.js';
 import { jsTuning } from './pool-types.js';
@@ -55,6 +56,34 @@ export interface RuntimeRow {
   pool(config: Config, tuning: RuntimeTuning): RuntimePoolPlan | undefined;
   /** The option that disables the runtime, for the message a call in a disabled language gets. */
   readonly disabledBy?: string;
+  /** What the one-shot `exec` command sets of sandbox.*: one process of the language it runs, none of the others it can do without. */
+  oneShot(used: boolean): Partial<Config['sandbox']>;
+  /**
+   * A program of this runtime that parses the code in its global `src` without running it and
+   * returns null, or { line, message } for a syntax error (execute_code's detection, skill saves).
+   */
+  readonly parseCheck?: string;
+  /** `exec --language` short names (js, py) beside the languages themselves. */
+  readonly aliases: Readonly<Record<string, string>>;
+  /** A file's extension that names its language (`exec FILE`), lower case with the dot. */
+  readonly extensions: Readonly<Record<string, string>>;
+  readonly skills: RuntimeSkills;
+}
+
+/** A runtime's skills (src/skills): their file, how they are read and compiled, how they are used. */
+export interface RuntimeSkills {
+  /** The code file of a skill folder, per language. */
+  readonly codeFiles: Readonly<Record<string, string>>;
+  /**
+   * 'es-module': parsed and compiled at save, its imports resolved and pinned then (import_skill);
+   * 'python-source': kept as written, its top-level definitions exported, checked by the runtime's
+   * parse check; it loads other skills when it runs (load_skill).
+   */
+  readonly format: 'es-module' | 'python-source';
+  /** The lines of a skill's SKILL.md that show how to use it, in a fenced block. */
+  usage(name: string, language: string, exportNames: readonly string[]): string[];
+  /** What an 'es-module' skill may import, said in the refusal of any other (a skill imports only skills of its own runtime). */
+  readonly importsOnly: string;
 }
 
 /** JavaScript and TypeScript: SES Compartments in piscina threads, fresh per call, on the direct path. */
@@ -75,6 +104,19 @@ export const JAVASCRIPT_RUNTIME: RuntimeRow = {
       ...(tuning.jsOnDemand ? { lazy: true } : {}),
     };
   },
+  oneShot: () => ({ processes: 1, threadsPerProcess: 1 }),
+  aliases: { js: 'javascript', ts: 'typescript' },
+  extensions: { '.js': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript', '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript' },
+  skills: {
+    codeFiles: { javascript: 'index.js', typescript: 'index.ts' },
+    format: 'es-module',
+    usage(name, language, exportNames) {
+      const names = exportNames.filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== 'default');
+      const binding = names.length > 0 ? `{ ${names.join(', ')} }` : 'skill';
+      return ['```' + language, `const ${binding} = await import_skill(${JSON.stringify(name)});`, '```'];
+    },
+    importsOnly: 'JavaScript and TypeScript skills can import only JavaScript or TypeScript skills',
+  },
 };
 
 /**
@@ -92,6 +134,17 @@ export const PYTHON_RUNTIME: RuntimeRow = {
   toolNamesUpFront: true,
   pool: (config, tuning) => (config.sandbox.pythonProcesses > 0 ? pythonPoolOptions(config, tuning) : undefined),
   disabledBy: 'sandbox.pythonProcesses is 0',
+  oneShot: (used) => ({ pythonProcesses: used ? 1 : 0, pythonWarm: false }),
+  // CPython's own parser, in the Python pool.
+  parseCheck: 'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n',
+  aliases: { py: 'python' },
+  extensions: { '.py': 'python' },
+  skills: {
+    codeFiles: { python: 'index.py' },
+    format: 'python-source',
+    usage: (name) => ['```python', `exec(load_skill(${JSON.stringify(name)}))`, '```'],
+    importsOnly: 'Python skills load other skills when they run (load_skill)',
+  },
 };
 
 /** The runtimes of this build, in the order they start. */
@@ -105,6 +158,33 @@ export function runtimeFor(language: string, runtimes: readonly RuntimeRow[] = R
 /** The row whose processes are of `kind` ('js', 'python'), or undefined. */
 export function runtimeOfKind(kind: string, runtimes: readonly RuntimeRow[] = RUNTIMES): RuntimeRow | undefined {
   return runtimes.find((r) => r.process.kind === kind);
+}
+
+/** Every language's skill code file, over the rows (index.js, index.ts, index.py). */
+export function skillCodeFiles(runtimes: readonly RuntimeRow[] = RUNTIMES): Record<string, string> {
+  return Object.assign({}, ...runtimes.map((r) => r.skills.codeFiles)) as Record<string, string>;
+}
+
+/** The skill format of `language` ('es-module' for an unknown one: the strictest). */
+export function skillFormat(language: string): RuntimeSkills['format'] {
+  return runtimeFor(language)?.skills.format ?? 'es-module';
+}
+
+/**
+ * Why a skill in `importer`'s language may not import one in `imported`'s, or undefined when it
+ * may: an 'es-module' skill imports only skills of its own runtime. `what` names the imported
+ * skill's runtime ("Python"), `rule` is the importer's RuntimeSkills.importsOnly.
+ */
+export function importRefusal(importer: string, imported: string): { what: string; rule: string } | undefined {
+  const from = runtimeFor(importer);
+  const to = runtimeFor(imported);
+  if (!from || from.skills.format !== 'es-module' || from === to) return undefined;
+  return { what: to?.label ?? imported, rule: from.skills.importsOnly };
+}
+
+/** The request that runs `row`'s parse check on `code` (see RuntimeRow.parseCheck). */
+export function parseCheckRequest(row: RuntimeRow, code: string, timeoutSeconds: number): ExecutionRequest {
+  return { code: row.parseCheck ?? '', language: (row.languages[0] ?? '') as Language, contextVars: { src: code }, timeoutSeconds, memoryMb: 256 };
 }
 
 /** The row's process part with its worker script resolved to a file URL. */

@@ -25,6 +25,10 @@ const ECHO_RUNTIME: RuntimeRow = {
   start: 'background',
   toolNamesUpFront: false,
   pool: (config) => ({ process: { threads: 1, maxMemoryMb: config.limits.maxMemoryMb, memoryPollMs: 20 }, count: 1, slots: 1, lazy: true }),
+  oneShot: () => ({}),
+  aliases: {},
+  extensions: { '.echo': 'echo' },
+  skills: { codeFiles: { echo: 'index.echo' }, format: 'python-source', usage: (name) => [`echo ${name}`], importsOnly: 'echo skills import nothing' },
 };
 
 const config = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 0 } });
