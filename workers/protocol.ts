@@ -201,7 +201,7 @@ export interface ServeTask {
  * (src/executor/runtimes.ts). The pool host and its thread pool consult these, never a language name.
  */
 export interface RuntimeProcess {
-  /** The runtime's short name ('js', 'python'): the pool's name in logs, health and metrics. */
+  /** The runtime's short name (js, python): the pool's name in logs, health and metrics. */
   kind: string;
   /** The worker thread script, as a file URL (the row's path, resolved by src/executor/runtimes.ts). */
   workerFile: string;

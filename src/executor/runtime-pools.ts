@@ -116,7 +116,7 @@ export class RuntimePools {
     return { status: down ? 'down' : whole ? 'ok' : 'degraded', ...byLanguage } as ExecutorHealth;
   }
 
-  /** Per-process detail, each named by its runtime's kind ('js', 'python'). */
+  /** Per-process detail, each named by its runtime's kind (js, python: the rows' process.kind). */
   processes(): { kind: string; pid: number | undefined; state: string; busy: number; agent: string | undefined; pristine: boolean }[] {
     return this.all.flatMap(({ row, pool }) => pool.processes().map((p) => ({ kind: row.process.kind, ...p })));
   }

@@ -155,11 +155,6 @@ export function runtimeFor(language: string, runtimes: readonly RuntimeRow[] = R
   return runtimes.find((r) => r.languages.includes(language));
 }
 
-/** The row whose processes are of `kind` ('js', 'python'), or undefined. */
-export function runtimeOfKind(kind: string, runtimes: readonly RuntimeRow[] = RUNTIMES): RuntimeRow | undefined {
-  return runtimes.find((r) => r.process.kind === kind);
-}
-
 /** Every language's skill code file, over the rows (index.js, index.ts, index.py). */
 export function skillCodeFiles(runtimes: readonly RuntimeRow[] = RUNTIMES): Record<string, string> {
   return Object.assign({}, ...runtimes.map((r) => r.skills.codeFiles)) as Record<string, string>;
