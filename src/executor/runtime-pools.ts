@@ -45,7 +45,7 @@ export class RuntimePools {
     const all: RuntimePool[] = [];
     for (const row of o.runtimes) {
       const plan = row.pool(o.config, o.tuning);
-      if (!plan || plan.count <= 0) continue;
+      if (!plan) continue;
       const link = row.callPath === 'direct' ? o.hostLink : undefined;
       const pool = new SandboxPool({
         maxQueued: limits.maxQueuedCalls,

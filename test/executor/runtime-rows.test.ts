@@ -74,3 +74,31 @@ it('names the third language among the valid ones, and disables it when its row 
   expect(off.error).toBe('python is not enabled on this daemon (sandbox.pythonProcesses is 0); use javascript, typescript or echo');
   expect(runtimeFor('echo')).toBeUndefined();
 });
+
+it("takes its dispatch policy from the row: a 'bound' runtime's thread never serves a second agent unless replaced", async () => {
+  const bound: RuntimeRow = { ...ECHO_RUNTIME, languages: ['echo-bound'], start: 'awaited', process: { ...ECHO_RUNTIME.process, kind: 'echo-bound', dispatch: 'bound' } };
+  const boundConfig = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 0 } });
+  const own = await createExecutor({ config: boundConfig, hostApi: createHostApi({ config: boundConfig, workspace, logger: silentLogger() }), logger: silentLogger(), runtimes: [RUNTIMES[0] as RuntimeRow, bound] });
+  try {
+    const threadOf = async (who: string): Promise<number> => {
+      const r = await own.execute({ code: who, language: 'echo-bound' as Language, timeoutSeconds: 20, memoryMb: 64 }, { ...agent, agent: who, sessionId: `s-${who}` });
+      expect(r).toMatchObject({ success: true, result: { echo: who, agent: who } });
+      return (r.result as { threadId: number }).threadId;
+    };
+    const first = await threadOf('a');
+    expect(await threadOf('a')).toBe(first);
+    // One process: agent b's call waits for it to be recycled (a fresh thread), never runs on a's.
+    const second = await threadOf('b');
+    expect(second).not.toBe(first);
+    expect(await threadOf('a')).not.toBe(second);
+  } finally {
+    await own.close();
+  }
+});
+
+it("reuses a 'hardened' runtime's thread across agents (a fresh realm per call is the worker's own)", async () => {
+  const first = await executor.execute({ code: 'a', language: 'echo' as Language, timeoutSeconds: 10, memoryMb: 64 }, agent);
+  const other = await executor.execute({ code: 'b', language: 'echo' as Language, timeoutSeconds: 10, memoryMb: 64 }, { ...agent, agent: 'b', sessionId: 's-b' });
+  expect(other).toMatchObject({ success: true, result: { agent: 'b' } });
+  expect((other.result as { threadId: number }).threadId).toBe((first.result as { threadId: number }).threadId);
+});
