@@ -28,7 +28,6 @@ import { OPTIONAL_PACKAGES, missingPackageMessage } from './util/optional-packag
 import { measureTokensWhenLoaded, prepareTokenizer, tokenizerInstalled } from './util/tokens.js';
 
 /** Parses a Python skill without running it: `{line, message}` of the first syntax error, or null. */
-const PYTHON_SYNTAX_CHECK = 'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n';
 /** The daemon's own calls (skill checks): no workspace, skills, tools or network. */
 const CHECKER_IDENTITY: CallIdentity = {
   agent: DAEMON_AGENT_NAME,
@@ -36,6 +35,7 @@ const CHECKER_IDENTITY: CallIdentity = {
   workspaceNamespace: '',
   permissions: { workspace: 'none', skills: 'none', tools: [], net: [] },
 };
+import { parseCheckRequest, PYTHON_RUNTIME } from './executor/runtimes.js';
 import { Workspace } from './workspace/index.js';
 
 export interface Coordinator {
@@ -124,7 +124,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
     const validatePython = async (code: string, agent?: string): Promise<{ line: number; message: string } | null> => {
       if (!late.executor || config.sandbox.pythonProcesses === 0) return null;
       const r = await late.executor.execute(
-        { code: PYTHON_SYNTAX_CHECK, language: 'python', contextVars: { src: code }, timeoutSeconds: 60, memoryMb: 256 },
+        parseCheckRequest(PYTHON_RUNTIME, code, 60),
         agent === undefined ? CHECKER_IDENTITY : { ...CHECKER_IDENTITY, agent, sessionId: `daemon-checks-${agent}` },
       );
       if (!r.success) {

@@ -113,7 +113,7 @@ function sendNow(msg: FromSandbox): void {
 }
 
 function prepare(req: RunRequest): Preprocessed {
-  return preprocessCached(req.code, req.language);
+  return options.preprocess === 'none' ? { ok: true, source: req.code } : preprocessCached(req.code, req.language);
 }
 
 /**
@@ -143,7 +143,7 @@ let readyOwed = 0;
  * shrinks, already holds more than the next call's memory_mb would let it grow to.
  */
 function wantsFresh(req: RunRequest | undefined): boolean {
-  if (options.kind !== 'python') return false;
+  if (options.dispatch !== 'bound') return false;
   const state = threads.current.state;
   if (recycleRequested || readyOwed > 0 || Atomics.load(state, STATE_RETIRE) === 1) return true;
   return req !== undefined && Atomics.load(state, STATE_GROWN_PAGES) * WASM_PAGE_BYTES > req.memoryMb * MB * WASM_SHARE_OF_LIMIT;
@@ -173,7 +173,7 @@ function maybeReplace(req: RunRequest | undefined): boolean {
 
 /** 'recycle': the coordinator hands this (idle) process to another agent once this answers. */
 function recycle(): void {
-  if (options.kind !== 'python') {
+  if (options.dispatch !== 'bound') {
     // A JavaScript call runs in a fresh Compartment every time: nothing to replace.
     send({ type: 'recycled', ms: 0 });
   } else if (threads.replacing) {
@@ -209,7 +209,7 @@ function takeStartable(): { id: number; req: RunRequest; pre: Extract<Preprocess
  * The direct path (JavaScript with a host link): calls go between the coordinator and the threads
  * over their links, and this thread keeps only the control plane (direct-threads.ts).
  */
-const direct = options.direct && options.kind === 'js' && options.hostLink
+const direct = options.direct && options.hostLink
   ? new DirectThreads({
       pool: () => threads.current.pool,
       send: (msg) => send(msg),
@@ -226,7 +226,7 @@ const direct = options.direct && options.kind === 'js' && options.hostLink
 
 // Idle options.idleTrimMs (default a minute), JavaScript threads give back what they cached for calls.
 // On the direct path each thread trims itself when idle that long (direct-server.ts).
-if (options.kind === 'js' && !direct) {
+if (options.dispatch === 'hardened' && !direct) {
   threads.trimWhenIdle(options.idleTrimMs ?? 60_000, () => running.size > 0 || waiting.length > 0);
 }
 
@@ -268,11 +268,11 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
     (outcome: Outcome) => finish(entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome, false),
     (err: unknown) => {
       // Python: the standby interpreter takes over at once (a cold Pyodide start takes seconds).
-      if (options.kind === 'python') readyOwed++;
+      if (options.dispatch === 'bound') readyOwed++;
       finish({ ok: false, error: failureOf(err, entry, req), output: [] }, true);
       // The slot is free only once the old thread is gone: a thread stuck in native code never
       // exits, and the process is killed instead (see watchExit).
-      if (options.kind !== 'python') void (entry.exited ?? Promise.resolve()).then(rewarm);
+      if (options.dispatch !== 'bound') void (entry.exited ?? Promise.resolve()).then(rewarm);
     },
   );
 }
@@ -293,7 +293,7 @@ function abort(id: number, reason: AbortReason): void {
   const entry = running.get(id);
   if (!entry || entry.reason) return;
   entry.reason = reason;
-  if (options.kind === 'python' && reason !== 'memory' && reason !== 'shutdown') {
+  if (options.dispatch === 'bound' && reason !== 'memory' && reason !== 'shutdown') {
     // Pyodide checks this buffer between bytecodes: the call unwinds and the warm worker stays.
     Atomics.store(entry.interrupt, 0, 2);
     setTimeout(() => {
@@ -301,7 +301,7 @@ function abort(id: number, reason: AbortReason): void {
     }, INTERRUPT_GRACE_MS).unref();
     return;
   }
-  if (options.kind === 'js') entry.exited = watchExit(entry);
+  if (options.dispatch === 'hardened') entry.exited = watchExit(entry);
   entry.controller.abort();
 }
 

@@ -196,9 +196,32 @@ export interface ServeTask {
   prepareRealms: boolean;
 }
 
+/**
+ * What a sandbox process must know of its runtime: the `process` part of the runtime's row
+ * (src/executor/runtimes.ts). The pool host and its thread pool consult these, never a language name.
+ */
+export interface RuntimeProcess {
+  /** The runtime's short name (js, python): the pool's name in logs, health and metrics. */
+  kind: string;
+  /** The worker thread script, as a file URL (the row's path, resolved by src/executor/runtimes.ts). */
+  workerFile: string;
+  /** Native stack of each worker thread, MiB (CPython's recursion needs a deep one). */
+  stackSizeMb: number;
+  /**
+   * 'hardened': every call gets a fresh realm over hardened endowments (pristine by construction);
+   * a terminated thread is replaced and an abort terminates it. 'bound': one interpreter per
+   * process serves one agent; it is replaced (from a warm standby) before another agent's call,
+   * and whenever it was damaged; an abort first sets the interrupt flag the interpreter checks.
+   */
+  dispatch: 'bound' | 'hardened';
+  /** 'javascript': TypeScript stripping, parse and wrap (preprocess.ts); 'none': the code as given. */
+  preprocess: 'javascript' | 'none';
+  /** How long the process may take to warm its threads before it counts as failed, ms (the coordinator's clock). */
+  startupTimeoutMs: number;
+}
+
 /** Options a sandbox process is started with (argv[2] as JSON). */
-export interface SandboxProcessOptions {
-  kind: 'js' | 'python';
+export interface SandboxProcessOptions extends RuntimeProcess {
   threads: number;
   /** V8 old-generation limit of each worker thread, MiB (the configured maximum memory_mb). */
   maxMemoryMb: number;

@@ -44,9 +44,9 @@ export function runWarmTask(pool: Piscina): Promise<unknown> {
 
 function createGeneration(options: SandboxProcessOptions, events: PoolEvents): Generation {
   const state = new Int32Array(new SharedArrayBuffer(4 * STATE_SLOTS));
-  const workerFile = options.kind === 'python' ? 'python-worker.js' : 'sandbox-worker.js';
   const pool = new Piscina({
-    filename: new URL(`./${workerFile}`, import.meta.url).href,
+    // The runtime's row names the script (src/executor/runtimes.ts).
+    filename: options.workerFile,
     minThreads: options.threads,
     maxThreads: options.threads,
     idleTimeout: 2 ** 31 - 1,
@@ -54,11 +54,11 @@ function createGeneration(options: SandboxProcessOptions, events: PoolEvents): G
     // 'sync' parks idle workers in Atomics.wait (fast pick-up). Guest work cannot outlive its
     // task anyway: each task ends with a macrotask turn after its scope is closed.
     atomics: 'sync',
-    // CPython's recursion needs a deep native stack; 4 MB lets a deeply nested repr kill Pyodide.
+    // The row's stack (CPython's recursion needs a deep native stack; 4 MB lets a deeply nested repr kill Pyodide).
     // The read cache's strings (read-cache.ts) live in this heap but are no call's: without room
     // for them, what one agent's reads left cached took up to 32 MB of the heap limit from the
     // next agent's call on the thread, which then died of V8's out-of-memory within its memory_mb.
-    resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb + MAX_CACHE_BYTES / (1024 * 1024), stackSizeMb: options.kind === 'python' ? 64 : 4 },
+    resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb + MAX_CACHE_BYTES / (1024 * 1024), stackSizeMb: options.stackSizeMb },
     recordTiming: false,
     workerData: { state, hostLink: options.hostLink, pythonSnapshotDir: options.pythonSnapshotDir },
   });
@@ -108,10 +108,10 @@ export class ThreadPool {
     return this.#replacing !== undefined;
   }
 
-  /** Warms the first generation; for Python, then starts warming the standby. */
+  /** Warms the first generation; for a bound interpreter (Python), then starts warming the standby. */
   async start(): Promise<void> {
     await Promise.all(Array.from({ length: this.#options.threads }, () => runWarmTask(this.#current.pool)));
-    if (this.#options.kind === 'python' && this.#options.standby === 'always') this.#standby = this.#spare();
+    if (this.#options.dispatch === 'bound' && this.#options.standby === 'always') this.#standby = this.#spare();
   }
 
   /** A call starts: the idle time of trimWhenIdle counts from here. */

@@ -18,16 +18,16 @@ import { createLogger } from '../util/logger.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
+import { orList } from '../executor/runtime-pools.js';
+import { RUNTIMES } from '../executor/runtimes.js';
 import { EXIT_FAILED, EXIT_OK, commandConfig, write } from './cli-io.js';
 
-const LANGUAGE_ALIASES: Record<string, Language> = {
-  js: 'javascript',
-  javascript: 'javascript',
-  ts: 'typescript',
-  typescript: 'typescript',
-  py: 'python',
-  python: 'python',
-};
+/** Each language by its own name and its row's short names (runtimes.ts): js, ts, py. */
+const LANGUAGE_ALIASES: Readonly<Record<string, Language>> = Object.fromEntries(
+  RUNTIMES.flatMap((row) => [...row.languages.map((l) => [l, l]), ...Object.entries(row.aliases)]),
+) as Record<string, Language>;
+/** A file's extension that names its language, over the rows. */
+const EXTENSIONS: Readonly<Record<string, Language>> = Object.assign({}, ...RUNTIMES.map((row) => row.extensions)) as Record<string, Language>;
 
 export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<number> {
   if (parsed.positionals.length > 1) throw new UsageError(`exec takes one FILE (or - for stdin); got ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'exec');
@@ -41,7 +41,7 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
   const language = chosen ?? (await detectLanguage(code, { python: true, defaultLanguage: loaded.limits.defaultLanguage })).language;
   const config: Readonly<Config> = Object.freeze({
     ...loaded,
-    sandbox: Object.freeze({ ...loaded.sandbox, processes: 1, threadsPerProcess: 1, pythonProcesses: language === 'python' ? 1 : 0, pythonWarm: false }),
+    sandbox: Object.freeze(Object.assign({ ...loaded.sandbox }, ...RUNTIMES.map((row) => row.oneShot(row.languages.includes(language))))),
   });
   const timeoutSeconds = pickNumber(parsed.own['timeout'], '--timeout', config.limits.defaultTimeoutSeconds, { min: 0, exclusiveMin: true, max: config.limits.maxTimeoutSeconds, unit: 'seconds', limit: 'limits.maxTimeoutSeconds' });
   const memoryMb = pickNumber(parsed.own['memory'], '--memory', config.limits.defaultMemoryMb, { min: MIN_MEMORY_MB, max: config.limits.maxMemoryMb, integer: true, unit: 'MiB', limit: 'limits.maxMemoryMb' });
@@ -80,14 +80,10 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
 function pickLanguage(flag: string | undefined, file: string): Language | undefined {
   if (flag !== undefined) {
     const language = LANGUAGE_ALIASES[flag.toLowerCase()];
-    if (!language) throw new UsageError(`--language must be javascript (js), typescript (ts) or python (py); got "${flag}"`, 'exec');
+    if (!language) throw new UsageError(`--language must be ${orList(languageChoices())}; got "${flag}"`, 'exec');
     return language;
   }
-  const ext = path.extname(file).toLowerCase();
-  if (ext === '.ts' || ext === '.mts' || ext === '.cts') return 'typescript';
-  if (ext === '.py') return 'python';
-  if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return 'javascript';
-  return undefined;
+  return EXTENSIONS[path.extname(file).toLowerCase()];
 }
 
 interface NumberRule {
@@ -127,4 +123,14 @@ async function readAll(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** "javascript (js), typescript (ts) or python (py)". */
+function languageChoices(): string[] {
+  return RUNTIMES.flatMap((row) =>
+    row.languages.map((language) => {
+      const short = Object.keys(row.aliases).filter((a) => row.aliases[a] === language);
+      return short.length > 0 ? `${language} (${short.join(', ')})` : language;
+    }),
+  );
 }

@@ -3,6 +3,7 @@
 
 import type { HealthReport } from '../mcp/http/health.js';
 import type { Sample } from './prometheus-text.js';
+import { RUNTIMES } from '../executor/runtimes.js';
 import { samples, valueOf } from './prometheus-text.js';
 
 const MB = 1024 * 1024;
@@ -49,7 +50,8 @@ export interface StatusSummary {
 const mb = (bytes: number): number => Math.round((bytes / MB) * 10) / 10;
 
 export function statusSummary(url: string, health: HealthReport, metrics: ReadonlyMap<string, Sample[]> | undefined, note: string | undefined): StatusSummary {
-  const kinds: Record<string, string> = { js: 'javascript', python: 'python' };
+  // Health lists processes by their runtime's kind ('js'); metrics and this summary name languages.
+  const kinds: Record<string, string> = Object.fromEntries(RUNTIMES.map((row) => [row.process.kind, row.languages[0] ?? row.process.kind]));
   const names = new Set<string>(Object.keys(health.processes ?? {}).map((k) => kinds[k] ?? k));
   if (metrics) for (const s of samples(metrics, 'code_exec_language_calls_total')) names.add(s.labels['language'] ?? '');
   const languages: LanguageStatus[] = [...names].filter((n) => n !== '').map((language) => {

@@ -17,7 +17,8 @@ export interface QueueState {
   agentsWaiting: number;
   /** limits.maxQueuedCalls. */
   maxQueued: number;
-  language: 'javascript' | 'python';
+  /** The runtime's language, as the message names it ('javascript'). */
+  language: string;
   /** Recent average call duration, ms: the retry hint. */
   avgCallMs: number;
 }

@@ -7,7 +7,8 @@ import type { Finished } from './sandbox-process.js';
 
 /** The cluster-wide share a call needs: one slot of `agent` in the pool of `pool`. */
 export interface GateSlot {
-  pool: 'js' | 'python';
+  /** The runtime's short name (runtimes.ts `process.kind`: js, python). */
+  pool: string;
   agent: string;
   /** Calls of the agent running at once in that pool across the cluster. */
   limit: number;

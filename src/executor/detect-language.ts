@@ -193,7 +193,3 @@ export async function otherLanguageHint(code: string, language: Language, option
   if (verdict === null || (verdict === undefined && signals.python > signals.javascript)) return 'this looks like Python; pass language: "python"';
   return undefined;
 }
-
-/** The Python program that answers PythonSyntaxCheck in the Python pool (the source comes as `src`). */
-export const PYTHON_PARSE_PROGRAM =
-  'import ast\ntry:\n    ast.parse(src)\n    result = None\nexcept SyntaxError as e:\n    result = {"line": e.lineno or 1, "message": e.msg}\n';

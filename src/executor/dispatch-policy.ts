@@ -77,6 +77,7 @@ export const HARDENED_POLICY: DispatchPolicy = {
   },
 };
 
-export function policyFor(kind: 'js' | 'python'): DispatchPolicy {
-  return kind === 'python' ? BOUND_POLICY : HARDENED_POLICY;
+/** The policy a runtime's row names (runtimes.ts `process.dispatch`). */
+export function policyFor(kind: DispatchKind): DispatchPolicy {
+  return kind === 'bound' ? BOUND_POLICY : HARDENED_POLICY;
 }

@@ -34,11 +34,10 @@ import { LOCAL_GATE } from './call-gate.js';
 import { addCount, IncomingTokens } from './incoming-tokens.js';
 import type { CountTokens } from './incoming-tokens.js';
 import type { CallGate, GateSlot } from './call-gate.js';
-import { pythonPoolOptions } from './python-pool.js';
-import type { PythonPoolTuning } from './python-pool.js';
-import { jsTuning } from './pool-types.js';
-import type { JsPoolTuning } from './pool-types.js';
-import { SandboxPool } from './sandbox-pool.js';
+import { orList, RuntimePools } from './runtime-pools.js';
+import { RUNTIMES } from './runtimes.js';
+import type { RuntimeRow, RuntimeTuning } from './runtimes.js';
+import type { SandboxPool } from './sandbox-pool.js';
 import type { AgentLimits, PoolCall } from './sandbox-pool.js';
 import type { LaunchSandbox } from './sandbox-process.js';
 
@@ -47,7 +46,9 @@ export interface ExecutorOptions {
   hostApi: HostApi;
   logger: Logger;
   /** What tests control in the sandbox pools: how long a recycle may take, ms; the process launcher. */
-  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox; jsOnDemand?: boolean } & JsPoolTuning & PythonPoolTuning;
+  pool?: { recycleTimeoutMs?: number; launch?: LaunchSandbox } & RuntimeTuning;
+  /** The runtimes this executor runs, one row each (runtimes.ts); RUNTIMES by default. */
+  runtimes?: readonly RuntimeRow[];
   /** Where over-budget output is spilled; without it output is only cut. */
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
@@ -61,7 +62,6 @@ export interface ExecutorOptions {
   gate?: CallGate;
 }
 
-const LANGUAGES = new Set(['javascript', 'typescript', 'python']);
 const RESERVED = new Set<string>([...SANDBOX_API_NAMES, '__proto__', 'constructor', 'globalThis', 'eval', 'Function', 'Compartment', 'harden', 'lockdown']);
 /** Characters per token when a count is estimated (English text and JSON average about 4). */
 const CHARS_PER_TOKEN = 4;
@@ -77,8 +77,8 @@ export class PooledExecutor implements Executor {
   readonly #log: Logger;
   readonly #workspace: WorkspaceStore | undefined;
   readonly #countTokens: CountTokens | undefined;
-  readonly #js: SandboxPool;
-  readonly #python: SandboxPool | undefined;
+  /** One pool per runtime the rows and the config enable (runtime-pools.ts). */
+  readonly #pools: RuntimePools;
   readonly #gate: CallGate;
   readonly #latency: RecordableHistogram = createHistogram();
   readonly #byOutcome: Record<string, number> = {};
@@ -97,46 +97,27 @@ export class PooledExecutor implements Executor {
     this.#workspace = options.workspace;
     this.#countTokens = options.countTokens;
     this.#gate = options.gate ?? LOCAL_GATE;
-    const { sandbox, limits } = options.config;
     this.#hostRoots = [...new Set([options.config.workspaceDir, options.config.skillsDir, options.config.catalogDir, process.cwd(), homedir()].map((p) => path.resolve(p)))]
       .filter((p) => p.length > 1)
       .sort((a, b) => b.length - a.length);
-    const shares = (slots: number) => (agent: string): AgentLimits => agentLimits(options.config, agent, slots);
-    const common = { maxQueued: limits.maxQueuedCalls, recycleTimeoutMs: options.pool?.recycleTimeoutMs, launch: options.pool?.launch, recycleSupport: { state: 'unknown' as const } };
-    this.#js = new SandboxPool({
-      ...common,
-      process: { kind: 'js', threads: sandbox.threadsPerProcess, maxMemoryMb: limits.maxMemoryMb, memoryPollMs: 20, ...jsTuning(options.pool) },
-      count: sandbox.processes,
-      limits: shares(sandbox.processes * sandbox.threadsPerProcess),
-      log: this.#log.child({ pool: 'js' }),
-      ...(options.pool?.jsOnDemand ? { lazy: true } : {}),
-      ...(options.hostLink ? { hostLink: options.hostLink } : {}),
-    });
     this.#link = options.hostLink || undefined;
-    // Python on demand unless kept warm, from the memory snapshot (python-pool.ts).
-    this.#python =
-      sandbox.pythonProcesses > 0
-        ? new SandboxPool({ ...common, ...pythonPoolOptions(options.config, options.pool), limits: shares(sandbox.pythonProcesses), log: this.#log.child({ pool: 'python' }) })
-        : undefined;
+    const shares = (slots: number) => (agent: string): AgentLimits => agentLimits(options.config, agent, slots);
+    this.#pools = new RuntimePools({ config: options.config, runtimes: options.runtimes ?? RUNTIMES, log: this.#log, shares, tuning: options.pool ?? {}, ...(this.#link ? { hostLink: this.#link } : {}) });
   }
 
-  /** Starts the JavaScript pool (awaited: no cold start) and the Python pool (in the background; on demand: nothing yet). */
-  async start(): Promise<void> {
-    if (this.#python) {
-      this.#python.start().catch((err: unknown) => {
-        if (!this.#closed) this.#log.error({ code: 'PYTHON_POOL_FAILED', err: (err as Error).message }, 'python sandbox failed to start');
-      });
-    }
-    await this.#js.start();
+  /** Starts each pool as its row says (JavaScript awaited: no cold start; Python in the background, on demand: nothing yet). */
+  start(): Promise<void> {
+    return this.#pools.start();
   }
 
   async execute(request: ExecutionRequest, identity: CallIdentity, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     const started = performance.now();
     const invalid = this.#validate(request);
     if (invalid) return this.#finish(started, failure('ValidationError', invalid), identity, NO_TOKENS);
-    const pool = request.language === 'python' ? this.#python : this.#js;
+    const { row, pool } = this.#pools.find(request.language) as { row: RuntimeRow; pool: SandboxPool | undefined };
     if (!pool) {
-      return this.#finish(started, failure('ValidationError', 'python is not enabled on this daemon (sandbox.pythonProcesses is 0); use javascript or typescript'), identity, NO_TOKENS);
+      const others = orList(this.#pools.languages(true));
+      return this.#finish(started, failure('ValidationError', `${request.language} is not enabled on this daemon (${row.disabledBy ?? 'it has no sandbox processes'}); use ${others}`), identity, NO_TOKENS);
     }
     const timeoutMs = Math.round(request.timeoutSeconds * 1000);
     const { limits } = this.#config;
@@ -148,7 +129,7 @@ export class PooledExecutor implements Executor {
       memoryMb: request.memoryMb,
       workspaceName: identity.workspaceNamespace || 'workspace',
       agent: identity.agent,
-      toolNames: request.language === 'python' ? this.#host.toolNames(identity) : undefined,
+      toolNames: row.toolNamesUpFront ? this.#host.toolNames(identity) : undefined,
       fetchAllowed: this.#host.fetchAllowed(identity),
       readGrant: await this.#readGrant(identity),
       streamOutput: options.onOutput !== undefined,
@@ -190,7 +171,7 @@ export class PooledExecutor implements Executor {
           for (const line of lines) options.onOutput?.(line);
         },
       };
-      const slot = this.#gate === LOCAL_GATE ? undefined : this.#clusterSlot(request.language === 'python' ? 'python' : 'js', identity.agent);
+      const slot = this.#gate === LOCAL_GATE ? undefined : this.#clusterSlot(row.process.kind, identity.agent);
       const finished = await (slot ? this.#gate.run(slot, call, () => pool.run(call)) : pool.run(call));
       // Reads the worker served itself were not counted here: estimated from their length.
       if (finished.outcome.readChars) tokensIn.addEstimate(Math.ceil(finished.outcome.readChars / CHARS_PER_TOKEN));
@@ -207,19 +188,19 @@ export class PooledExecutor implements Executor {
     const h = this.#latency;
     const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
     const count = this.#completed + this.#failed;
-    const python = this.#python;
+    const sum = (of: (p: SandboxPool) => number): number => this.#pools.sum(of);
     return {
-      processes: this.#config.sandbox.processes + (python ? this.#config.sandbox.pythonProcesses : 0),
-      threads: this.#js.threads + (python?.threads ?? 0),
-      busy: this.#js.busy + (python?.busy ?? 0),
-      queued: this.#js.queued + (python?.queued ?? 0),
+      processes: this.#pools.all.reduce((n, p) => n + p.count, 0),
+      threads: sum((p) => p.threads),
+      busy: sum((p) => p.busy),
+      queued: sum((p) => p.queued),
       completed: this.#completed,
       failed: this.#failed,
       timeouts: this.#byOutcome.TimeoutError ?? 0,
       memory_kills: this.#byOutcome.MemoryLimitError ?? 0,
       cancelled: this.#byOutcome.CancelledError ?? 0,
-      process_restarts: this.#js.counters.processRestarts + (python?.counters.processRestarts ?? 0),
-      direct_calls: this.#js.counters.directCalls + (python?.counters.directCalls ?? 0),
+      process_restarts: sum((p) => p.counters.processRestarts),
+      direct_calls: sum((p) => p.counters.directCalls),
       latency: {
         count,
         p50_ms: count ? ms(h.percentile(50)) : 0,
@@ -232,33 +213,25 @@ export class PooledExecutor implements Executor {
     };
   }
 
-  /** Live figures per language; 'down' when JavaScript cannot run (no ready process). */
+  /** Live figures per runtime, named by its first language; 'down' when JavaScript cannot run (no ready process). */
   health(): ExecutorHealth {
-    const javascript = this.#js.health();
-    const python = this.#python?.health();
-    // On demand, fewer processes than configured (none, when idle) is by design.
-    const whole = (h: typeof javascript): boolean => (h.onDemand === true || h.ready === h.processes) && h.failedStartsInARow === 0;
-    const status = !javascript.canRun ? 'down' : whole(javascript) && (!python || whole(python)) ? 'ok' : 'degraded';
-    return { status, javascript, ...(python ? { python } : {}) };
+    return this.#pools.health();
   }
 
   /** Per-process detail for health and metrics endpoints. */
   processes(): { kind: string; pid: number | undefined; state: string; busy: number; agent: string | undefined; pristine: boolean }[] {
-    return [
-      ...this.#js.processes().map((p) => ({ kind: 'js', ...p })),
-      ...(this.#python?.processes().map((p) => ({ kind: 'python', ...p })) ?? []),
-    ];
+    return this.#pools.processes();
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.all([this.#js.close(), this.#python?.close()]);
+    await this.#pools.close();
     await this.#link?.close();
   }
 
   /** The agent's slot in a cluster-wide limit, when one is configured for it. */
-  #clusterSlot(pool: 'js' | 'python', agent: string): GateSlot | undefined {
+  #clusterSlot(pool: string, agent: string): GateSlot | undefined {
     const limit = clusterLimit(this.#config, agent);
     return limit === undefined ? undefined : { pool, agent, limit, maxQueued: agentLimits(this.#config, agent, 1).maxQueued };
   }
@@ -267,7 +240,9 @@ export class PooledExecutor implements Executor {
     const { limits } = this.#config;
     if (typeof r.code !== 'string') return 'code must be a string';
     if (Buffer.byteLength(r.code) > limits.maxCodeBytes) return `code is ${Buffer.byteLength(r.code)} bytes; the limit is ${limits.maxCodeBytes}`;
-    if (!LANGUAGES.has(r.language)) return `language must be "javascript", "typescript" or "python", got ${JSON.stringify(r.language)}`;
+    if (!this.#pools.find(r.language).row) {
+      return `language must be ${orList(this.#pools.languages().map((l) => JSON.stringify(l)))}, got ${JSON.stringify(r.language)}`;
+    }
     if (typeof r.timeoutSeconds !== 'number' || !(r.timeoutSeconds > 0) || r.timeoutSeconds > limits.maxTimeoutSeconds) {
       return `timeout_seconds must be a number greater than 0 and at most ${limits.maxTimeoutSeconds}`;
     }

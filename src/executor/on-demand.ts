@@ -1,4 +1,4 @@
-// Sandbox processes on demand (Python by default): none at start; a call no process can serve
+// Sandbox processes on demand (Python by default: its row in runtimes.ts): none at start; a call no process can serve
 // starts one, up to the pool's count; a process idle long enough is told to exit and is not
 // replaced until a call needs it. Waiting for a start is not the call's time (sandbox-pool.ts run()).
 // Also the pool's health figures and the shutdown of its processes.
@@ -11,9 +11,8 @@ import type { SandboxProcess } from './sandbox-process.js';
 export const START_WAIT_MS = 120_000;
 
 /** What a call that no sandbox could be started for in time is told. */
-export function noSandboxMessage(kind: 'js' | 'python', waitMs: number): string {
-  const language = kind === 'python' ? 'Python' : 'JavaScript';
-  return `no ${language} sandbox became ready within ${Math.round(waitMs / 1000)} s, so the code did not run: the interpreter is starting slowly (an overloaded machine) or keeps failing to start (see the daemon's log); retry in a moment`;
+export function noSandboxMessage(label: string, waitMs: number): string {
+  return `no ${label} sandbox became ready within ${Math.round(waitMs / 1000)} s, so the code did not run: the interpreter is starting slowly (an overloaded machine) or keeps failing to start (see the daemon's log); retry in a moment`;
 }
 
 /** The pool's side of on-demand start and idle exit. */

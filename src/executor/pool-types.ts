@@ -30,6 +30,9 @@ export interface AgentLimits {
 
 export interface SandboxPoolOptions {
   process: SandboxProcessOptions;
+  /** The runtime's language and its name for people (its row in runtimes.ts), for messages. */
+  language: string;
+  label: string;
   count: number;
   /** Calls waiting in all; past it only agents holding at least an equal share are refused. */
   maxQueued: number;
@@ -44,7 +47,7 @@ export interface SandboxPoolOptions {
   /** Worker threads' direct line for awaited host calls; without it they go through IPC. */
   hostLink?: HostLinkServer;
   /**
-   * On demand (Python by default): no process at start; a call that no process can serve starts
+   * On demand (Python's row by default): no process at start; a call that no process can serve starts
    * one (up to `count`), and processes idle `idleExitMs` exit (0 or absent: they stay).
    */
   lazy?: boolean;

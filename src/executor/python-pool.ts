@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { Config } from '../config/config-types.js';
 import { packageRoot } from '../config/defaults.js';
-import type { SandboxPoolOptions } from './sandbox-pool.js';
+import type { RuntimePoolPlan } from './runtimes.js';
 
 /** Default sandbox.pythonIdleSeconds: an idle Python process exits after this long. */
 export const DEFAULT_PYTHON_IDLE_SECONDS = 300;
@@ -21,13 +21,12 @@ export interface PythonPoolTuning {
   startWaitMs?: number;
 }
 
-/** The Python pool's own options (the executor adds what every pool shares). */
-export function pythonPoolOptions(config: Config, tuning: PythonPoolTuning = {}): Pick<SandboxPoolOptions, 'process' | 'count' | 'lazy' | 'idleExitMs' | 'startWaitMs'> {
+/** The Python pool's own plan (its row in runtimes.ts; the executor adds what every pool shares). */
+export function pythonPoolOptions(config: Config, tuning: PythonPoolTuning = {}): RuntimePoolPlan {
   const { sandbox, limits } = config;
   const warm = sandbox.pythonWarm === true;
   return {
     process: {
-      kind: 'python',
       threads: 1,
       maxMemoryMb: limits.maxMemoryMb,
       memoryPollMs: 20,
@@ -35,6 +34,7 @@ export function pythonPoolOptions(config: Config, tuning: PythonPoolTuning = {})
       standby: tuning.pythonStandby ?? (warm ? 'always' : 'on-swap'),
     },
     count: sandbox.pythonProcesses,
+    slots: sandbox.pythonProcesses,
     lazy: !warm,
     idleExitMs: (sandbox.pythonIdleSeconds ?? DEFAULT_PYTHON_IDLE_SECONDS) * 1000,
     ...(tuning.startWaitMs ? { startWaitMs: tuning.startWaitMs } : {}),

@@ -75,7 +75,7 @@ export class SandboxPool {
 
   constructor(options: SandboxPoolOptions) {
     this.#o = options;
-    this.#policy = policyFor(options.process.kind);
+    this.#policy = policyFor(options.process.dispatch);
     this.#log = options.log;
     this.#recycleSupport = options.recycleSupport ?? { state: 'unknown' };
   }
@@ -149,7 +149,7 @@ export class SandboxPool {
       if (!entry.taken && !this.#canServe(agent)) entry.startWaitFrom ??= performance.now();
       const startWaitMs = this.#o.startWaitMs ?? START_WAIT_MS;
       if (!entry.taken) timer = setTimeout(
-        () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', noSandboxMessage(this.#o.process.kind, startWaitMs)) : failed('TimeoutError', 'execution timed out while waiting for a free sandbox (the daemon is busy)')),
+        () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', noSandboxMessage(this.#o.label, startWaitMs)) : failed('TimeoutError', 'execution timed out while waiting for a free sandbox (the daemon is busy)')),
         entry.startWaitFrom !== undefined ? startWaitMs : Math.max(0, call.deadline - performance.now()),
       );
       // Still waiting: the agent may wait only within its share.
@@ -163,7 +163,7 @@ export class SandboxPool {
           totalWaiting: this.#queue.size,
           agentsWaiting: this.#queue.agents().length + (waiting === 0 ? 1 : 0),
           maxQueued: this.#o.maxQueued,
-          language: this.#o.process.kind === 'python' ? 'python' : 'javascript',
+          language: this.#o.language,
           avgCallMs: this.#avgCallMs,
         });
         if (refused) {
@@ -340,7 +340,7 @@ export class SandboxPool {
       () => {
         this.#failedStarts = 0;
         this.#onDemand.used(proc);
-        if (this.#o.process.kind === 'js' && this.#recycleSupport.state === 'unknown') {
+        if (this.#o.process.dispatch === 'hardened' && this.#recycleSupport.state === 'unknown') {
           void proc.probeRecycle(RECYCLE_PROBE_MS).then((ok) => {
             if (this.#recycleSupport.state === 'unknown' && proc.state !== 'dead') this.#recycleSupport.state = ok ? 'yes' : 'no';
           });

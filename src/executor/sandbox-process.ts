@@ -19,10 +19,6 @@ import type { Finished, LaunchSandbox, SandboxChild } from './sandbox-launch.js'
 export { launchWithFork, workerScript } from './sandbox-launch.js';
 export type { Finished, LaunchSandbox, SandboxChild } from './sandbox-launch.js';
 
-/** How long a sandbox process may take to warm its threads before it counts as failed, ms. */
-export const STARTUP_TIMEOUT_MS = 30_000;
-/** Pyodide workers load in about 5 s idle and 10-20 s on a loaded 2-core machine, ms. */
-export const PYTHON_STARTUP_TIMEOUT_MS = 120_000;
 /** After SIGKILL, how long to wait for 'exit' before the process is counted dead anyway, ms. */
 export const KILL_CONFIRM_MS = 5_000;
 
@@ -46,7 +42,8 @@ export class SandboxProcess {
   readonly #log: Logger;
   readonly ready: Promise<void>;
   readonly threads: number;
-  readonly kind: 'js' | 'python';
+  /** The runtime's short name (its row's `process.kind`). */
+  readonly kind: string;
   #state: 'starting' | 'ready' | 'dead' = 'starting';
   /** Threads being replaced after a terminated task: not free until the process says so. */
   #warming = 0;
@@ -65,9 +62,9 @@ export class SandboxProcess {
 
   constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, launch: LaunchSandbox = launchWithFork, link?: HostLinkServer) {
     this.threads = options.threads;
-    // JavaScript with a host link takes the direct path: calls go to the threads over their links.
-    if (options.kind === 'js' && link && options.direct !== false) {
-      options = { ...options, direct: true };
+    // A runtime whose row says so takes the direct path when there is a host link: calls go to the threads over their links.
+    options = { ...options, direct: options.direct === true && link !== undefined };
+    if (options.direct) {
       this.#links = new ThreadLinks({
         done: (id, outcome) => this.#settle(id, { outcome, workerReplaced: false }),
         output: (id, lines) => this.#inflight.has(id) && events.onOutput(id, lines),
@@ -108,7 +105,7 @@ export class SandboxProcess {
     this.#events = events;
     this.#log = log;
     this.#child = launchSandbox(launch, options, place?.info);
-    const startupTimeoutMs = options.kind === 'python' ? PYTHON_STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS;
+    const { startupTimeoutMs } = options;
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error(`sandbox process did not start within ${startupTimeoutMs} ms`));

@@ -1,6 +1,7 @@
 // Skills import each other through import_skill at run time; this walk finds what would go wrong
 // before any code runs: a cycle, a missing or broken dependency, or a JS skill importing Python.
 
+import { importRefusal } from '../executor/runtimes.js';
 import { isSkillError, SkillError } from './skill-error.js';
 import type { CompiledSkill, SkillLanguage } from './skill-types.js';
 
@@ -33,12 +34,9 @@ export async function walkImportGraph(name: string, compile: (name: string) => P
       const details = { chain, ...(error.suggestions && { suggestions: error.suggestions }) };
       throw new SkillError(error.code, `Skill "${parent}" imports "${current}" (${chain.join(' -> ')}): ${error.message}`, details, { cause: error });
     }
-    if (parent !== undefined && importer !== 'python' && compiled.language === 'python') {
-      throw new SkillError(
-        'IMPORT_LANGUAGE',
-        `Skill "${parent}" imports Python skill "${current}" (${chain.join(' -> ')}); JavaScript and TypeScript skills can import only JavaScript or TypeScript skills.`,
-        { chain },
-      );
+    const refused = parent === undefined || importer === null ? undefined : importRefusal(importer, compiled.language);
+    if (refused) {
+      throw new SkillError('IMPORT_LANGUAGE', `Skill "${parent}" imports ${refused.what} skill "${current}" (${chain.join(' -> ')}); ${refused.rule}.`, { chain });
     }
     for (const dependency of compiled.imports) await visit(dependency, chain, compiled.language);
     done.add(current);

@@ -2,6 +2,7 @@
 // are pinned (skill-pins.ts): each must name a skill the saving agent can use now, so a missing
 // dependency can never be taken later by whoever publishes its name.
 
+import { importRefusal } from '../executor/runtimes.js';
 import { callerSees } from './skill-access.js';
 import type { SkillCaller } from './skill-access.js';
 import { SkillError } from './skill-error.js';
@@ -48,9 +49,8 @@ export async function pinImports(skill: ImportingSkill, caller: SkillCaller | un
       throw new SkillError('SKILL_INVALID', `Skill "${name}" was not saved: it imports "${dependency}", which is broken on disk (${entry.reason}). Fix or save "${dependency}" first.`);
     }
     const { metadata } = entry.record;
-    if (skill.language !== 'python' && metadata.language === 'python') {
-      throw new SkillError('IMPORT_LANGUAGE', `Skill "${name}" was not saved: it imports Python skill "${dependency}"; JavaScript and TypeScript skills can import only JavaScript or TypeScript skills.`);
-    }
+    const refused = importRefusal(skill.language, metadata.language);
+    if (refused) throw new SkillError('IMPORT_LANGUAGE', `Skill "${name}" was not saved: it imports ${refused.what} skill "${dependency}"; ${refused.rule}.`);
     if (skill.visibility === 'shared' && metadata.visibility === 'private') {
       throw new SkillError(
         'NOT_OWNER',

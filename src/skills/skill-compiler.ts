@@ -4,6 +4,7 @@
 // hot skill is never reparsed and a changed one (new hash) can never be served from a stale entry.
 // The caches are bounded by bytes as well as entries: a skill may be as large as limits.maxCodeBytes.
 
+import { skillFormat } from '../executor/runtimes.js';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { transformModule } from './module-transform.js';
@@ -11,6 +12,9 @@ import { CODE_FILES } from './skill-disk.js';
 import { describeJsExports, describePythonExports } from './skill-docs.js';
 import type { ExportDoc } from './skill-docs.js';
 import { checkPython, parseSkillModule, pythonExports } from './skill-parse.js';
+
+/** The languages whose skills are ES modules (the JavaScript row's: runtimes.ts). */
+type EsModuleLanguage = 'javascript' | 'typescript';
 import type { CompiledSkill, PythonValidator, SkillLanguage } from './skill-types.js';
 
 export interface SkillAnalysis {
@@ -58,12 +62,12 @@ export class SkillCompiler {
     const cached = this.#analyses.get(key);
     if (cached) return cached;
     let analysis: SkillAnalysis;
-    if (source.language === 'python') {
+    if (skillFormat(source.language) === 'python-source') {
       if (!source.syntaxChecked) await checkPython(source.code, this.#validatePython, label, source.agent);
       const exports = pythonExports(source.code);
       analysis = { exports, imports: [], docs: describePythonExports(source.code, exports) };
     } else {
-      const parsed = await parseSkillModule(source.code, source.language, label);
+      const parsed = await parseSkillModule(source.code, source.language as EsModuleLanguage, label);
       const transformed = transformModule(parsed, label);
       analysis = {
         exports: transformed.exports,
@@ -90,10 +94,10 @@ export class SkillCompiler {
     this.#misses++;
     let compiled: CompiledModule;
     const label = `${source.name}/${CODE_FILES[source.language]}`;
-    if (source.language === 'python') {
-      compiled = { language: 'python', hash: source.hash, body: source.code, exports: pythonExports(source.code), imports: [] };
+    if (skillFormat(source.language) === 'python-source') {
+      compiled = { language: source.language, hash: source.hash, body: source.code, exports: pythonExports(source.code), imports: [] };
     } else {
-      const transformed = transformModule(await parseSkillModule(source.code, source.language, label), label, (skill) => references[skill] ?? skill);
+      const transformed = transformModule(await parseSkillModule(source.code, source.language as EsModuleLanguage, label), label, (skill) => references[skill] ?? skill);
       compiled = { language: source.language, hash: source.hash, body: transformed.body, exports: transformed.exports, imports: transformed.imports };
     }
     this.#compiled.set(key, compiled);

@@ -13,6 +13,7 @@
 // (POSIX has no portable atomic exchange of two directories, and a symlink pointer would change
 // the folder layout users edit by hand; this keeps the layout plain.)
 
+import { skillCodeFiles } from '../executor/runtimes.js';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -23,11 +24,8 @@ import { SKILL_MD } from './front-matter.js';
 import { SkillError } from './skill-error.js';
 import type { SkillLanguage } from './skill-types.js';
 
-export const CODE_FILES: Readonly<Record<SkillLanguage, string>> = {
-  javascript: 'index.js',
-  typescript: 'index.ts',
-  python: 'index.py',
-};
+/** Each language's code file, from the runtimes' rows (src/executor/runtimes.ts). */
+export const CODE_FILES = Object.freeze(skillCodeFiles()) as Readonly<Record<SkillLanguage, string>>;
 
 const LANGUAGE_OF_FILE = new Map<string, SkillLanguage>(
   Object.entries(CODE_FILES).map(([language, file]) => [file, language as SkillLanguage]),

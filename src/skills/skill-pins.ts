@@ -5,6 +5,7 @@
 // and another agent's dependency cannot change under it. Imports written by hand (no pin) resolve
 // only among the importing skill's author's own skills, or the library's for a library skill.
 
+import { skillFormat } from '../executor/runtimes.js';
 import { SkillError } from './skill-error.js';
 import { skillNameProblem } from './skill-names.js';
 import type { SkillPin } from './front-matter.js';
@@ -45,10 +46,10 @@ export function referenceFor(dependency: string, pins: readonly SkillPin[], impo
   return { name: dependency, owner: pin.author, ...(others && { hash: pin.hash }) };
 }
 
-/** What each import of `record` compiles to (JavaScript and TypeScript; Python skills import at run time). */
+/** What each import of `record` compiles to (ES-module skills; Python's load skills when they run: runtimes.ts). */
 export function referencesOf(record: SkillRecord, current: (name: string) => IndexEntry | undefined): Record<string, string> {
   const references: Record<string, string> = {};
-  if (record.language === 'python') return references;
+  if (skillFormat(record.language) !== 'es-module') return references;
   for (const dependency of record.imports) references[dependency] = formatReference(referenceIn(record, dependency, current(dependency)));
   return references;
 }

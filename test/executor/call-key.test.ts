@@ -7,6 +7,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HostLinkServer } from '../../src/executor/host-link-server.js';
+import { JAVASCRIPT_RUNTIME, runtimeProcess } from '../../src/executor/runtimes.js';
 import { SandboxPool } from '../../src/executor/sandbox-pool.js';
 import type { LaunchSandbox } from '../../src/executor/sandbox-process.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -25,7 +26,9 @@ it('serves only host calls that carry the key of the call they name, over IPC an
   const launch: LaunchSandbox = (_script, args, options) => fork(FORGER, [...args], options);
   const pool = new SandboxPool({
     // The relay path (the stand-in speaks IPC only); the direct path's frame rules: thread-links.test.ts.
-    process: { kind: 'js', threads: 1, maxMemoryMb: 64, memoryPollMs: 20, direct: false },
+    process: { ...runtimeProcess(JAVASCRIPT_RUNTIME), threads: 1, maxMemoryMb: 64, memoryPollMs: 20, direct: false },
+    language: 'javascript',
+    label: 'JavaScript',
     count: 1,
     maxQueued: 10,
     limits: () => ({ maxInFlight: 1, maxQueued: 10 }),

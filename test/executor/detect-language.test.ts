@@ -4,7 +4,8 @@
 // gets when the code parses in another language.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectLanguage, MAX_PARSE_DETECT_CHARS, parsesAs, otherLanguageHint, PYTHON_PARSE_PROGRAM } from '../../src/executor/detect-language.js';
+import { detectLanguage, MAX_PARSE_DETECT_CHARS, parsesAs, otherLanguageHint } from '../../src/executor/detect-language.js';
+import { PYTHON_RUNTIME } from '../../src/executor/runtimes.js';
 import { readings } from '../../src/executor/detect-reading.js';
 import type { DetectOptions } from '../../src/executor/detect-language.js';
 import type { Language } from '../../src/executor/executor-types.js';
@@ -19,7 +20,7 @@ beforeAll(async () => {
     python: true,
     defaultLanguage: 'javascript',
     checkPython: async (code) => {
-      const r = await h.run(PYTHON_PARSE_PROGRAM, { contextVars: { src: code } });
+      const r = await h.run(PYTHON_RUNTIME.parseCheck ?? '', { contextVars: { src: code } });
       return r.success ? ((r.result as { line: number; message: string } | null) ?? null) : undefined;
     },
   };

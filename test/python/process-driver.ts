@@ -6,6 +6,7 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { pythonSnapshotDir } from '../../src/executor/python-pool.js';
+import { PYTHON_RUNTIME, runtimeProcess } from '../../src/executor/runtimes.js';
 import { workerScript } from '../../src/executor/sandbox-process.js';
 import { unbatch } from '../../workers/ipc-batch.js';
 import type { Batch } from '../../workers/ipc-batch.js';
@@ -37,7 +38,7 @@ export class PythonProcess {
 
   constructor() {
     // Interpreters from the memory snapshot, as the daemon starts them, with a standby kept warm.
-    const options: SandboxProcessOptions = { kind: 'python', threads: 1, maxMemoryMb: 2048, memoryPollMs: 100, pythonSnapshotDir: pythonSnapshotDir({}), standby: 'always' };
+    const options: SandboxProcessOptions = { ...runtimeProcess(PYTHON_RUNTIME), threads: 1, maxMemoryMb: 2048, memoryPollMs: 100, pythonSnapshotDir: pythonSnapshotDir({}), standby: 'always' };
     this.#child = fork(workerScript('pool-host'), [JSON.stringify(options)], {
       execArgv: ['--enable-experimental-regexp-engine-on-excessive-backtracks'],
       serialization: 'advanced',

@@ -6,7 +6,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { serverSettings } from '../../config/defaults.js';
 import { DAEMON_AGENT_NAME } from '../../config/identities.js';
-import { detectLanguage, otherLanguageHint, PYTHON_PARSE_PROGRAM } from '../../executor/detect-language.js';
+import { detectLanguage, otherLanguageHint } from '../../executor/detect-language.js';
+import { parseCheckRequest, PYTHON_RUNTIME } from '../../executor/runtimes.js';
 import type { DetectOptions } from '../../executor/detect-language.js';
 import type { CallIdentity, ExecutionResult, Executor, Language } from '../../executor/executor-types.js';
 import { defineTool } from '../define-tool.js';
@@ -179,7 +180,7 @@ export function detectOptions(defaultLanguage: Language, python: boolean, execut
     python,
     defaultLanguage,
     checkPython: async (code) => {
-      const r = await executor.execute({ code: PYTHON_PARSE_PROGRAM, language: 'python', contextVars: { src: code }, timeoutSeconds: 30, memoryMb: 256 }, CHECKER_IDENTITY);
+      const r = await executor.execute(parseCheckRequest(PYTHON_RUNTIME, code, 30), CHECKER_IDENTITY);
       return r.success ? ((r.result as { line: number; message: string } | null) ?? null) : undefined;
     },
   };
