@@ -3,6 +3,8 @@
 
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { formatStatus, statusSummary } from '../../src/cli/status-format.js';
+import type { HealthReport } from '../../src/mcp/http/health.js';
 import { OPTIONAL_PACKAGES, isInstalled, isMissingPackage, missingPackageMessage, optionalFeatures } from '../../src/util/optional-package.js';
 
 async function importError(specifier: string): Promise<unknown> {
@@ -67,5 +69,25 @@ describe('optional packages', () => {
       encoder: 'on',
     });
     expect(features.tokenizer).toContain('install it with: npm install gpt-tokenizer');
+  });
+
+  it('status prints each optional feature, on or off with the install command', () => {
+    const health: HealthReport = {
+      status: 'ok',
+      version: '0.1.0',
+      uptime_s: 5,
+      sessions: 0,
+      connections: 0,
+      pool: { processes: 1, threads: 1, busy: 0, queued: 0, process_restarts: 0, completed: 0, failed: 0 },
+      upstream: { up: 0, failed: 0, connecting: 0, servers: {} },
+      optional: optionalFeatures((pkg) => pkg.name === 'redis'),
+      problems: [],
+    };
+    const text = formatStatus(statusSummary('http://127.0.0.1:7337', health, undefined, undefined));
+    expect(text).toContain('optional features:\n');
+    expect(text).toContain(`  tokenizer        off: ${missingPackageMessage(OPTIONAL_PACKAGES.tokenizer)}\n`);
+    expect(text).toContain('  redis            on\n');
+    // an install that leaves them out is not a problem
+    expect(statusSummary('http://127.0.0.1:7337', health, undefined, undefined).status).toBe('ok');
   });
 });
