@@ -30,11 +30,11 @@ let transformSync: Transform | undefined;
 const requireHere = createRequire(import.meta.url);
 
 /**
- * What a trap inside the WebAssembly (its stack exhausted by deep nesting: about 200 levels of
+ * What a trap inside the WebAssembly (its stack exhausted by deep nesting: about 150 levels of
  * brackets or blocks) leaves behind: an instance whose memory is corrupt, failing every later call.
  */
 export const NESTED_TOO_DEEPLY =
-  'the code is nested too deeply for the TypeScript type stripper (about 200 levels of brackets or blocks); flatten it, or pass language "javascript" if it has no types';
+  'the code is nested too deeply for the TypeScript type stripper (about 150 levels of brackets, blocks or nested functions); flatten it, or pass language "javascript" if it has no types';
 
 /** Loaded on the first TypeScript call; undefined when the package is not installed. */
 function load(): Transform | undefined {
