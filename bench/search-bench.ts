@@ -72,6 +72,14 @@ export const searchBench: BenchSection = {
     const second = loadSecondQueries();
     const bm25Second = evaluate(second, bm25Ranker(servers)).scores;
     rows.push(...scoreRows('lexical, second set', evaluate(second, lexicalRanker(servers)).scores, bm25Second));
+    // The default install: neither the encoder nor WordNet (optional peer dependencies).
+    setQueryExpansion(false);
+    try {
+      rows.push(...scoreRows('default install (lexical, no WordNet)', evaluate(queries, lexicalRanker(servers)).scores, bm25));
+      rows.push(...scoreRows('default install (lexical, no WordNet), second set', evaluate(second, lexicalRanker(servers)).scores, bm25Second));
+    } finally {
+      setQueryExpansion(true);
+    }
     const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'cem-search-vectors-'));
     const { catalog, close } = realCatalog(servers, cacheDir);
     try {

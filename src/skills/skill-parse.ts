@@ -1,11 +1,10 @@
 // Parsing skill code: acorn for JavaScript (as a module, latest syntax, top-level await), TypeScript
-// through ts-blank-space first (types become spaces, so acorn's line:column point into the TS as
+// through amaro first (types become spaces, so acorn's line:column point into the TS as
 // written), and Python through an injected validator. Errors carry the parser's own message.
 
 import { parse } from 'acorn';
 import type { Comment, Program } from 'acorn';
-import type { blankSourceFile } from 'ts-blank-space';
-import type TypeScript from 'typescript';
+import { TYPESCRIPT_MISSING, stripTypeScript } from '../../workers/strip-types.js';
 import { SkillError } from './skill-error.js';
 import type { PythonValidator, SkillLanguage } from './skill-types.js';
 
@@ -29,7 +28,7 @@ export function detectLanguage(code: string): SkillLanguage {
 
 /** Parse JavaScript or TypeScript as a module; throws SkillError SYNTAX_ERROR with 1-based line:column. */
 export async function parseSkillModule(code: string, language: 'javascript' | 'typescript', label: string): Promise<ParsedModule> {
-  const js = language === 'typescript' ? await stripTypes(code, label) : code;
+  const js = language === 'typescript' ? stripTypes(code, label) : code;
   const comments: Comment[] = [];
   try {
     const program = parse(js, {
@@ -61,63 +60,28 @@ export function syntaxError(label: string, message: string, line: number, column
   return new SkillError('SYNTAX_ERROR', `${label}: ${message} (${where})`, column === undefined ? { line } : { line, column });
 }
 
-// TypeScript is loaded on first use: it is large, and many deployments never see a TS skill.
-type TsModule = typeof TypeScript;
-type BlankSourceFile = typeof blankSourceFile;
-interface TypescriptTools {
-  ts: TsModule;
-  blankSourceFile: BlankSourceFile;
-}
-let typescriptTools: Promise<TypescriptTools> | undefined;
-
-/** Optional dependencies: without them TypeScript skills are refused, JavaScript and Python ones still work. */
-function typescriptMissing(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return error;
-  return new SkillError('INVALID_ARGUMENT', 'TypeScript skills need the optional packages "typescript" and "ts-blank-space", which are not installed on this daemon (npm install typescript ts-blank-space); write the skill in JavaScript or Python');
-}
-
-function loadTypescript(): Promise<TypescriptTools> {
-  typescriptTools ??= (async (): Promise<TypescriptTools> => {
-    const [tsModule, blank] = await Promise.all([import('typescript'), import('ts-blank-space')]).catch((error: unknown) => {
-      typescriptTools = undefined;
-      throw typescriptMissing(error);
-    });
-    const ts: TsModule = tsModule.default;
-    return { ts, blankSourceFile: blank.blankSourceFile };
-  })();
-  return typescriptTools;
-}
-
-/** TypeScript → JavaScript with every type replaced by spaces, so positions are unchanged. */
-export async function stripTypes(code: string, label: string): Promise<string> {
-  const { ts, blankSourceFile: blank } = await loadTypescript();
-  const source = ts.createSourceFile('index.ts', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const position = (pos: number): { line: number; column: number } => {
-    const lc = source.getLineAndCharacterOfPosition(pos);
-    return { line: lc.line + 1, column: lc.character + 1 };
-  };
-  // The parser's own diagnostics say it best; they are on the source file, outside the typings.
-  const diagnostics = (source as unknown as { parseDiagnostics?: readonly TypeScript.Diagnostic[] }).parseDiagnostics;
-  const first = diagnostics?.[0];
-  if (first) {
-    const { line, column } = position(first.start ?? 0);
-    throw syntaxError(label, ts.flattenDiagnosticMessageText(first.messageText, ' '), line, column);
+/**
+ * TypeScript → JavaScript with every type replaced by spaces (amaro's strip-only mode), so
+ * positions are unchanged. What has no type-only erasure (enum, namespace, parameter properties)
+ * is refused with its line: a skill's lines must stay where they were written.
+ */
+export function stripTypes(code: string, label: string): string {
+  let stripped;
+  try {
+    stripped = stripTypeScript(code, 'strip-only');
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'TYPESCRIPT_MISSING') throw error;
+    throw new SkillError('INVALID_ARGUMENT', `${TYPESCRIPT_MISSING}; or write the skill in JavaScript or Python`);
   }
-  let unsupported: SkillError | undefined;
-  const js = blank(source, (node) => {
-    if (unsupported) return;
-    const { line, column } = position(node.getStart(source));
-    const kind = ts.SyntaxKind[node.kind] ?? 'syntax';
-    unsupported = syntaxError(
-      label,
-      `TypeScript ${kind} has no type-only erasure and is not supported in skills (use a plain object instead of an enum or namespace, and assign constructor fields explicitly)`,
-      line,
-      column,
-    );
-  });
-  if (unsupported) throw unsupported;
-  return js;
+  if (stripped.ok) return stripped.code;
+  const { message, line, column, unsupported } = stripped.diagnostic;
+  if (!unsupported) throw syntaxError(label, message, line, column);
+  throw syntaxError(
+    label,
+    `${message}: it has no type-only erasure and is not supported in skills (use a plain object instead of an enum or namespace, assign constructor fields explicitly, write \`x as T\` for \`<T>x\`)`,
+    line,
+    column,
+  );
 }
 
 /** Top-level `def` names of Python code, in order. */

@@ -1,6 +1,6 @@
 // A lean coordinator: loading the serve and stdio commands (and with them the daemon, the MCP
 // server, the catalog, skills and executor) loads none of the packages that are only needed on
-// first use: the tokenizer's tables, the Redis client, TypeScript, the MCP SDK's client side, the
+// first use: the tokenizer's tables, the Redis client, the TypeScript stripper, the MCP SDK's client side, the
 // sentence encoder and WordNet. A static import of any of them would put it back on every start.
 
 import { spawnSync } from 'node:child_process';
@@ -20,7 +20,7 @@ const ON_FIRST_USE = [
   /\/node_modules\/gpt-tokenizer\//,
   /\/node_modules\/(@redis|redis)\//,
   /\/node_modules\/typescript\//,
-  /\/node_modules\/ts-blank-space\//,
+  /\/node_modules\/amaro\//,
   /\/node_modules\/@modelcontextprotocol\/sdk\/dist\/esm\/client\//,
   /\/node_modules\/@energetic-ai\//,
   /\/node_modules\/@tensorflow\//,

@@ -5,6 +5,7 @@
 
 import type { ExecutorStats } from '../../executor/executor-types.js';
 import type { McpServices, SharedStoreHealth } from '../mcp-types.js';
+import { optionalFeatures } from '../../util/optional-package.js';
 
 export type HealthStatus = 'ok' | 'degraded' | 'draining';
 
@@ -29,9 +30,14 @@ export interface HealthReport {
   upstream: { up: number; failed: number; connecting: number; servers: Record<string, string> };
   /** The shared store of a cluster (Redis); absent when the daemon keeps its state in memory. */
   store?: SharedStoreHealth;
+  /** Each optional feature (tokenizer, redis, wordnet, encoder): 'on', or 'off: ' why and the install command. */
+  optional: Record<string, string>;
   /** What makes the status 'degraded', one sentence each. */
   problems: string[];
 }
+
+/** What is installed does not change under a running daemon (a package added later needs a restart). */
+let features: Record<string, string> | undefined;
 
 interface ProcessListing {
   processes?: () => { kind: string; state: string }[];
@@ -86,6 +92,7 @@ export function healthReport(services: McpServices, figures: { sessions: number;
     ...(processes ? { processes } : {}),
     upstream,
     ...(store ? { store } : {}),
+    optional: (features ??= optionalFeatures()),
     problems,
   };
   return { status: figures.draining || !jsReady ? 503 : 200, body };
