@@ -14,7 +14,7 @@ import { sharedEmbedder } from '../src/catalog/embedding-client.js';
 import { embeddingsSettled, embeddingText } from '../src/catalog/embedding-index.js';
 import { SHIPPED_VECTORS_FILE, vectorKey, writeVectorFile } from '../src/catalog/vector-store.js';
 import { silentLogger } from '../src/util/logger.js';
-import { EMBEDDING_DIMENSIONS, EMBEDDING_MODEL } from '../workers/embedding-protocol.js';
+import { EMBEDDING_DIMENSIONS, EMBEDDING_MODEL } from '../src/catalog/embedding-protocol.js';
 
 const GROUP = 'catalog';
 const GENERATED_TOOLS = 10_000;

@@ -15,7 +15,7 @@ import { Embedder } from '../src/catalog/embedding-client.js';
 import { embeddingText } from '../src/catalog/embedding-index.js';
 import { readVectorFile, SHIPPED_VECTORS_FILE, vectorKey, writeVectorFile } from '../src/catalog/vector-store.js';
 import { silentLogger } from '../src/util/logger.js';
-import { EMBEDDING_DIMENSIONS, EMBEDDING_MODEL } from '../workers/embedding-protocol.js';
+import { EMBEDDING_DIMENSIONS, EMBEDDING_MODEL } from '../src/catalog/embedding-protocol.js';
 
 const BATCH = 16;
 

@@ -1,4 +1,4 @@
-// The coordinator's side of the embedding worker (workers/embedding-worker.ts): one worker per
+// The coordinator's side of the embedding worker (embedding-worker.ts): one worker per
 // process, started on first use. Tool texts are embedded asynchronously, one small batch at a
 // time; a query is embedded synchronously (search is synchronous), the coordinator blocking on a
 // shared slot for at most QUERY_TIMEOUT_MS, so a busy or broken worker costs a bounded wait and
@@ -7,8 +7,8 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
-import { EMBEDDING_DIMENSIONS, SLOT_BYTES, SLOT_EMPTY, SLOT_FILLED } from '../../workers/embedding-protocol.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../../workers/embedding-protocol.js';
+import { EMBEDDING_DIMENSIONS, SLOT_BYTES, SLOT_EMPTY, SLOT_FILLED } from './embedding-protocol.js';
+import type { EmbeddingRequest, EmbeddingResponse } from './embedding-protocol.js';
 
 /**
  * Longest the coordinator blocks for a query's vector before it ranks lexically: 0, it never
@@ -33,7 +33,7 @@ function disabledByEnvironment(): boolean {
 function workerUrl(): URL | undefined {
   // From source (vitest) the worker is taken from the build, as the sandbox workers are.
   const fromSource = import.meta.url.endsWith('.ts');
-  const url = fromSource ? new URL('../../dist/workers/embedding-worker.js', import.meta.url) : new URL('../../workers/embedding-worker.js', import.meta.url);
+  const url = fromSource ? new URL('../../dist/src/catalog/embedding-worker.js', import.meta.url) : new URL('./embedding-worker.js', import.meta.url);
   return existsSync(url) ? url : undefined;
 }
 

@@ -14,7 +14,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Embedder } from './embedding-client.js';
 import type { VectorStore } from './vector-store.js';
-import { EMBEDDING_DIMENSIONS } from '../../workers/embedding-protocol.js';
+import { EMBEDDING_DIMENSIONS } from './embedding-protocol.js';
 
 /** Weight of the semantic score (0..1) against the lexical one (0..1, coverage-weighted). */
 export const SEMANTIC_WEIGHT = 1;

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { EMBEDDING_DIMENSIONS, EMBEDDING_MODEL } from '../../workers/embedding-protocol.js';
+import { EMBEDDING_DIMENSIONS, EMBEDDING_MODEL } from './embedding-protocol.js';
 
 /** The shipped vectors' file name inside a catalog folder (a dot file: the loader skips it). */
 export const SHIPPED_VECTORS_FILE = '.vectors.bin';

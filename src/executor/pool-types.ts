@@ -1,7 +1,7 @@
 // The types of a sandbox pool (sandbox-pool.ts): a call as the pool sees it, an agent's share,
 // and the pool's options.
 
-import type { HostReply, RunRequest, SandboxProcessOptions } from '../../workers/protocol.js';
+import type { HostReply, RunRequest, RuntimeProcess, SandboxProcessOptions } from '../../workers/protocol.js';
 import type { Logger } from '../util/logger.js';
 import type { RecycleSupport } from './executor-types.js';
 import type { HostLinkServer } from './host-link-server.js';
@@ -73,4 +73,20 @@ export function jsTuning(pool: JsPoolTuning | undefined): Partial<SandboxProcess
     ...(pool?.direct === false ? { direct: false } : {}),
     ...(pool?.prepareRealms === false ? { prepareRealms: false } : {}),
   };
+}
+
+/** How many processes of a runtime a daemon runs, and how they start and stop (from the config). */
+export interface RuntimePoolPlan {
+  /** What the row's `process` part leaves to the config: threads, heap, polling, standby, tuning. */
+  process: Omit<SandboxProcessOptions, keyof RuntimeProcess>;
+  /** Processes at most. */
+  count: number;
+  /** Slots the agents' shares are cut from (processes x threads). */
+  slots: number;
+  /** On demand: no process at start; a call that needs one starts it. */
+  lazy?: boolean;
+  /** On demand: a process idle this long exits, ms (0 or absent: they stay). */
+  idleExitMs?: number;
+  /** How long a call may wait for a sandbox to start, ms (default on-demand.ts START_WAIT_MS). */
+  startWaitMs?: number;
 }

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { Config } from '../config/config-types.js';
 import { packageRoot } from '../config/defaults.js';
-import type { RuntimePoolPlan } from './runtimes.js';
+import type { RuntimePoolPlan } from './pool-types.js';
 
 /** Default sandbox.pythonIdleSeconds: an idle Python process exits after this long. */
 export const DEFAULT_PYTHON_IDLE_SECONDS = 300;

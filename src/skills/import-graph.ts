@@ -1,7 +1,7 @@
 // Skills import each other through import_skill at run time; this walk finds what would go wrong
 // before any code runs: a cycle, a missing or broken dependency, or a JS skill importing Python.
 
-import { importRefusal } from '../executor/runtimes.js';
+import { importRefusal } from '../config/languages.js';
 import { isSkillError, SkillError } from './skill-error.js';
 import type { CompiledSkill, SkillLanguage } from './skill-types.js';
 

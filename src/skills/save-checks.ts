@@ -2,7 +2,7 @@
 // are pinned (skill-pins.ts): each must name a skill the saving agent can use now, so a missing
 // dependency can never be taken later by whoever publishes its name.
 
-import { importRefusal } from '../executor/runtimes.js';
+import { importRefusal } from '../config/languages.js';
 import { callerSees } from './skill-access.js';
 import type { SkillCaller } from './skill-access.js';
 import { SkillError } from './skill-error.js';

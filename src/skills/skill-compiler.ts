@@ -4,7 +4,7 @@
 // hot skill is never reparsed and a changed one (new hash) can never be served from a stale entry.
 // The caches are bounded by bytes as well as entries: a skill may be as large as limits.maxCodeBytes.
 
-import { skillFormat } from '../executor/runtimes.js';
+import { skillFormat } from '../config/languages.js';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { transformModule } from './module-transform.js';

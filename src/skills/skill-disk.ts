@@ -13,7 +13,7 @@
 // (POSIX has no portable atomic exchange of two directories, and a symlink pointer would change
 // the folder layout users edit by hand; this keeps the layout plain.)
 
-import { skillCodeFiles } from '../executor/runtimes.js';
+import { skillCodeFiles } from '../config/languages.js';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';

@@ -2,7 +2,7 @@
 // export, its signature and leading doc comment (JSDoc, line comments, or a Python docstring).
 // Signatures come from the code as written, so TypeScript types show in them.
 
-import { runtimeFor } from '../executor/runtimes.js';
+import { languageFor } from '../config/languages.js';
 import type { Comment, Node, Program } from 'acorn';
 import type { SkillLanguage } from './skill-types.js';
 
@@ -147,8 +147,8 @@ export function defaultDescription(docs: readonly ExportDoc[]): string {
 
 export function renderSkillBody(name: string, description: string, language: SkillLanguage, docs: readonly ExportDoc[]): string {
   const out: string[] = [`# ${name}`, '', description, '', '## Use', ''];
-  // How a skill is used is its runtime's (runtimes.ts RuntimeSkills.usage).
-  out.push(...(runtimeFor(language)?.skills.usage(name, language, docs.map((d) => d.name)) ?? []));
+  // How a skill is used is its runtime's (src/config/languages.ts LanguageSkills.usage).
+  out.push(...(languageFor(language)?.skills.usage(name, language, docs.map((d) => d.name)) ?? []));
   if (docs.length > 0) {
     out.push('', '## Exports');
     for (const doc of docs) {

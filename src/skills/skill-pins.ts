@@ -5,7 +5,7 @@
 // and another agent's dependency cannot change under it. Imports written by hand (no pin) resolve
 // only among the importing skill's author's own skills, or the library's for a library skill.
 
-import { skillFormat } from '../executor/runtimes.js';
+import { skillFormat } from '../config/languages.js';
 import { SkillError } from './skill-error.js';
 import { skillNameProblem } from './skill-names.js';
 import type { SkillPin } from './front-matter.js';

@@ -9,7 +9,7 @@ import { embeddingText } from '../../src/catalog/embedding-index.js';
 import { Catalog } from '../../src/catalog/index.js';
 import { readVectorFile, SHIPPED_VECTORS_FILE, vectorKey, VectorStore, writeVectorFile } from '../../src/catalog/vector-store.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { EMBEDDING_DIMENSIONS, EMBEDDING_MODEL } from '../../workers/embedding-protocol.js';
+import { EMBEDDING_DIMENSIONS, EMBEDDING_MODEL } from '../../src/catalog/embedding-protocol.js';
 import { tempDir } from '../fixtures/config.js';
 import { DEFAULT_CATALOG_DIR } from './helpers.js';
 

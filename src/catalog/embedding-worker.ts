@@ -8,7 +8,7 @@
 import { parentPort } from 'node:worker_threads';
 import { EMBEDDING_DIMENSIONS, SLOT_FAILED, SLOT_FILLED } from './embedding-protocol.js';
 import type { EmbeddingRequest, EmbeddingResponse } from './embedding-protocol.js';
-import { OPTIONAL_PACKAGES, isMissingPackage, missingPackageMessage } from '../src/util/optional-package.js';
+import { OPTIONAL_PACKAGES, isMissingPackage, missingPackageMessage } from '../util/optional-package.js';
 
 interface Encoder {
   embed(input: string[]): Promise<number[][]>;
