@@ -8,8 +8,8 @@
 // Bound per turn of the coordinator: about TURN_INLINE_CHARS of detection (a few milliseconds on
 // the slowest shapes) plus copying slices to the helper.
 
-import { existsSync } from 'node:fs';
-import { Piscina } from 'piscina';
+import { HelperThreads } from '../util/helper-threads.js';
+import type { HelperThreadsStats } from '../util/helper-threads.js';
 import { findPii } from './detectors.js';
 import type { PiiMatch } from './pii-types.js';
 
@@ -17,35 +17,14 @@ import type { PiiMatch } from './pii-types.js';
 export const INLINE_MAX_CHARS = 8 * 1024;
 /** Characters all callers together detect inline per turn of the event loop. */
 export const TURN_INLINE_CHARS = 16 * 1024;
-/** Helper threads (the machine's other cores do the scanning; the coordinator only waits). */
-const HELPER_THREADS = 2;
-/** An idle helper thread exits after this long, ms. */
-const HELPER_IDLE_MS = 30_000;
+
+/** Two threads (the machine's other cores do the scanning; the coordinator only waits), gone after 30 s idle. */
+const helper = new HelperThreads(import.meta.url, 'src/pii/pii-worker.js', { threads: 2, idleMs: 30_000 });
 
 let inlineThisTurn = 0;
 let resetScheduled = false;
-let pool: Piscina | undefined;
-let poolMissing = false;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-function workerFile(): string | undefined {
-  // From source (vitest) the worker is taken from the build, as the sandbox workers are.
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = fromSource ? new URL('../../dist/src/pii/pii-worker.js', import.meta.url) : new URL('./pii-worker.js', import.meta.url);
-  return existsSync(url) ? url.href : undefined;
-}
-
-function helper(): Piscina | undefined {
-  if (pool || poolMissing) return pool;
-  const filename = workerFile();
-  if (filename === undefined) {
-    poolMissing = true;
-    return undefined;
-  }
-  pool = new Piscina({ filename, minThreads: 0, maxThreads: HELPER_THREADS, idleTimeout: HELPER_IDLE_MS });
-  return pool;
-}
 
 /** Counts `chars` against this turn's inline allowance; waits for later turns while it is spent. */
 async function takeInlineTurn(chars: number): Promise<void> {
@@ -65,23 +44,19 @@ async function takeInlineTurn(chars: number): Promise<void> {
  * holding the event loop: short texts inline under the per-turn allowance, others on the helper.
  */
 export async function findPiiOffLoop(text: string): Promise<readonly PiiMatch[]> {
-  const threads = text.length > INLINE_MAX_CHARS ? helper() : undefined;
-  if (threads === undefined) {
-    // Without a helper (a build without its worker file), a long text still waits its turns.
-    await takeInlineTurn(Math.min(text.length, TURN_INLINE_CHARS));
-    return findPii(text);
-  }
-  return (await threads.run({ text })) as PiiMatch[];
+  const onHelper = text.length > INLINE_MAX_CHARS ? helper.run<PiiMatch[]>({ text }) : undefined;
+  if (onHelper) return onHelper;
+  // Without a helper (a build without its worker file), a long text still waits its turns.
+  await takeInlineTurn(Math.min(text.length, TURN_INLINE_CHARS));
+  return findPii(text);
 }
 
 /** Ends the helper threads (daemon shutdown, tests); a later call starts them again. */
-export async function closePiiHelper(): Promise<void> {
-  const running = pool;
-  pool = undefined;
-  await running?.destroy();
+export function closePiiHelper(): Promise<void> {
+  return helper.close();
 }
 
 /** Figures for get_execution_stats: helper threads, queued slices and slices done. */
-export function piiHelperStats(): { threads: number; queued: number; completed: number } {
-  return pool ? { threads: pool.threads.length, queued: pool.queueSize, completed: pool.completed } : { threads: 0, queued: 0, completed: 0 };
+export function piiHelperStats(): HelperThreadsStats {
+  return helper.stats();
 }

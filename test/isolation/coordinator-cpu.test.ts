@@ -3,7 +3,9 @@
 // tokenize_pii and detokenize_pii from code, an upstream call with pii.flows on); another agent's
 // trivial calls and GET /healthz keep answering meanwhile. Before: one 128 KiB sanitize_pii of
 // 'a:b@' runs took the event loop for seconds (a quadratic back-scan), and an upstream call with a
-// 16 MB argument was scanned for flows in one synchronous piece.
+// 16 MB argument was scanned for flows in one synchronous piece. Language detection is such a door
+// too: code without a language was parsed on the event loop (acorn, then the TypeScript stripper,
+// which costs 1-2 s per MiB and traps and reloads on deep nesting): 60-150 ms a call, chosen by the agent.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,5 +95,23 @@ describe('PII work stays off the coordinator event loop', () => {
       expect(String(r.result)).toMatch(/PII flow refused.*SSN/);
     });
     expectFast('flows on a 16 MB argument', timings);
+  }, 180_000);
+
+  it('language detection of deeply nested and long TypeScript from many concurrent calls', async () => {
+    // Types make JavaScript's parse fail, so detection tries the TypeScript stripper: 200 levels of
+    // brackets trap it (it reloads), 30 KB of declarations take it tens of milliseconds.
+    const nested = 'let x: number = ' + '('.repeat(200) + '1' + ')'.repeat(200) + ';\nreturn x';
+    const long = Array.from({ length: 1300 }, (_, i) => `let a${i}: number = ${i};`).join('\n') + '\nreturn a1';
+    const timings = await whileAttacking(async () => {
+      await Promise.all(
+        Array.from({ length: 40 }, async () => {
+          const [deep, big] = await Promise.all([tool(alpha, 'execute_code', { code: nested }), tool(alpha, 'execute_code', { code: long })]);
+          expect(deep.structured?.['success'], deep.text).toBe(false);
+          expect(big.structured?.['success'], big.text).toBe(true);
+          expect(big.structured?.['result']).toBe(1);
+        }),
+      );
+    });
+    expectFast('detection of nested and long TypeScript', timings);
   }, 180_000);
 });

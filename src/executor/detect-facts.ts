@@ -1,0 +1,122 @@
+// What the parsers and the line heuristics say about a piece of code: pure computation, the same
+// on the coordinator (short code) and on the detection helper thread (detect-worker.ts, long or
+// deeply nested code), so one agent's big or pathological code never holds the event loop that
+// every agent's calls share. detect-language.ts decides from these facts.
+
+import { Parser } from 'acorn';
+import { readings } from './detect-reading.js';
+import type { Readings } from './detect-reading.js';
+import { preprocess } from '../../workers/preprocess.js';
+import { WRAP_PREFIX } from '../../workers/protocol.js';
+
+/** Characters the line heuristics read: a sample says enough, and keeps them cheap on the coordinator. */
+export const SIGNAL_SAMPLE_CHARS = 64 * 1024;
+/**
+ * Largest code the TypeScript stripper is tried on for detection, characters (it costs about
+ * 1-2 s per MiB, and traps on nesting past about 150 levels: on the helper thread either way).
+ * Bigger code goes to the configured default; the sandbox then reports its own syntax error.
+ */
+export const MAX_TYPESCRIPT_DETECT_CHARS = 32 * 1024;
+/**
+ * Largest code acorn is run on here, characters: its scope bookkeeping is quadratic in the names
+ * one scope declares (50,000 consts in 1 MiB take about 6 s). Past it, the heuristics and the
+ * Python pool decide, and the sandbox's own parse reports JavaScript errors off the coordinator.
+ */
+export const MAX_PARSE_DETECT_CHARS = 32 * 1024;
+
+/** Lines that only Python writes: blocks opened by a colon, Python imports, comprehensions, literals. */
+const PYTHON_LINE = [
+  /^\s*(?:async\s+)?def\s+\w+\s*\(.*\)\s*(?:->.*)?:\s*(?:#.*)?$/,
+  /^\s*class\s+\w+(?:\s*\(.*\))?\s*:\s*(?:#.*)?$/,
+  /^\s*(?:if|elif|while|with|for)\b.*:\s*(?:#.*)?$/,
+  /^\s*(?:else|try|finally)\s*:\s*(?:#.*)?$/,
+  /^\s*except\b.*:\s*(?:#.*)?$/,
+  /^\s*import\s+[A-Za-z_][\w.]*(?:\s+as\s+\w+)?(?:\s*,\s*[A-Za-z_][\w.]*)*\s*$/,
+  /^\s*from\s+[\w.]+\s+import\s+[\w*(]/,
+  /^\s*[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+\s*=[^=]/, // tuple unpacking: a, b = f()
+  /^\s*#(?!!)/,
+];
+/** Fragments only Python code holds, anywhere in a line. */
+const PYTHON_FRAGMENT = [
+  /\[[^\]\n]*\bfor\s+\w+(?:\s*,\s*\w+)*\s+in\b[^\]\n]*\]/, // list comprehension
+  /\bjson\.(?:loads|dumps)\(/,
+  /(?:^|[^.\w])exec\(/, // the seed's exec(load_skill(name)); the sandbox has no exec in JavaScript
+  /(?:^|[=(,\s])(?:True|False|None)\b/,
+  /\b(?:elif|lambda\s*\w*\s*:|not\s+in|is\s+not|isinstance\(|len\(|range\()/,
+  /\b[fr]"[^"\n]*"|\b[fr]'[^'\n]*'/,
+  /\w\[-?\w*:-?\w*(?::-?\w*)?\]/, // a slice: xs[1:3]
+];
+/** Fragments only JavaScript or TypeScript holds. */
+const JS_FRAGMENT = [
+  /\b(?:const|let|var|function)\s+[\w$[{]/,
+  /=>/,
+  /===|!==|&&|\|\||\+\+|--(?!>)/,
+  /;\s*(?:\/\/.*)?$/,
+  /\b(?:console|JSON|Math|Object|Array|Promise)\./,
+  /^\s*\/\/|\/\*/,
+  /\{\s*$/,
+  /^\s*\}/,
+];
+
+/** How Python-like and how JavaScript-like the code looks: counts of matching lines. */
+export function languageSignals(code: string): { python: number; javascript: number } {
+  let python = 0;
+  let javascript = 0;
+  let inTripleQuote = false;
+  for (const line of code.slice(0, SIGNAL_SAMPLE_CHARS).split('\n')) {
+    // A long docstring of prose must not vote either way.
+    const triple = (line.match(/"""|'''/g) ?? []).length;
+    if (inTripleQuote) {
+      if (triple % 2 === 1) inTripleQuote = false;
+      continue;
+    }
+    if (triple % 2 === 1) {
+      inTripleQuote = true;
+      python++;
+      continue;
+    }
+    if (line.length > 2000) continue; // minified or data: says nothing, and keeps the regexes cheap
+    if (PYTHON_LINE.some((re) => re.test(line)) || PYTHON_FRAGMENT.some((re) => re.test(line))) python++;
+    if (JS_FRAGMENT.some((re) => re.test(line))) javascript++;
+  }
+  return { python, javascript };
+}
+
+/** Whether the code parses as the body of an async JavaScript (or TypeScript) function. */
+export function parsesAs(code: string, language: 'javascript' | 'typescript'): boolean {
+  if (language === 'typescript') {
+    if (code.length > MAX_TYPESCRIPT_DETECT_CHARS) return false;
+    try {
+      return preprocess(code, language).ok;
+    } catch {
+      return false; // nesting deeper than the compiler's recursion (RangeError): not for detection to decide
+    }
+  }
+  if (code.length > MAX_PARSE_DETECT_CHARS) return false;
+  // The sandbox's own wrapping, without the token and comment bookkeeping preprocess needs.
+  try {
+    Parser.parse(`${WRAP_PREFIX}${code}\n})`, { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The facts detection decides from; plain data (it crosses from the helper thread). */
+export interface CodeFacts {
+  signals: { python: number; javascript: number };
+  /** The readings of code JavaScript parses (undefined when it does not, or it is too long to parse here). */
+  read?: Readings;
+  /** Whether the code parses as JavaScript (too long to parse: whether it does not look like Python). */
+  jsParses: boolean;
+}
+
+/** Signals, the one acorn parse and its readings, for `code` with `names` defined by the call. */
+export function codeFacts(code: string, names: readonly string[]): CodeFacts {
+  const signals = languageSignals(code);
+  const looksPython = signals.python > 0 && signals.python >= signals.javascript;
+  // Too big to parse here: unless it looks like Python, it goes where the default says.
+  const read = code.length > MAX_PARSE_DETECT_CHARS ? undefined : readings(code, new Set(names));
+  const jsParses = code.length > MAX_PARSE_DETECT_CHARS ? !looksPython : read !== undefined;
+  return { signals, read, jsParses };
+}

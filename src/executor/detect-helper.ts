@@ -1,0 +1,44 @@
+// Language detection's parsers off the coordinator's event loop. An agent chooses its code's size
+// and shape: acorn's scope bookkeeping is quadratic in one scope's names, the TypeScript stripper
+// costs 1-2 s per MiB and traps (then reloads, ~0.1 s) on nesting past about 150 levels. Inline,
+// one agent's calls held every other agent's requests for that long. So short JavaScript (up to
+// INLINE_DETECT_CHARS) is read inline, and everything longer, and every TypeScript parse, runs on
+// a helper thread (detect-worker.ts), where it delays only the detections queued behind it.
+
+import { HelperThreads } from '../util/helper-threads.js';
+import type { HelperThreadsStats } from '../util/helper-threads.js';
+import { codeFacts, parsesAs } from './detect-facts.js';
+import type { CodeFacts } from './detect-facts.js';
+import type { DetectTask } from './detect-worker.js';
+
+/** Code up to this many characters is parsed as JavaScript on the calling thread (well under a millisecond). */
+export const INLINE_DETECT_CHARS = 2 * 1024;
+
+/** One thread: detection is short; it exits after 30 s idle, so an idle daemon holds none. */
+const helper = new HelperThreads(import.meta.url, 'src/executor/detect-worker.js', { threads: 1, idleMs: 30_000 });
+
+function offLoop<T>(task: DetectTask): Promise<T> | undefined {
+  return helper.run<T>(task);
+}
+
+/** codeFacts, inline for short code, on the helper thread for long code. */
+export async function codeFactsOffLoop(code: string, names: readonly string[]): Promise<CodeFacts> {
+  const onHelper = code.length > INLINE_DETECT_CHARS ? offLoop<CodeFacts>({ kind: 'facts', code, names }) : undefined;
+  return onHelper ?? codeFacts(code, names);
+}
+
+/** parsesAs: TypeScript always on the helper thread (its stripper traps on deep nesting), long JavaScript too. */
+export async function parsesOffLoop(code: string, language: 'javascript' | 'typescript'): Promise<boolean> {
+  const onHelper = language === 'typescript' || code.length > INLINE_DETECT_CHARS ? offLoop<boolean>({ kind: 'parses', code, language }) : undefined;
+  return onHelper ?? parsesAs(code, language);
+}
+
+/** Ends the helper thread (daemon shutdown, tests); a later detection starts it again. */
+export function closeDetectHelper(): Promise<void> {
+  return helper.close();
+}
+
+/** Figures for get_execution_stats: helper threads, queued and completed detections. */
+export function detectHelperStats(): HelperThreadsStats {
+  return helper.stats();
+}

@@ -1,0 +1,17 @@
+// The detection helper thread (piscina, started by detect-helper.ts): runs the parsers and the
+// line heuristics of language detection on long or TypeScript code, off the coordinator's event
+// loop. Pure computation on a copy of the code; what comes back is plain data.
+
+import { lowerThreadPriority } from '../util/helper-thread-priority.js';
+import { codeFacts, parsesAs } from './detect-facts.js';
+import type { CodeFacts } from './detect-facts.js';
+
+lowerThreadPriority();
+
+export type DetectTask =
+  | { kind: 'facts'; code: string; names: readonly string[] }
+  | { kind: 'parses'; code: string; language: 'javascript' | 'typescript' };
+
+export default function detect(task: DetectTask): CodeFacts | boolean {
+  return task.kind === 'facts' ? codeFacts(task.code, task.names) : parsesAs(task.code, task.language);
+}
