@@ -5,6 +5,7 @@
 // hands a worker its read grant takes a Grant, not an identity.
 
 import type { Permissions, SkillsAccess, WorkspaceAccess } from '../config/config-types.js';
+import type { ErrorCode } from '../util/errors.js';
 import { hostAllowed, toolAllowed } from './patterns.js';
 
 /** Who asks: an agent as the fronts and the executor know it. */
@@ -35,7 +36,7 @@ export const ACCESS_RANK: Readonly<Record<WorkspaceAccess | SkillsAccess, number
  */
 export class PermissionDenied extends Error {
   override readonly name = 'PermissionDenied';
-  readonly code = 'PERMISSION_DENIED';
+  readonly code: ErrorCode = 'PERMISSION_DENIED';
   constructor(
     /** The agent refused. */
     readonly agent: string,
@@ -50,6 +51,8 @@ export class PermissionDenied extends Error {
 
 /** The key only this module holds: `new Grant(...)` from anywhere else throws. */
 const MINT: unique symbol = Symbol('Grant');
+/** Makes a Grant; set by the class's static block, reachable from this module only. */
+let mint: (subject: AccessSubject, action: string, resource: AccessResource) => Grant;
 
 /** Proof that `subject` may do `action` on `resource`; made only by `authorize`/`decide`. */
 export class Grant {
@@ -71,16 +74,16 @@ export class Grant {
     return typeof value === 'object' && value !== null && #genuine in value && Object.getPrototypeOf(value) === Grant.prototype;
   }
 
-  /** @internal the only way in: used by `decide` below. */
-  static [MINT](subject: AccessSubject, action: string, resource: AccessResource): Grant {
-    return new Grant(MINT, subject, action, resource);
+  static {
+    // Not a static method: a symbol-keyed one could be found with Object.getOwnPropertySymbols.
+    mint = (subject, action, resource) => new Grant(MINT, subject, action, resource);
   }
 }
 
 /** The answer of the access check: a Grant, or the refusal to throw or adapt. */
 export function decide(subject: AccessSubject, action: string, resource: AccessResource): Grant | PermissionDenied {
   const why = refusal(subject, action, resource);
-  return why === null ? Grant[MINT](subject, action, resource) : new PermissionDenied(subject.name, action, resource, why);
+  return why === null ? mint(subject, action, resource) : new PermissionDenied(subject.name, action, resource, why);
 }
 
 /** The access check that throws: a Grant, or PermissionDenied. */

@@ -62,6 +62,11 @@ export const ERROR_CODES = [
   'STORE_UNAVAILABLE',
   'STORE_FULL',
   'STORE_CORRUPT',
+  // Starting the daemon and the command line
+  'USAGE',
+  'CONFIG_INVALID',
+  'DATA_DIR_UNWRITABLE',
+  'STARTUP_REFUSED',
   // Anything unexpected (the daemon logged it)
   'INTERNAL',
 ] as const;
@@ -140,6 +145,7 @@ export const DAEMON_ERROR_CLASSES = [
   'ConfigError',
   'DataDirError',
   'HostError',
+  'Incompatible', // executor/detect-reading.ts: control flow inside the detector, never escapes it
   'PermissionDenied',
   'SkillError',
   'StartupError',
