@@ -1,6 +1,7 @@
 // The errors a call gets when it is stopped or never starts, written once for the pool host, the
 // direct path's threads and the coordinator's handle on a process, so every path says the same.
 
+import { timedOutText, timeoutError } from './guest-errors.js';
 import type { AbortReason, ErrorInfo } from './protocol.js';
 
 /** A call stopped while it ran (`reason`), or whose worker died (`err`); `replaced`: its worker was. */
@@ -9,7 +10,7 @@ export function stoppedCall(err: unknown, reason: AbortReason | undefined, limit
   const after = replaced ? '; the worker was stopped and replaced' : '';
   switch (reason) {
     case 'timeout':
-      return { type: 'TimeoutError', message: limits.timeoutMs > 0 ? `execution timed out after ${limits.timeoutMs / 1000} seconds${after}` : `execution timed out${after}` };
+      return timeoutError(timedOutText(limits.timeoutMs, after));
     case 'cancelled':
     case 'shutdown':
       return notStarted(reason);
@@ -27,7 +28,7 @@ export function stoppedCall(err: unknown, reason: AbortReason | undefined, limit
 /** A call stopped before any thread started it. */
 export function notStarted(reason: AbortReason, timeoutMs?: number): ErrorInfo {
   if (reason === 'timeout') {
-    return { type: 'TimeoutError', message: `execution timed out${timeoutMs ? ` after ${timeoutMs / 1000} seconds` : ''} while waiting for a sandbox thread` };
+    return timeoutError(timedOutText(timeoutMs, ' while waiting for a sandbox thread'));
   }
   if (reason === 'shutdown') return { type: 'CancelledError', message: 'the daemon is shutting down' };
   if (reason === 'memory') return { type: 'MemoryLimitError', message: 'the call was stopped for memory before it started' };

@@ -10,6 +10,7 @@
 import 'ses';
 import { workerData } from 'node:worker_threads';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
+import { timedOutText, timeoutError } from './guest-errors.js';
 import type { ErrorInfo, Json, Outcome, WorkerTask } from './protocol.js';
 import { ASYNC_HOST_METHODS, HOST_METHODS } from './sandbox/api-contract.js';
 import { CallScope } from './sandbox/call-scope.js';
@@ -177,7 +178,7 @@ function toOutcome(text: string, scope: CallScope, timedOut: boolean, timeoutMs:
   const envelope = JSON.parse(text) as Envelope;
   const extra = { output: scope.output, outputDropped: scope.outputDropped || undefined };
   if (envelope.ok) return { ok: true, value: envelope.value ?? null, ...extra };
-  if (timedOut) return { ok: false, error: { type: 'TimeoutError', message: `execution timed out after ${timeoutMs / 1000} seconds` }, ...extra };
+  if (timedOut) return { ok: false, error: timeoutError(timedOutText(timeoutMs)), ...extra };
   return { ok: false, error: envelope.error ?? { type: 'Error', message: 'the call failed' }, ...extra };
 }
 

@@ -9,6 +9,7 @@
 // Python's threads are always used and JavaScript's are when a process has no host link.
 
 import 'ses';
+import { GUEST_ERROR, timedOutText } from './guest-errors.js';
 import { MAX_RESULT_CHARS } from './protocol.js';
 import type { Outcome, ServeTask, WorkerTask } from './protocol.js';
 import { CallScope, makeError } from './sandbox/call-scope.js';
@@ -95,7 +96,7 @@ function failure(scope: CallScope, err: unknown): Outcome {
 /** The guest's promise against the call's deadline and against a fatal error in a guest callback. */
 function race(scope: CallScope, timeoutMs: number, guest: Promise<unknown>): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(makeError('TimeoutError', `execution timed out after ${timeoutMs / 1000} seconds`)), timeoutMs);
+    const timer = setTimeout(() => reject(makeError(GUEST_ERROR.TimeoutError, timedOutText(timeoutMs))), timeoutMs);
     scope.fail = (err) => {
       clearTimeout(timer);
       reject(err);

@@ -2,23 +2,18 @@
 // Kept apart from the implementation so an in-process fake can stand in where a test needs one.
 
 import type { ReadGrant } from '../../workers/protocol.js';
+import type { AccessSubject } from '../access/index.js';
 import type { Permissions } from '../config/config-types.js';
+import { GUEST_ERROR } from '../util/errors.js';
+import type { ErrorCode, GuestErrorName } from '../util/errors.js';
 import type { ResultPreview } from './result-budget.js';
 
 export type Language = 'javascript' | 'typescript' | 'python';
 
 /** Why a call ended. */
 export type ErrorType =
-  | 'SyntaxError'
-  | 'TimeoutError'
-  | 'MemoryLimitError'
-  | 'CancelledError'
-  | 'PermissionError'
-  | 'SandboxCrashError'
-  | 'OverloadedError'
-  | 'ValidationError'
-  | 'StoreError' // a cluster's shared store (Redis) did not answer for a call that needs it
-  | (string & {}); // guest errors keep their own class name: TypeError, ValueError, ...
+  | GuestErrorName // the daemon's names (workers/guest-errors.ts): TimeoutError, PermissionError, ...
+  | (string & {}); // guest errors keep their own class name
 
 export interface ExecutionRequest {
   code: string;
@@ -38,6 +33,11 @@ export interface CallIdentity {
   /** The agent's workspace namespace, relative to the workspace root ('' for the root). */
   workspaceNamespace: string;
   permissions: Permissions;
+}
+
+/** The caller as the access check (src/access) knows it. */
+export function subjectOf(identity: CallIdentity): AccessSubject {
+  return { name: identity.agent, workspaceNamespace: identity.workspaceNamespace, permissions: identity.permissions };
 }
 
 /** The result shape of execute_code, as the seed returns it plus our additions. */
@@ -186,12 +186,13 @@ export interface HostCallContext {
 /** A failure the host API reports to the guest: it becomes a thrown error of this name in the sandbox. */
 export class HostError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
-    readonly errorName = 'Error',
+    /** The class name the guest sees (`err.name`, the Python exception class). */
+    readonly guestName: GuestErrorName = GUEST_ERROR.Error,
   ) {
     super(message);
-    this.name = errorName;
+    this.name = guestName; // it is the guest's error: it carries the guest's name
   }
 }
 

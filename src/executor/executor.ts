@@ -2,7 +2,6 @@
 // guest's host calls to the HostApi, and shapes the outcome into execute_code's result (output
 // budget, spill file, token accounting). It never throws for anything a guest or caller does.
 
-import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { createHistogram } from 'node:perf_hooks';
@@ -29,6 +28,7 @@ import type {
   HostCallContext,
 } from './executor-types.js';
 import { HostError, maxHostArgChars } from './executor-types.js';
+import { spillWhole } from './host-api.js';
 import { agentLimits, clusterLimit } from './admission.js';
 import { LOCAL_GATE } from './call-gate.js';
 import { addCount, IncomingTokens } from './incoming-tokens.js';
@@ -317,14 +317,11 @@ export class PooledExecutor implements Executor {
     for (const line of r.output) outputChars += line.length;
     if (resultJson.length + outputChars <= budget) return;
 
-    if (this.#workspace && identity.permissions.workspace === 'read-write') {
-      const name = `outputs/execution-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.json`;
-      try {
-        await this.#workspace.namespace(identity.workspaceNamespace).writeFile(name, JSON.stringify({ result: r.result, output: r.output }));
-        r.output_file = name;
-      } catch (err) {
-        this.#log.warn({ code: 'OUTPUT_SPILL_FAILED', err: (err as Error).message }, 'could not write the full output to the workspace');
-      }
+    try {
+      const file = await spillWhole(this.#workspace, identity, { result: r.result, output: r.output });
+      if (file !== undefined) r.output_file = file;
+    } catch (err) {
+      this.#log.warn({ code: 'OUTPUT_SPILL_FAILED', err: (err as Error).message }, 'could not write the full output to the workspace');
     }
     const resultShare = outputChars === 0 ? budget : Math.floor(budget * 0.75);
     const cut = cutResult(r.result, resultShare, resultJson.length);
@@ -363,7 +360,7 @@ function failure(type: string, message: string): Outcome {
 
 /** A host-side failure as the guest will see it: a name it can catch on and a message, no stack. */
 function hostErrorOf(err: unknown, roots: readonly string[]): { name: string; message: string; code?: string } {
-  if (err instanceof HostError) return { name: err.errorName, message: scrub(err.message, roots), code: err.code };
+  if (err instanceof HostError) return { name: err.guestName, message: scrub(err.message, roots), code: err.code };
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
     // Messages of unexpected errors may name host paths; the guest sees them scrubbed.

@@ -1,13 +1,19 @@
 // The host side of every sandbox power. A guest's call arrives here as (method, args) with the
 // caller's identity; permissions, confinement and PII policy are applied here and nowhere else.
 
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import type { ReadGrant } from '../../workers/protocol.js';
+import { decide, Grant, PermissionDenied, requireGrant } from '../access/index.js';
+import type { AccessResource } from '../access/index.js';
 import type { Config } from '../config/config-types.js';
+import { GUEST_ERROR } from '../util/errors.js';
+import type { GuestErrorName } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { WorkspaceError } from '../workspace/index.js';
-import type { WorkspaceNamespace, WorkspaceStore } from '../workspace/index.js';
+import { WorkspaceError, workspaceView } from '../workspace/index.js';
+import type { WorkspaceErrorCode, WorkspaceNamespace, WorkspaceStore } from '../workspace/index.js';
 import type { CallIdentity, HostApi, HostCallContext } from './executor-types.js';
-import { HostError } from './executor-types.js';
+import { HostError, subjectOf } from './executor-types.js';
 
 /** One sandbox method: validated arguments in, JSON data out. */
 export type HostMethod = (args: readonly unknown[], ctx: HostCallContext) => Promise<unknown>;
@@ -47,18 +53,14 @@ function treeOf(trees: readonly VirtualTree[], file: unknown): { tree: VirtualTr
 
 export function createHostApi(deps: HostApiDeps): HostApi {
   const { workspace } = deps;
-  const view = (ctx: HostCallContext, write: boolean): WorkspaceNamespace => {
-    const access = ctx.identity.permissions.workspace;
-    if (access === 'none' || (write && access !== 'read-write')) {
-      throw new HostError('PERMISSION_DENIED', `permission denied: this agent's workspace permission is "${access}"; ${write ? 'writing' : 'reading'} files needs "${write ? 'read-write' : 'read'}"`, 'PermissionError');
-    }
-    return workspace.namespace(ctx.identity.workspaceNamespace);
-  };
+  /** The caller's workspace, opened from the access check's grant for `action`. */
+  const view = (ctx: HostCallContext, action: string, write: boolean): WorkspaceNamespace =>
+    workspaceView(workspace, authorizeCall(ctx.identity, action, { kind: 'workspace', needs: write ? 'read-write' : 'read' }));
 
   const trees = deps.virtual ?? [];
   const readOnly = (file: unknown): void => {
     const found = treeOf(trees, file);
-    if (found) throw new HostError('READ_ONLY', `${found.tree.root}/ is a generated, read-only view of the tool catalog; write elsewhere in the workspace`, 'PermissionError');
+    if (found) throw new HostError('READ_ONLY', `${found.tree.root}/ is a generated, read-only view of the tool catalog; write elsewhere in the workspace`, GUEST_ERROR.PermissionError);
   };
 
   const methods: Record<string, HostMethod> = {
@@ -66,30 +68,30 @@ export function createHostApi(deps: HostApiDeps): HostApi {
       const found = treeOf(trees, file);
       if (found) {
         const text = found.tree.read(found.path, ctx.identity);
-        if (text === undefined) throw new HostError('NOT_FOUND', `File not found: ${JSON.stringify(file)}; list_files(${JSON.stringify(found.tree.root)}) shows what is there`, 'FileNotFoundError');
+        if (text === undefined) throw new HostError('NOT_FOUND', `File not found: ${JSON.stringify(file)}; list_files(${JSON.stringify(found.tree.root)}) shows what is there`, GUEST_ERROR.FileNotFoundError);
         return text;
       }
-      const { content } = await view(ctx, false).readFile(file);
+      const { content } = await view(ctx, 'read_file', false).readFile(file);
       ctx.account('in', content);
       return content;
     },
     write_file: async ([file, content], ctx) => {
       readOnly(file);
-      const { bytes } = await view(ctx, true).writeFile(file, content);
+      const { bytes } = await view(ctx, 'write_file', true).writeFile(file, content);
       return `Written ${bytes} bytes to ${String(file)}`;
     },
     list_files: async ([subpath], ctx) => {
       const found = treeOf(trees, subpath);
       if (found) {
         const files = found.tree.list(found.path, ctx.identity);
-        if (files === undefined) throw new HostError('NOT_FOUND', `Directory not found: ${JSON.stringify(subpath)}`, 'FileNotFoundError');
+        if (files === undefined) throw new HostError('NOT_FOUND', `Directory not found: ${JSON.stringify(subpath)}`, GUEST_ERROR.FileNotFoundError);
         return files;
       }
-      return view(ctx, false).listFiles(subpath ?? '.');
+      return view(ctx, 'list_files', false).listFiles(subpath ?? '.');
     },
     delete_file: async ([file], ctx) => {
       readOnly(file);
-      await view(ctx, true).deleteFile(file);
+      await view(ctx, 'delete_file', true).deleteFile(file);
       return `Deleted ${String(file)}`;
     },
     ...deps.extensions,
@@ -98,7 +100,7 @@ export function createHostApi(deps: HostApiDeps): HostApi {
   return {
     async call(method, args, ctx) {
       const fn = Object.hasOwn(methods, method) ? methods[method] : undefined;
-      if (!fn) throw new HostError('UNKNOWN_METHOD', `${method} is not available in this sandbox`, 'Error');
+      if (!fn) throw new HostError('UNKNOWN_METHOD', `${method} is not available in this sandbox`);
       try {
         return await fn(args, ctx);
       } catch (err) {
@@ -110,18 +112,50 @@ export function createHostApi(deps: HostApiDeps): HostApi {
     // The same permission read_file checks above; the worker serves only plain reads inside the
     // namespace and sends everything else here.
     async readGrant(identity) {
-      if (identity.permissions.workspace === 'none') return undefined;
-      // A store without a local folder has no fast path: the worker sends every read here.
-      const folder = workspace.namespace(identity.workspaceNamespace).localFolder;
-      if (folder === undefined) return undefined;
-      const root = await folder.root();
-      return { root, maxBytes: workspace.maxFileBytes, hostOnly: trees.map((t) => t.root) };
+      const answer = decide(subjectOf(identity), 'read_file', { kind: 'workspace', needs: 'read' });
+      return answer instanceof PermissionDenied ? undefined : workerReadGrant(workspace, answer, trees);
     },
   };
 }
 
+/** The guest's names for the workspace refusals that have one of their own. */
+const WORKSPACE_GUEST_NAMES: Partial<Record<WorkspaceErrorCode, GuestErrorName>> = { NOT_FOUND: GUEST_ERROR.FileNotFoundError, PATH_OUTSIDE: GUEST_ERROR.PermissionError };
+
+/** The access check for a sandbox method: a Grant, or the refusal as the guest's PermissionError. */
+export function authorizeCall(identity: CallIdentity, action: string, resource: AccessResource): Grant {
+  const answer = decide(subjectOf(identity), action, resource);
+  if (answer instanceof PermissionDenied) throw permissionError(answer);
+  return answer;
+}
+
+function permissionError(denied: PermissionDenied): HostError {
+  return new HostError(denied.code, denied.message, GUEST_ERROR.PermissionError);
+}
+
+/**
+ * Writes the whole of a call the output budget cut to the caller's workspace (`outputs/`), when
+ * its grant allows writing there; resolves with the file's name, or undefined when it may not.
+ */
+export async function spillWhole(store: WorkspaceStore | undefined, identity: CallIdentity, whole: { result: unknown; output: string[] }): Promise<string | undefined> {
+  const answer = decide(subjectOf(identity), 'execute_code (saving the whole output)', { kind: 'workspace', needs: 'read-write' });
+  if (store === undefined || !(answer instanceof Grant)) return undefined;
+  const name = `outputs/execution-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.json`;
+  await workspaceView(store, answer).writeFile(name, JSON.stringify(whole));
+  return name;
+}
+
+/** The worker's read grant (fast-read.ts), made only from the access check's grant to read the workspace. */
+async function workerReadGrant(workspace: WorkspaceStore, grant: Grant, trees: readonly VirtualTree[]): Promise<ReadGrant | undefined> {
+  // A store without a local folder has no fast path: the worker sends every read here.
+  const folder = workspaceView(workspace, requireGrant(grant, 'workspace', 'read')).localFolder;
+  if (folder === undefined) return undefined;
+  return { root: await folder.root(), maxBytes: workspace.maxFileBytes, hostOnly: trees.map((t) => t.root) };
+}
+
+/** Adapts the subsystems' refusals to what a guest sees. */
 function toHostError(err: unknown): unknown {
   if (err instanceof HostError) return err;
-  if (err instanceof WorkspaceError) return new HostError(err.code, err.message, err.name);
+  if (err instanceof PermissionDenied) return permissionError(err);
+  if (err instanceof WorkspaceError) return new HostError(err.code, err.message, WORKSPACE_GUEST_NAMES[err.code] ?? GUEST_ERROR.WorkspaceError);
   return err;
 }

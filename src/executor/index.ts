@@ -7,7 +7,7 @@ import { HostLinkServer } from './host-link-server.js';
 
 export { PooledExecutor } from './executor.js';
 export type { ExecutorOptions } from './executor.js';
-export { createHostApi } from './host-api.js';
+export { authorizeCall, createHostApi } from './host-api.js';
 export type { HostApiDeps, HostMethod, VirtualTree } from './host-api.js';
 export * from './executor-types.js';
 

@@ -90,7 +90,7 @@ export class RuntimePools {
         continue;
       }
       pool.start().catch((err: unknown) => {
-        if (!this.#closed) this.#log.error({ code: `${row.process.kind.toUpperCase()}_POOL_FAILED`, err: (err as Error).message }, `${nameOf(row)} sandbox failed to start`);
+        if (!this.#closed) this.#log.error({ code: row.poolFailedCode, err: (err as Error).message }, `${nameOf(row)} sandbox failed to start`);
       });
     }
     await Promise.all(awaited);

@@ -12,6 +12,7 @@ import type { ExecutionRequest, Language } from './executor-types.js';
 import type { RuntimeProcess } from '../../workers/protocol.js';
 import { JAVASCRIPT_LANGUAGE, PYTHON_LANGUAGE } from '../config/languages.js';
 import type { LanguageRow } from '../config/languages.js';
+import type { LogCode } from '../util/errors.js';
 import type { JsPoolTuning, RuntimePoolPlan } from './pool-types.js';
 import { jsTuning } from './pool-types.js';
 import { pythonPoolOptions } from './python-pool.js';
@@ -43,6 +44,8 @@ export interface RuntimeRow extends LanguageRow {
   pool(config: Config, tuning: RuntimeTuning): RuntimePoolPlan | undefined;
   /** What the one-shot `exec` command sets of sandbox.*: one process of the language it runs, none of the others it can do without. */
   oneShot(used: boolean): Partial<Config['sandbox']>;
+  /** The log code of a pool of this runtime that failed to start (one of the closed LOG_CODES). */
+  readonly poolFailedCode: LogCode;
 }
 
 /** JavaScript and TypeScript: SES Compartments in piscina threads, fresh per call, on the direct path. */
@@ -63,6 +66,7 @@ export const JAVASCRIPT_RUNTIME: RuntimeRow = {
     };
   },
   oneShot: () => ({ processes: 1, threadsPerProcess: 1 }),
+  poolFailedCode: 'JS_POOL_FAILED',
 };
 
 /**
@@ -79,6 +83,7 @@ export const PYTHON_RUNTIME: RuntimeRow = {
   toolNamesUpFront: true,
   pool: (config, tuning) => (config.sandbox.pythonProcesses > 0 ? pythonPoolOptions(config, tuning) : undefined),
   oneShot: (used) => ({ pythonProcesses: used ? 1 : 0, pythonWarm: false }),
+  poolFailedCode: 'PYTHON_POOL_FAILED',
 };
 
 /** The runtimes of this build, in the order they start. */

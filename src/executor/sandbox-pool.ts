@@ -15,7 +15,9 @@
 // holds back calls sent ahead and gets the next idle process (#drain), so R follows at most one D.
 
 import { randomUUID } from 'node:crypto';
-import type { AbortReason, Outcome, RunRequest } from '../../workers/protocol.js';
+import type { ErrorInfo, AbortReason, Outcome, RunRequest } from '../../workers/protocol.js';
+import { timedOutText, timeoutError } from '../../workers/guest-errors.js';
+import type { GuestErrorName } from '../../workers/guest-errors.js';
 import type { Logger } from '../util/logger.js';
 import { refusal } from './admission.js';
 import { policyFor } from './dispatch-policy.js';
@@ -149,7 +151,7 @@ export class SandboxPool {
       if (!entry.taken && !this.#canServe(agent)) entry.startWaitFrom ??= performance.now();
       const startWaitMs = this.#o.startWaitMs ?? START_WAIT_MS;
       if (!entry.taken) timer = setTimeout(
-        () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', noSandboxMessage(this.#o.label, startWaitMs)) : failed('TimeoutError', 'execution timed out while waiting for a free sandbox (the daemon is busy)')),
+        () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', noSandboxMessage(this.#o.label, startWaitMs)) : failed(timeoutError(timedOutText(undefined, ' while waiting for a free sandbox (the daemon is busy)')))),
         entry.startWaitFrom !== undefined ? startWaitMs : Math.max(0, call.deadline - performance.now()),
       );
       // Still waiting: the agent may wait only within its share.
@@ -389,7 +391,8 @@ export class SandboxPool {
   }
 }
 
-function failed(type: string, message: string): Finished {
-  const outcome: Outcome = { ok: false, error: { type, message }, output: [] };
+/** A call that ends before it runs: `type` with `message`, or a made error (`timeoutError(...)`). */
+function failed(type: GuestErrorName | ErrorInfo, message = ''): Finished {
+  const outcome: Outcome = { ok: false, error: typeof type === 'string' ? { type, message } : type, output: [] };
   return { outcome, workerReplaced: false };
 }

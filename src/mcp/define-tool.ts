@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { RequestId, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import { PermissionDenied } from '../access/index.js';
 import { StoreError } from '../util/store-error.js';
 import { WorkspaceError } from '../workspace/index.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -107,6 +108,8 @@ const WORKSPACE_HINTS: Partial<Record<string, string>> = {
 
 function toFailure(tool: string, error: unknown): ToolFailure {
   if (error instanceof ToolFailure) return error;
+  // The access check's refusal: the same text on every surface.
+  if (error instanceof PermissionDenied) return new ToolFailure(error.code, error.message, 'denied');
   if (error instanceof WorkspaceError) {
     const hint = WORKSPACE_HINTS[error.code];
     const outcome: CallOutcome = error.code === 'PATH_OUTSIDE' ? 'denied' : 'error';

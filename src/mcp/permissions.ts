@@ -1,19 +1,19 @@
-// Permission checks of the MCP tools, Deno-style: a refused action names the permission it needs,
-// what the agent has, and where an operator grants it.
+// The MCP surfaces' side of the access check (src/access): tools and resources ask `authorize`
+// for the session's agent; a refusal (PermissionDenied) becomes a tool error with code
+// PERMISSION_DENIED (define-tool.ts) or a JSON-RPC error (resources.ts), same text everywhere.
 
-import type { SkillsAccess, WorkspaceAccess } from '../config/config-types.js';
+import { authorize } from '../access/index.js';
+import type { Grant } from '../access/index.js';
+import { workspaceView } from '../workspace/index.js';
+import type { WorkspaceNamespace, WorkspaceStore } from '../workspace/index.js';
 import type { AgentIdentity } from './mcp-types.js';
-import { ToolFailure } from './tool-result.js';
 
-const RANK: Record<WorkspaceAccess | SkillsAccess, number> = { none: 0, read: 1, 'read-write': 2, publish: 3 };
+/** The agent's workspace for `action`, opened from its grant (read, or read-write for changes). */
+export function grantedWorkspace(store: WorkspaceStore, agent: AgentIdentity, action: string, needs: 'read' | 'read-write'): WorkspaceNamespace {
+  return workspaceView(store, authorize(agent, action, { kind: 'workspace', needs }));
+}
 
-export function requireAccess(agent: AgentIdentity, area: 'workspace' | 'skills', needed: 'read' | 'read-write' | 'publish', tool: string): void {
-  const have: WorkspaceAccess | SkillsAccess = agent.permissions[area];
-  if (RANK[have] >= RANK[needed]) return;
-  throw new ToolFailure(
-    'PERMISSION_DENIED',
-    `permission denied: ${tool} needs the "${area}" permission "${needed}", and agent "${agent.name}" has "${have}". ` +
-      `An operator can grant it in the agent's "permissions.${area}" in the daemon configuration.`,
-    'denied',
-  );
+/** The agent's grant for the `skills` permission at `needs`; `action` names what was tried. */
+export function requireSkills(agent: AgentIdentity, needs: 'read' | 'read-write' | 'publish', action: string): Grant {
+  return authorize(agent, action, { kind: 'skills', needs });
 }

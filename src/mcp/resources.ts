@@ -12,7 +12,8 @@ import { isSkillError } from '../skills/index.js';
 import type { SkillCaller, SkillLanguage, SkillRepository } from '../skills/index.js';
 import { WorkspaceError } from '../workspace/index.js';
 import type { ToolContext } from './define-tool.js';
-import { requireAccess } from './permissions.js';
+import { allows, PermissionDenied } from '../access/index.js';
+import { grantedWorkspace, requireSkills } from './permissions.js';
 import { ToolFailure } from './tool-result.js';
 
 /** Most workspace files resources/list returns (sorted first); the rest stay readable by URI. */
@@ -24,19 +25,19 @@ const SKILL_MIME: Readonly<Record<SkillLanguage, string>> = { javascript: 'text/
 
 export function registerResources(server: McpServer, ctx: ToolContext): void {
   const { agent } = ctx.session;
-  if (agent.permissions.workspace !== 'none') registerWorkspaceResources(server, ctx);
+  if (allows(agent, { kind: 'workspace', needs: 'read' })) registerWorkspaceResources(server, ctx);
   const { skills } = ctx.services;
-  if (skills && agent.permissions.skills !== 'none') registerSkillResources(server, ctx, skills);
+  if (skills && allows(agent, { kind: 'skills', needs: 'read' })) registerSkillResources(server, ctx, skills);
 }
 
 function registerWorkspaceResources(server: McpServer, ctx: ToolContext): void {
   const { services, session } = ctx;
-  const view = () => services.workspace.namespace(session.agent.workspaceNamespace);
+  const view = (action: string) => grantedWorkspace(services.workspace, session.agent, action, 'read');
   server.registerResource(
     'workspace',
     new ResourceTemplate('workspace://{+path}', {
       list: async () => {
-        const files = await guarded(() => view().listFiles('.'));
+        const files = await guarded(() => view('resources/list').listFiles('.'));
         const resources: Resource[] = files.slice(0, MAX_LISTED_WORKSPACE_FILES).map((file) => ({ uri: `workspace://${encodePath(file)}`, name: file, mimeType: mimeOf(file) }));
         return { resources };
       },
@@ -45,8 +46,7 @@ function registerWorkspaceResources(server: McpServer, ctx: ToolContext): void {
     async (uri, variables): Promise<ReadResourceResult> => {
       const file = decodePath(variable(variables, 'path'));
       const { content } = await guarded(() => {
-        requireAccess(session.agent, 'workspace', 'read', 'resources/read');
-        return view().readFile(file);
+        return view('resources/read').readFile(file);
       });
       return { contents: [{ uri: uri.href, mimeType: mimeOf(file), text: await services.boundary.outgoingText(content, session) }] };
     },
@@ -70,7 +70,7 @@ function registerSkillResources(server: McpServer, ctx: ToolContext, skills: Ski
     async (uri, variables): Promise<ReadResourceResult> => {
       const name = decodeURIComponent(variable(variables, 'name'));
       const loaded = await guarded(() => {
-        requireAccess(agent, 'skills', 'read', 'resources/read');
+        requireSkills(agent, 'read', 'resources/read');
         return skills.load(name, caller);
       });
       return { contents: [{ uri: uri.href, mimeType: SKILL_MIME[loaded.metadata.language] ?? 'text/plain', text: loaded.code }] };
@@ -118,7 +118,7 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof ToolFailure) throw rpcError(ErrorCode.InvalidRequest, error.message);
+    if (error instanceof ToolFailure || error instanceof PermissionDenied) throw rpcError(ErrorCode.InvalidRequest, error.message);
     if (error instanceof WorkspaceError) {
       if (error.code === 'NOT_FOUND') throw rpcError(RESOURCE_NOT_FOUND, `${error.message}; resources/list shows the workspace files that exist`);
       throw rpcError(ErrorCode.InvalidParams, error.message);

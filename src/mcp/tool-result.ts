@@ -2,12 +2,13 @@
 // one text block; failures as `isError: true` with a message saying what was wrong and what to do.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorCode } from '../util/errors.js';
 import type { CallOutcome } from './call-outcome.js';
 
 /** A tool failure the caller can act on; `code` is stable, `message` tells the caller what to do. */
 export class ToolFailure extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly outcome: CallOutcome = 'error',
   ) {

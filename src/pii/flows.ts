@@ -3,22 +3,9 @@
 
 import type { PiiFlowRule } from '../config/config-types.js';
 import type { FlowDecision } from './pii-types.js';
+import { toolPatternMatches } from '../access/patterns.js';
 
-/** Compiled tool patterns; rules come from configuration, so the set stays small. */
-const patternCache = new Map<string, RegExp>();
-const MAX_CACHED_PATTERNS = 1_000;
-
-/** Whether `SERVER.TOOL` matches a pattern where `*` stands for any run of characters. */
-export function toolPatternMatches(pattern: string, serverTool: string): boolean {
-  let re = patternCache.get(pattern);
-  if (re === undefined) {
-    const body = pattern.split('*').map((part) => part.replace(/[\\^$.+?()[\]{}|/]/g, '\\$&')).join('.*');
-    re = new RegExp(`^${body}$`, 's');
-    if (patternCache.size >= MAX_CACHED_PATTERNS) patternCache.clear();
-    patternCache.set(pattern, re);
-  }
-  return re.test(serverTool);
-}
+export { toolPatternMatches };
 
 function ruleCoversType(rule: PiiFlowRule, type: string): boolean {
   return rule.types.some((t) => t === '*' || t.toUpperCase() === type);

@@ -2,6 +2,7 @@
 // rule, used by search_tools, get_tool_definition and list_tool_categories (MCP and from code) and
 // by the servers/ tree, and of the "why not callable" answers call_tool gives as errors.
 
+import { allows } from '../access/index.js';
 import type { Config, Permissions } from '../config/config-types.js';
 import type { Callability, Catalog, CatalogViewer, ToolEntry } from '../catalog/index.js';
 import type { UpstreamManager, UpstreamServerStatus } from '../upstream/index.js';
@@ -86,7 +87,7 @@ export function catalogViewer(deps: CatalogAccessDeps, who: Viewer): CatalogView
     callability(entry) {
       if (entry.mcp_server === SANDBOX_SERVER) return { callable: true };
       if (isSkill(entry)) {
-        return permissions.skills === 'none' ? { callable: false, why: 'your skills permission is "none"; importing skills needs "read"' } : { callable: true };
+        return !allows({ permissions }, { kind: 'skills', needs: 'read' }) ? { callable: false, why: 'your skills permission is "none"; importing skills needs "read"' } : { callable: true };
       }
       if (!toolAllowed(permissions, entry.mcp_server, entry.name)) {
         return { callable: false, why: `your tools permission does not include ${entry.mcp_server}.${entry.name}` };

@@ -3,9 +3,8 @@
 // the execute_code call's own deadline and cancellation.
 
 import type { Config } from '../config/config-types.js';
-import { HostError } from '../executor/index.js';
-import type { HostMethod } from '../executor/index.js';
-import { hostAllowed } from './permissions.js';
+import { authorizeCall, HostError } from '../executor/index.js';
+import type { CallIdentity, HostMethod } from '../executor/index.js';
 
 const MAX_REDIRECTS = 5;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -24,7 +23,7 @@ export function fetchMethod(config: Config): Record<string, HostMethod> {
       const body = o.body === undefined || o.body === null ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
       let url = parse(input);
       for (let hop = 0; ; hop++) {
-        check(url, ctx.identity.permissions);
+        check(url, ctx.identity);
         const res = await fetch(url, { method, headers, body: hop === 0 ? body : undefined, redirect: 'manual', signal: ctx.signal }).catch((err: unknown) => {
           throw new HostError('FETCH_FAILED', `fetch ${url.origin}: ${(err as Error)?.message ?? String(err)}`, 'TypeError');
         });
@@ -53,15 +52,10 @@ function parse(input: unknown): URL {
   }
 }
 
-function check(url: URL, permissions: Parameters<typeof hostAllowed>[0]): void {
+/** The access check for one hop (the first request and every redirect). */
+function check(url: URL, identity: CallIdentity): void {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  if (!hostAllowed(permissions, url.hostname, port)) {
-    throw new HostError(
-      'PERMISSION_DENIED',
-      `permission denied: fetch to ${url.host} is not allowed; this agent's net permission allows ${permissions.net.length ? permissions.net.join(', ') : 'no hosts'}`,
-      'PermissionError',
-    );
-  }
+  authorizeCall(identity, 'fetch', { kind: 'net', host: url.hostname, port, target: url.host });
 }
 
 async function readCapped(res: Response, max: number): Promise<string> {

@@ -41,9 +41,9 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
     // save_skill(name, code, description, language, options): options is { shared: boolean }
     // (a bare boolean is taken too); absent, null or { shared: false } saves a private skill.
     save_skill: async ([name, code, description, language, options], ctx) => {
-      requireSkills(ctx.identity.permissions, 'read-write', 'save_skill');
+      requireSkills(ctx.identity, 'read-write', 'save_skill');
       const shared = sharedOption(options);
-      if (shared && agentsConfigured) requireSkills(ctx.identity.permissions, 'publish', 'save_skill with shared: true (publishing to every agent)');
+      if (shared && agentsConfigured) requireSkills(ctx.identity, 'publish', 'save_skill with shared: true (publishing to every agent)');
       return wrap(async () => {
         // The folder on the host is not the agent's business.
         const { path: _path, ...saved } = await skills.save(
@@ -63,17 +63,17 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
       });
     },
     load_skill: async ([name], ctx) => {
-      requireSkills(ctx.identity.permissions, 'read', 'load_skill');
+      requireSkills(ctx.identity, 'read', 'load_skill');
       return wrap(async () => (await skills.load(name as string, callerOf(ctx.identity))).code);
     },
     list_skills: async (_args, ctx) => {
-      requireSkills(ctx.identity.permissions, 'read', 'list_skills');
+      requireSkills(ctx.identity, 'read', 'list_skills');
       return (await skills.list(callerOf(ctx.identity))).skills;
     },
     // Called for import_skill and for every import inside a skill: resolution is by the calling
     // agent's view, whoever wrote the importing skill.
     skill_module: async ([name], ctx) => {
-      requireSkills(ctx.identity.permissions, 'read', 'import_skill');
+      requireSkills(ctx.identity, 'read', 'import_skill');
       return wrap(async () => {
         const compiled = await skills.compileSkill(name as string, callerOf(ctx.identity));
         // The body, not only the code's hash: the same code compiles to other imports once its pins change.

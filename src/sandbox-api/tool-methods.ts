@@ -20,7 +20,7 @@ export function toolMethods(config: Config, upstream: UpstreamManager, vaults: V
     call_tool: async ([server, tool, args], ctx) => {
       if (typeof server !== 'string' || typeof tool !== 'string') throw new HostError('INVALID_ARGUMENT', 'tools.SERVER.TOOL(args): server and tool must be names', 'TypeError');
       // The permission comes first: its refusal says nothing about whether the tool exists.
-      requireTool(ctx.identity.permissions, server, tool);
+      requireTool(ctx.identity, server, tool);
       checkReachable(config, upstream, catalog, ctx.identity, server, tool);
       let outgoing: unknown = args ?? {};
       if (vaults && config.pii.auto) {
@@ -46,7 +46,7 @@ export function toolMethods(config: Config, upstream: UpstreamManager, vaults: V
         ctx.account('in', result);
         return result;
       } catch (err) {
-        if (err instanceof UpstreamError) throw new HostError(err.code, err.message, err.code === 'INVALID_ARGUMENTS' || err.code === 'UNKNOWN_TOOL' ? 'TypeError' : 'ToolError');
+        if (err instanceof UpstreamError) throw new HostError(err.code, err.message, err.code === 'INVALID_ARGUMENT' || err.code === 'UNKNOWN_TOOL' ? 'TypeError' : 'ToolError');
         throw err;
       }
     },

@@ -183,7 +183,7 @@ export class UpstreamManager {
   /**
    * Calls `tool` on `server` and resolves to its result as a plain value: `structuredContent`
    * when given, else the text parsed as JSON when it parses, else the text; non-text blocks
-   * become described objects. Throws UpstreamError: UNKNOWN_TOOL, INVALID_ARGUMENTS,
+   * become described objects. Throws UpstreamError: UNKNOWN_TOOL, INVALID_ARGUMENT,
    * TOOL_ERROR, TIMEOUT, ABORTED, SERVER_UNAVAILABLE, CONNECTION_LOST or PROTOCOL_ERROR.
    */
   async callTool(server: string, tool: string, args: unknown, options: CallToolOptions = {}): Promise<unknown> {
@@ -241,7 +241,7 @@ export class UpstreamManager {
     }
     const argsObject = args === undefined || args === null ? {} : args;
     if (!isRecord(argsObject)) {
-      throw new UpstreamError('INVALID_ARGUMENTS', `Invalid arguments for ${name}: arguments must be an object, got ${describeValue(args)}.`, {
+      throw new UpstreamError('INVALID_ARGUMENT', `Invalid arguments for ${name}: arguments must be an object, got ${describeValue(args)}.`, {
         server,
         tool,
       });

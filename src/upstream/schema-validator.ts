@@ -55,7 +55,7 @@ export class ArgumentValidator {
     this.#logger = logger;
   }
 
-  /** Throws UpstreamError 'INVALID_ARGUMENTS' when `args` does not match the tool's input schema. */
+  /** Throws UpstreamError 'INVALID_ARGUMENT' when `args` does not match the tool's input schema. */
   check(tool: UpstreamTool, args: Record<string, unknown>): void {
     const validate = this.#validatorFor(tool);
     if (validate === null || validate(args)) return;
@@ -65,7 +65,7 @@ export class ArgumentValidator {
     const hint = expectedHint(tool.inputSchema);
     const name = qualifiedName(tool.server, tool.name);
     throw new UpstreamError(
-      'INVALID_ARGUMENTS',
+      'INVALID_ARGUMENT',
       `Invalid arguments for ${name}: ${listed.join('; ')}${more}.${hint === '' ? '' : ` Expected ${hint}.`}`,
       { server: tool.server, tool: tool.name },
     );

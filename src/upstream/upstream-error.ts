@@ -3,7 +3,7 @@
 
 /**
  * - 'UNKNOWN_TOOL': no such server or tool (the message suggests close names);
- * - 'INVALID_ARGUMENTS': the arguments do not match the tool's input schema;
+ * - 'INVALID_ARGUMENT': the arguments do not match the tool's input schema;
  * - 'TOOL_ERROR': the tool ran and failed (`isError: true` or a JSON-RPC error from the server);
  * - 'TIMEOUT': the call took longer than its timeout;
  * - 'ABORTED': the caller's signal aborted the call;
@@ -13,7 +13,7 @@
  */
 export type UpstreamErrorCode =
   | 'UNKNOWN_TOOL'
-  | 'INVALID_ARGUMENTS'
+  | 'INVALID_ARGUMENT'
   | 'TOOL_ERROR'
   | 'TIMEOUT'
   | 'ABORTED'

@@ -29,7 +29,7 @@ export class WorkspaceError extends Error {
     message: string,
   ) {
     super(message);
-    this.name = code === 'NOT_FOUND' ? 'FileNotFoundError' : code === 'PATH_OUTSIDE' ? 'PermissionError' : 'WorkspaceError';
+    this.name = 'WorkspaceError'; // a guest sees it adapted (executor/host-api.ts)
   }
 }
 

@@ -41,7 +41,7 @@ const LAYERS: readonly Layer[] = [
     paths: ['src/catalog/', 'src/pii/', 'src/skills/', 'src/workspace/', 'src/upstream/'],
     holds: 'what the daemon serves: tool catalog and search, PII detection and vaults, skills, workspaces, upstream MCP servers',
   },
-  { name: 'config', paths: ['src/config/'], holds: 'the options, declared once and resolved once' },
+  { name: 'config', paths: ['src/config/', 'src/access/'], holds: 'the options, declared once and resolved once; each language\'s facts; the one access check and its grants' },
   { name: 'kernel', paths: ['src/util/'], holds: 'shared helpers below every subsystem: logger, atomic writes, locks, the store error, sealing' },
   {
     name: 'workers',

@@ -24,6 +24,8 @@ const ECHO_RUNTIME: RuntimeRow = {
   callPath: 'relay',
   start: 'background',
   toolNamesUpFront: false,
+  // A runtime's pool failure is logged under a code of the closed LOG_CODES (src/util/errors.ts); the test build borrows one.
+  poolFailedCode: 'JS_POOL_FAILED',
   pool: (config) => ({ process: { threads: 1, maxMemoryMb: config.limits.maxMemoryMb, memoryPollMs: 20 }, count: 1, slots: 1, lazy: true }),
   oneShot: () => ({}),
   aliases: {},

@@ -222,9 +222,9 @@ describe('permissions', () => {
   it('a read-only agent cannot write or delete; an agent without workspace access cannot read', async () => {
     const readOnly = { workspace: 'read' as const, skills: 'none' as const, tools: [], net: [] };
     const none = { ...readOnly, workspace: 'none' as const };
-    await expectRefused("write_file('ro.txt', 'x')", 'PermissionError', /permission is "read"/, { permissions: readOnly });
-    await expectRefused("delete_file('inside.txt')", 'PermissionError', /permission is "read"/, { permissions: readOnly });
-    await expectRefused("read_file('inside.txt')", 'PermissionError', /permission is "none"/, { permissions: none });
+    await expectRefused("write_file('ro.txt', 'x')", 'PermissionError', /write_file needs the "workspace" permission "read-write", and agent "[^"]+" has "read"/, { permissions: readOnly });
+    await expectRefused("delete_file('inside.txt')", 'PermissionError', /delete_file needs the "workspace" permission "read-write", and agent "[^"]+" has "read"/, { permissions: readOnly });
+    await expectRefused("read_file('inside.txt')", 'PermissionError', /read_file needs the "workspace" permission "read", and agent "[^"]+" has "none"/, { permissions: none });
     expect(existsSync(path.join(ns, 'ro.txt'))).toBe(false);
     expect(existsSync(path.join(ns, 'inside.txt'))).toBe(true);
   });

@@ -733,7 +733,9 @@ describe('read_file attacks between agents on one worker', () => {
         const got = (denied.result as Probed[])[j]!;
         expect(got.ok, p).toBeUndefined();
         expect(got.name).toBe('PermissionError');
-        expect(got.message).toBe('permission denied: this agent\'s workspace permission is "none"; reading files needs "read"');
+        expect(got.message).toBe(
+          'permission denied: read_file needs the "workspace" permission "read", and agent "dave" has "none". An operator can grant it in the agent\'s "permissions.workspace" in the daemon configuration.',
+        );
       }
       // The same agent flipped to none between two reading calls.
       const flipped = await w.run({ ...ALICE, permissions: none }, "try { return read_file('mine.txt') } catch (e) { return e.name }");

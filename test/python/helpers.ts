@@ -39,7 +39,7 @@ function extensions(): Record<string, HostMethod> {
   const skills = new Map<string, { code: string; language: string; description: string }>();
   return {
     save_skill: async ([name, code, description, language]) => {
-      if (typeof name !== 'string' || typeof code !== 'string') throw new HostError('INVALID', 'save_skill(name, code): both must be strings', 'ValueError');
+      if (typeof name !== 'string' || typeof code !== 'string') throw new HostError('INVALID_ARGUMENT', 'save_skill(name, code): both must be strings', 'ValueError');
       skills.set(name, { code, language: typeof language === 'string' ? language : 'javascript', description: String(description ?? '') });
       return { success: true, name };
     },

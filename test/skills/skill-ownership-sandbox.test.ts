@@ -93,7 +93,7 @@ describe('skills from code, with agents configured', () => {
 
   it('publishes with { shared: true } as the 5th argument, only with the "publish" permission', async () => {
     await expect(hostSave(bob, ['bob_pub', 'export const x = 1', '', null, { shared: true }])).rejects.toSatisfy(
-      (e: unknown) => e instanceof HostError && e.errorName === 'PermissionError' && /needs the skills permission "publish".*"read-write"/.test(e.message),
+      (e: unknown) => e instanceof HostError && e.guestName === 'PermissionError' && /needs the "skills" permission "publish", and agent "bob" has "read-write"/.test(e.message),
     );
     expect(await hostSave(alice, ['lib_math', 'export function double(x) { return 2 * x }', 'doubles', null, { shared: true }])).toMatchObject({ author: 'alice', visibility: 'shared' });
     expect(await hostSave(bob, ['bob_default', 'export const y = 1', '', null])).toMatchObject({ author: 'bob', visibility: 'private' });

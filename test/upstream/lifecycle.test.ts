@@ -172,7 +172,7 @@ describe('fixture failure modes', () => {
     await manager.start();
     await expect(manager.callTool('dynamic', 'strict_2020', { pair: ['a', 1] })).resolves.toEqual(['a', 1]);
     const wrong = await rejection(manager.callTool('dynamic', 'strict_2020', { pair: ['a', 'b'], extra: true }));
-    expect(wrong.code).toBe('INVALID_ARGUMENTS');
+    expect(wrong.code).toBe('INVALID_ARGUMENT');
     expect(wrong.message).toContain('"pair[1]" must be number (got string)');
     expect(wrong.message).toContain('unknown argument "extra"');
 

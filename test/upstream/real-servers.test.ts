@@ -120,7 +120,7 @@ describe('errors', () => {
 
   it('rejects arguments that do not match the schema, naming the argument', async () => {
     const missing = await rejection(manager.callTool('everything', 'get-sum', { a: 1 }));
-    expect(missing.code).toBe('INVALID_ARGUMENTS');
+    expect(missing.code).toBe('INVALID_ARGUMENT');
     expect(missing.message).toContain('everything.get-sum');
     expect(missing.message).toContain('missing required argument "b"');
     expect(missing.message).toContain('{ a: number, b: number }');

@@ -4,6 +4,7 @@
 
 import { receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
+import { GUEST_ERROR } from '../guest-errors.js';
 import type { ToThread, WorkerMessage } from '../protocol.js';
 import { formatArgs } from './format.js';
 import type { WorkerHostLink } from './host-link.js';
@@ -127,7 +128,7 @@ export class CallScope {
     this.#post(callId, method, args, false);
     for (;;) {
       const remaining = this.deadline - performance.now();
-      if (remaining <= 0) throw makeError('TimeoutError', `${method} did not answer before the call's time limit`);
+      if (remaining <= 0) throw makeError(GUEST_ERROR.TimeoutError, `${method} did not answer before the call's time limit`);
       Atomics.wait(this.wake, 0, 0, remaining);
       Atomics.store(this.wake, 0, 0);
       let reply: ToThread | undefined;

@@ -16,7 +16,9 @@
 // With Redis down a call that needs a slot fails at once with the store's clear error.
 
 import { randomUUID } from 'node:crypto';
-import type { Outcome } from '../../../workers/protocol.js';
+import type { ErrorInfo, Outcome } from '../../../workers/protocol.js';
+import { timeoutError } from '../../../workers/guest-errors.js';
+import type { GuestErrorName } from '../../../workers/guest-errors.js';
 import { refusal } from '../../executor/admission.js';
 import type { CallGate, GatedCall, GateSlot } from '../../executor/call-gate.js';
 import type { Finished } from '../../executor/sandbox-process.js';
@@ -141,7 +143,7 @@ export class RedisCallGate implements CallGate {
         resolve(finished);
       };
       const timer = setTimeout(
-        () => leave(failed('TimeoutError', `execution timed out while waiting for a slot: agent "${slot.agent}" may run ${slot.limit} calls at once across the daemons of the cluster`)),
+        () => leave(failed(timeoutError(`execution timed out while waiting for a slot: agent "${slot.agent}" may run ${slot.limit} calls at once across the daemons of the cluster`))),
         Math.max(0, call.deadline - performance.now()),
       );
       const onAbort = (): void => leave(failed('CancelledError', 'the call was cancelled while waiting for a sandbox'));
@@ -281,7 +283,8 @@ export class RedisCallGate implements CallGate {
   }
 }
 
-function failed(type: string, message: string): Finished {
-  const outcome: Outcome = { ok: false, error: { type, message }, output: [] };
+/** A call that ends before it runs: `type` with `message`, or a made error (`timeoutError(...)`). */
+function failed(type: GuestErrorName | ErrorInfo, message = ''): Finished {
+  const outcome: Outcome = { ok: false, error: typeof type === 'string' ? { type, message } : type, output: [] };
   return { outcome, workerReplaced: false };
 }

@@ -5,6 +5,7 @@
 // and the build. These are every agent's figures, so only the operator may read them.
 
 import { readFileSync } from 'node:fs';
+import { decide, PermissionDenied } from '../../access/index.js';
 import type { ExecutorHealth, ExecutorStats } from '../../executor/executor-types.js';
 import type { UpstreamServerStatus } from '../../upstream/upstream-types.js';
 import { LATENCY_BUCKETS_MS } from '../call-recorder.js';
@@ -21,8 +22,8 @@ export type RefusalReason = 'host' | 'origin' | 'auth' | 'forbidden' | 'body_too
  * need `permissions.operator` (the local agent and the `authToken` caller have it).
  */
 export function metricsDenied(agent: AgentIdentity): string | null {
-  if (agent.permissions.operator === true) return null;
-  return `permission denied: /metrics shows every agent's figures and needs the operator permission; agent "${agent.name}" does not have it. Use the authToken, or set "permissions": {"operator": true} on an agent in the daemon's configuration; get_execution_stats shows an agent its own figures`;
+  const answer = decide(agent, "/metrics (every agent's figures)", { kind: 'operator' });
+  return answer instanceof PermissionDenied ? `${answer.message}; get_execution_stats shows an agent its own figures` : null;
 }
 
 export interface MetricsSnapshot {

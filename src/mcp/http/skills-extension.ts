@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { allows } from '../../access/index.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
 
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -63,7 +64,7 @@ export async function skillManifestResources(services: McpServices, agent: Agent
 }
 
 async function visibleSkills(services: McpServices, agent: AgentIdentity): Promise<string[]> {
-  if (!services.skills || agent.permissions.skills === 'none') return [];
+  if (!services.skills || !allows(agent, { kind: 'skills', needs: 'read' })) return [];
   const { skills } = await services.skills.list({ agent: agent.name, agentsConfigured: services.config.agents.length > 0 });
   return skills.map((s) => s.name);
 }

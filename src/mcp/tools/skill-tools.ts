@@ -8,7 +8,7 @@ import { SKILL_LANGUAGES, isSkillError } from '../../skills/index.js';
 import type { SkillCaller, SkillLanguage, SkillRepository } from '../../skills/index.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
-import { requireAccess } from '../permissions.js';
+import { requireSkills } from '../permissions.js';
 import { args, oneOf, text } from '../schema-helpers.js';
 import { ToolFailure } from '../tool-result.js';
 
@@ -42,8 +42,8 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ name, code, description, language, shared }) => {
-      requireAccess(agent, 'skills', 'read-write', 'save_skill');
-      if (shared === true && agentsConfigured) requireAccess(agent, 'skills', 'publish', 'save_skill with shared: true (publishing to every agent)');
+      requireSkills(agent, 'read-write', 'save_skill');
+      if (shared === true && agentsConfigured) requireSkills(agent, 'publish', 'save_skill with shared: true (publishing to every agent)');
       const saved = await guard(() =>
         skills.save(
           { name, code, ...(description !== undefined ? { description } : {}), ...(language !== undefined ? { language: language as SkillLanguage } : {}), shared: shared === true },
@@ -68,7 +68,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ name }) => {
-      requireAccess(agent, 'skills', 'read', 'load_skill');
+      requireSkills(agent, 'read', 'load_skill');
       return { result: (await guard(() => skills.load(name, caller))) as unknown as Record<string, unknown> };
     },
   );
@@ -85,7 +85,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async () => {
-      requireAccess(agent, 'skills', 'read', 'list_skills');
+      requireSkills(agent, 'read', 'list_skills');
       return { result: (await guard(() => skills.list(caller))) as unknown as Record<string, unknown> };
     },
   );
@@ -102,7 +102,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ name }) => {
-      requireAccess(agent, 'skills', 'read-write', 'delete_skill');
+      requireSkills(agent, 'read-write', 'delete_skill');
       return { result: (await guard(() => skills.delete(name, caller))) as unknown as Record<string, unknown> };
     },
   );

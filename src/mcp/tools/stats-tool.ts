@@ -6,12 +6,14 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { allows, decide, PermissionDenied } from '../../access/index.js';
 import { piiHelperStats } from '../../pii/index.js';
 import { catalogViewer } from '../../sandbox-api/catalog-access.js';
 import { toolAllowed } from '../../sandbox-api/permissions.js';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { args } from '../schema-helpers.js';
+import { workspaceView } from '../../workspace/index.js';
 import { LANGUAGES } from './execute-code.js';
 
 export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
@@ -41,12 +43,13 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
     async () => {
       const { config, recorder } = services;
       const agent = session.agent;
-      const operator = agent.permissions.operator === true;
+      const operator = allows(agent, { kind: 'operator' });
       const pool = services.executor.stats();
+      const read = decide(agent, 'get_execution_stats', { kind: 'workspace', needs: 'read' });
       const workspace =
-        agent.permissions.workspace === 'none'
+        read instanceof PermissionDenied
           ? { namespace: agent.workspaceNamespace, access: 'none' }
-          : { namespace: agent.workspaceNamespace, access: agent.permissions.workspace, ...(await services.workspace.namespace(agent.workspaceNamespace).stats()) };
+          : { namespace: agent.workspaceNamespace, access: agent.permissions.workspace, ...(await workspaceView(services.workspace, read).stats()) };
       const byTool = (who?: string): Record<string, Record<string, number>> => {
         const out: Record<string, Record<string, number>> = {};
         for (const { tool, outcome, count } of recorder.calls(who)) (out[tool] ??= {})[outcome] = count;
@@ -109,7 +112,7 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
         ...(operator ? await operatorStats(ctx) : agentStats(ctx)),
       };
       // This agent's share of the skill store (the operator's figures hold the store's own).
-      if (services.skills && agent.permissions.skills !== 'none') result['skills'] = { ...(result['skills'] as object | undefined), mine: services.skills.usage(agent.name) };
+      if (services.skills && allows(agent, { kind: 'skills', needs: 'read' })) result['skills'] = { ...(result['skills'] as object | undefined), mine: services.skills.usage(agent.name) };
       return { result };
     },
   );

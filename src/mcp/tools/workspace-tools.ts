@@ -5,12 +5,12 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
-import { requireAccess } from '../permissions.js';
+import { grantedWorkspace } from '../permissions.js';
 import { args, number, text } from '../schema-helpers.js';
 
 export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): void {
   const { services, session } = ctx;
-  const view = () => services.workspace.namespace(session.agent.workspaceNamespace);
+  const view = (action: string, needs: 'read' | 'read-write') => grantedWorkspace(services.workspace, session.agent, action, needs);
 
   defineTool(
     server,
@@ -29,8 +29,7 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ filename, content }) => {
-      requireAccess(session.agent, 'workspace', 'read-write', 'write_workspace_file');
-      const { bytes } = await view().writeFile(filename, content);
+      const { bytes } = await view('write_workspace_file', 'read-write').writeFile(filename, content);
       return { result: { success: true, message: `Written ${bytes} bytes to ${filename}`, filename, bytes } };
     },
   );
@@ -51,8 +50,7 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ filename, offset, length }) => {
-      requireAccess(session.agent, 'workspace', 'read', 'read_workspace_file');
-      const { content, size } = await view().readFile(filename);
+      const { content, size } = await view('read_workspace_file', 'read').readFile(filename);
       if (offset === undefined && length === undefined) {
         return { result: { success: true, filename, content: await services.boundary.outgoingText(content, session), size } };
       }
@@ -85,8 +83,7 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ subpath }) => {
-      requireAccess(session.agent, 'workspace', 'read', 'list_workspace_files');
-      const files = await view().listFiles(subpath);
+      const files = await view('list_workspace_files', 'read').listFiles(subpath);
       return { result: { success: true, path: subpath, files, count: files.length } };
     },
   );
@@ -103,8 +100,7 @@ export function registerWorkspaceTools(server: McpServer, ctx: ToolContext): voi
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ filename }) => {
-      requireAccess(session.agent, 'workspace', 'read-write', 'delete_workspace_file');
-      await view().deleteFile(filename);
+      await view('delete_workspace_file', 'read-write').deleteFile(filename);
       return { result: { success: true, message: `deleted ${filename}` } };
     },
   );
