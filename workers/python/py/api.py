@@ -1,30 +1,14 @@
-// Python source, part 3 of the sandbox prelude: the sandbox API under the SPEC's names (files,
-// skills, PII, tool search, sleep, fetch, tools.SERVER.TOOL) and the seed's data helpers, with the
-// seed's semantics and signatures: tokenize_pii returns (text, tokens), save_skill the seed's
-// confirmation string.
+# The sandbox prelude, part 3: the sandbox API under the SPEC's names (files,
+# skills, PII, tool search, sleep, fetch, tools.SERVER.TOOL) and the seed's data helpers, with the
+# seed's semantics and signatures: tokenize_pii returns (text, tokens), save_skill the seed's
+# confirmation string.
 
-export const API_PY = String.raw`
 # ---- the sandbox API ----------------------------------------------------------------------
-import re as _re_api
-
-def read_file(path):
-    """The text of a workspace file."""
-    return host_sync('read_file', path)
-
-
-def write_file(path, content):
-    """Writes text to a workspace file (folders are created)."""
-    return host_sync('write_file', path, content)
-
+import re as _re_api, ast as _ast_api
 
 def list_files(subpath='.'):
     """The entries of a workspace folder."""
     return host_sync('list_files', '.' if subpath is None else subpath)
-
-
-def delete_file(path):
-    """Deletes a workspace file."""
-    return host_sync('delete_file', path)
 
 
 def save_skill(name, code, description='', language='python', shared=False):
@@ -42,15 +26,6 @@ def save_skill(name, code, description='', language='python', shared=False):
             raise SyntaxError(f"Skill {name!r} was not saved: {e.msg} (line {e.lineno}). Fix the code and save again.") from None
     host_sync('save_skill', name, code, description or '', language, {'shared': bool(shared)})
     return f"Skill '{name}' saved successfully"
-
-
-def load_skill(name):
-    """The code of a skill, so exec(load_skill(name)) defines its functions here."""
-    return host_sync('load_skill', name)
-
-
-def list_skills():
-    return host_sync('list_skills')
 
 
 _PII_TOKEN = _re_api.compile(r'\[(?:EMAIL|PHONE|SSN|CREDIT_CARD|IP_ADDRESS|IBAN|API_KEY)_[0-9a-f]{8}\]')
@@ -230,4 +205,46 @@ class SkillModule(_types.ModuleType):
     def __await__(self):
         return self
         yield
-`;
+
+
+# ---- the plain host calls, made from the API table --------------------------------------------
+# The table (workers/sandbox/api-contract.ts) is the one list of the sandbox API. Its 'host-sync'
+# entries whose Python function only forwards its arguments to the host method of the same row
+# are defined from it here; the functions above with behaviour of their own are written by hand.
+HAND_WRITTEN = frozenset({
+    'list_files', 'save_skill', 'tokenize_pii', 'detokenize_pii', 'search_tools', 'import_skill',
+})
+FORWARDER_DOCS = {
+    'read_file': 'The text of a workspace file.',
+    'write_file': 'Writes text to a workspace file (folders are created).',
+    'delete_file': 'Deletes a workspace file.',
+    'load_skill': 'The code of a skill, so exec(load_skill(name)) defines its functions here.',
+}
+
+
+def forwarder_source(name, signature, host_method):
+    """The source of def SIGNATURE: return host_sync(HOST_METHOD, ARGS...), for a signature with
+    plain parameters only (defaults allowed): anything else needs a hand-written function."""
+    try:
+        tree = _ast_api.parse(f"def {signature}:\n    pass\n", '<sandbox api table>', 'exec')
+    except SyntaxError:
+        tree = None
+    func = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    a = func.args if isinstance(func, _ast_api.FunctionDef) else None
+    if a is None or func.name != name or a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise ValueError(f"the sandbox API table's Python signature for {name} ({signature!r}) is not a plain "
+                         f"call: write {name} by hand in workers/python/py/api.py and add it to HAND_WRITTEN")
+    if not _re_api.fullmatch(r'[a-z_][a-z0-9_]*', host_method or ''):
+        raise ValueError(f"the sandbox API table gives {name} no host method to forward to ({host_method!r})")
+    args = ''.join(f', {p.arg}' for p in a.args)
+    return f"def {signature}:\n    return host_sync({host_method!r}{args})\n"
+
+
+def define_forwarders(table, namespace):
+    """Defines in namespace the plain host calls of the table (rows of name, kind, hostMethod, python)."""
+    for row in table:
+        name = row['name']
+        if row['kind'] != 'host-sync' or row.get('python') is None or name in HAND_WRITTEN:
+            continue
+        exec(compile(forwarder_source(name, row['python'], row.get('hostMethod')), '<sandbox>', 'exec'), namespace)
+        namespace[name].__doc__ = FORWARDER_DOCS.get(name)
