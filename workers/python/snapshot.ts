@@ -60,13 +60,13 @@ export function loadOptions(jsglobals: object, output: (line: string) => void): 
   };
 }
 
-/** The snapshot's file name: changes with the Pyodide package, the snapshot's code and the prelude. */
-export function snapshotFile(dir: string, prelude: string = PRELUDE_PY): string {
+/** The snapshot's file name: changes with the Pyodide package, the snapshot's code and the prelude (every .py file). */
+export function snapshotFile(dir: string, prelude: string = PRELUDE_PY, snapshotCode: string = SNAPSHOT_PY): string {
   const folder = pyodideFolder();
   const pkg = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { version: string };
   const wasm = fs.statSync(path.join(folder, 'pyodide.asm.wasm'));
   const key = createHash('sha256')
-    .update(JSON.stringify([pkg.version, wasm.size, Math.round(wasm.mtimeMs), process.versions.node, SNAPSHOT_PY, prelude]))
+    .update(JSON.stringify([pkg.version, wasm.size, Math.round(wasm.mtimeMs), process.versions.node, snapshotCode, prelude]))
     .digest('hex')
     .slice(0, 24);
   return path.join(dir, `pyodide-${pkg.version}-${key}.snap`);

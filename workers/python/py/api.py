@@ -231,7 +231,7 @@ def forwarder_source(name, signature, host_method):
         tree = None
     func = tree.body[0] if tree is not None and len(tree.body) == 1 else None
     a = func.args if isinstance(func, _ast_api.FunctionDef) else None
-    if a is None or func.name != name or a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+    if a is None or func.name != name or func.returns or a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
         raise ValueError(f"the sandbox API table's Python signature for {name} ({signature!r}) is not a plain "
                          f"call: write {name} by hand in workers/python/py/api.py and add it to HAND_WRITTEN")
     if not _re_api.fullmatch(r'[a-z_][a-z0-9_]*', host_method or ''):
