@@ -11,7 +11,8 @@ import { loadPyodide } from 'pyodide';
 import type { PyodideAPI } from 'pyodide';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRELUDE_FILES, PYTHON_FILES, preludeSource } from '../../workers/python/prelude.js';
+import { PRELUDE_FILES, PYTHON_FILES, PYTHON_HAND_WRITTEN, forwardersSource, preludeSource } from '../../workers/python/prelude.js';
+import type { ApiEntry } from '../../workers/sandbox/api-contract.js';
 import { PRELUDE_PY, loadOptions } from '../../workers/python/snapshot.js';
 import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
 import { PYTHON_START_MS } from './helpers.js';
@@ -86,6 +87,12 @@ describe('every .py file compiles with the Python the sandbox runs', () => {
     expect(PRELUDE_FILES.at(-1)).toBe('boot.py');
   });
 
+  it('is copied into dist/ by the build, unchanged (the package ships dist/workers)', () => {
+    const dist = path.join(root, 'dist', 'workers', 'python', 'py');
+    expect(fs.readdirSync(dist).sort()).toEqual(shipped);
+    for (const f of shipped) expect(fs.readFileSync(path.join(dist, f), 'utf8'), f).toBe(fs.readFileSync(path.join(pyDir, f), 'utf8'));
+  });
+
   it('reports a syntax error with its file and line', () => {
     expect(harness.get('compile_error')('x = 1\ndef (:\n', 'broken.py')).toBe('broken.py:2: invalid syntax');
   });
@@ -96,6 +103,31 @@ it("defines every name the sandbox API table gives Python (the table's plain hos
   expect(given.length).toBeGreaterThan(10);
   for (const x of given) expect(preludeNs.has(x.name), x.name).toBe(true);
   expect(preludeNs.has('make_import_skill') && preludeNs.has('Tools')).toBe(true);
+});
+
+describe("the plain host calls made from the table's rows", () => {
+  const row = (python: string, extra: Partial<ApiEntry> = {}): ApiEntry => ({ name: 'f', kind: 'host-sync', js: 'f()', python, catalog: false, hostMethod: 'host_f', ...extra });
+
+  it('forward every parameter, in order, to the row\'s host method, and compile', () => {
+    const source = forwardersSource([row("f(a, b='x', c=None)"), row('g()', { name: 'g', hostMethod: 'host_g' })]);
+    expect(source).toContain("def f(a, b='x', c=None):\n    return host_sync('host_f', a, b, c)\n");
+    expect(source).toContain("def g():\n    return host_sync('host_g')\n");
+    expect(harness.get('compile_error')(source, '<sandbox>')).toBe('');
+  });
+
+  it('skip the hand-written functions and the rows that are not blocking host calls', () => {
+    const hand = PYTHON_HAND_WRITTEN.map((name) => row(`${name}(x)`, { name }));
+    expect(forwardersSource([...hand, row('f(url)', { kind: 'host-async' }), row('f(ms)', { kind: 'guest' })])).not.toMatch(/def /);
+  });
+
+  it.each(['f(*args)', 'f(**kw)', 'f(a, *, b)', 'f(a, /)', 'g(a)', 'f(a) -> (b, c)', 'f(a', 'f(a=(1, 2))', "f(a='x'):\n    pass\ndef h(b)"])('refuse the signature %s, saying to write it by hand', (python) => {
+    expect(() => forwardersSource([row(python)])).toThrow(/is not a plain call .*write f by hand in workers\/python\/py\/api\.py and add it to PYTHON_HAND_WRITTEN/);
+  });
+
+  it('refuse a row without a usable host method', () => {
+    expect(() => forwardersSource([row('f(a)', { hostMethod: undefined })])).toThrow(/gives f no host method to forward to/);
+    expect(() => forwardersSource([row('f(a)', { hostMethod: "x'); import os; ('" })])).toThrow(/no host method/);
+  });
 });
 
 const helpers = fs.readFileSync(path.join(testsDir, 'helpers.py'), 'utf8');

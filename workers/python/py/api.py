@@ -4,7 +4,7 @@
 # confirmation string.
 
 # ---- the sandbox API ----------------------------------------------------------------------
-import re as _re_api, ast as _ast_api
+import re as _re_api
 
 def list_files(subpath='.'):
     """The entries of a workspace folder."""
@@ -209,42 +209,13 @@ class SkillModule(_types.ModuleType):
 
 # ---- the plain host calls, made from the API table --------------------------------------------
 # The table (workers/sandbox/api-contract.ts) is the one list of the sandbox API. Its 'host-sync'
-# entries whose Python function only forwards its arguments to the host method of the same row
-# are defined from it here; the functions above with behaviour of their own are written by hand.
-HAND_WRITTEN = frozenset({
-    'list_files', 'save_skill', 'tokenize_pii', 'detokenize_pii', 'search_tools', 'import_skill',
-})
+# rows whose Python function only forwards its arguments to the row's host method (read_file,
+# write_file, delete_file, load_skill, list_skills) are not written here: workers/python/prelude.ts
+# makes them from the table (def SIGNATURE: return host_sync(HOST_METHOD, ARGS...)) and adds them to
+# the prelude after this file, with these docstrings. The functions above have behaviour of their own.
 FORWARDER_DOCS = {
     'read_file': 'The text of a workspace file.',
     'write_file': 'Writes text to a workspace file (folders are created).',
     'delete_file': 'Deletes a workspace file.',
     'load_skill': 'The code of a skill, so exec(load_skill(name)) defines its functions here.',
 }
-
-
-def forwarder_source(name, signature, host_method):
-    """The source of def SIGNATURE: return host_sync(HOST_METHOD, ARGS...), for a signature with
-    plain parameters only (defaults allowed): anything else needs a hand-written function."""
-    try:
-        tree = _ast_api.parse(f"def {signature}:\n    pass\n", '<sandbox api table>', 'exec')
-    except SyntaxError:
-        tree = None
-    func = tree.body[0] if tree is not None and len(tree.body) == 1 else None
-    a = func.args if isinstance(func, _ast_api.FunctionDef) else None
-    if a is None or func.name != name or func.returns or a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-        raise ValueError(f"the sandbox API table's Python signature for {name} ({signature!r}) is not a plain "
-                         f"call: write {name} by hand in workers/python/py/api.py and add it to HAND_WRITTEN")
-    if not _re_api.fullmatch(r'[a-z_][a-z0-9_]*', host_method or ''):
-        raise ValueError(f"the sandbox API table gives {name} no host method to forward to ({host_method!r})")
-    args = ''.join(f', {p.arg}' for p in a.args)
-    return f"def {signature}:\n    return host_sync({host_method!r}{args})\n"
-
-
-def define_forwarders(table, namespace):
-    """Defines in namespace the plain host calls of the table (rows of name, kind, hostMethod, python)."""
-    for row in table:
-        name = row['name']
-        if row['kind'] != 'host-sync' or row.get('python') is None or name in HAND_WRITTEN:
-            continue
-        exec(compile(forwarder_source(name, row['python'], row.get('hostMethod')), '<sandbox>', 'exec'), namespace)
-        namespace[name].__doc__ = FORWARDER_DOCS.get(name)
