@@ -11,7 +11,7 @@ import { loadPyodide } from 'pyodide';
 import type { PyodideAPI } from 'pyodide';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRELUDE_FILES, PYTHON_FILES, PYTHON_HAND_WRITTEN, forwardersSource, preludeSource } from '../../workers/python/prelude.js';
+import { PRELUDE_FILES, PYTHON_FILES, PYTHON_HAND_WRITTEN, forwardersSource, preludeSource, readPython } from '../../workers/python/prelude.js';
 import type { ApiEntry } from '../../workers/sandbox/api-contract.js';
 import { PRELUDE_PY, loadOptions } from '../../workers/python/snapshot.js';
 import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
@@ -91,6 +91,10 @@ describe('every .py file compiles with the Python the sandbox runs', () => {
     const dist = path.join(root, 'dist', 'workers', 'python', 'py');
     expect(fs.readdirSync(dist).sort()).toEqual(shipped);
     for (const f of shipped) expect(fs.readFileSync(path.join(dist, f), 'utf8'), f).toBe(fs.readFileSync(path.join(pyDir, f), 'utf8'));
+  });
+
+  it('says how to fix a .py file missing next to the compiled worker', () => {
+    expect(() => readPython('missing.py')).toThrow(/the Python file .*missing\.py is missing .*run `npm run build`, which copies workers\/python\/py\/\*\.py/);
   });
 
   it('reports a syntax error with its file and line', () => {
