@@ -1,6 +1,6 @@
 // A piscina worker thread that runs guest Python in Pyodide (WebAssembly). Pyodide loads once
 // per thread (seconds), then each task of the one agent this interpreter serves runs in a fresh
-// namespace, with cheap hygiene after it (workers/python/prelude-state.ts). Another agent never
+// namespace, with cheap hygiene after it (workers/python/py/state.py). Another agent never
 // gets this interpreter: the pool host replaces it (workers/thread-pool.ts). After each call a
 // self-check runs; a damaged or dead interpreter asks to be retired through the state buffer
 // (workerData) and the pool host replaces it before the next call. The pool host stops a runaway

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonSnapshotDir } from '../../src/executor/python-pool.js';
-import { PRELUDE_PY, readSnapshot, snapshotFile, writeSnapshot } from '../../workers/python/snapshot.js';
+import { PYTHON_FILES, preludeSource, readPython, snapshotSource } from '../../workers/python/prelude.js';
+import { PRELUDE_PY, SNAPSHOT_PY, readSnapshot, snapshotFile, writeSnapshot } from '../../workers/python/snapshot.js';
+import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
 import { PYTHON_START_MS, startPython } from './helpers.js';
 import type { PythonHarness } from './helpers.js';
 
@@ -23,6 +25,17 @@ describe('the snapshot file', () => {
     expect(snapshotFile(dir)).toBe(snapshotFile(dir));
     expect(snapshotFile(dir, `${PRELUDE_PY}\n# changed`)).not.toBe(snapshotFile(dir));
     expect(path.basename(snapshotFile(dir))).toMatch(/^pyodide-[\d.]+-[0-9a-f]{24}\.snap$/);
+  });
+
+  it('is named by a key that changes with any one .py file, and with the API table', () => {
+    const dir = tempDir();
+    expect([snapshotSource(), preludeSource()]).toEqual([SNAPSHOT_PY, PRELUDE_PY]);
+    for (const file of PYTHON_FILES) {
+      const read = (f: string): string => (f === file ? `${readPython(f)}\n# changed` : readPython(f));
+      expect(snapshotFile(dir, preludeSource(read), snapshotSource(read)), file).not.toBe(snapshotFile(dir));
+    }
+    const table = SANDBOX_API.map((x) => (x.name === 'read_file' ? { ...x, python: 'read_file(path, encoding=None)' } : x));
+    expect(snapshotFile(dir, preludeSource(readPython, table))).not.toBe(snapshotFile(dir));
   });
 
   it('reads back what was written, and replaces snapshots of other keys', () => {

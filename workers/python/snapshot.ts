@@ -18,35 +18,15 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { loadPyodide } from 'pyodide';
 import type { PyodideAPI } from 'pyodide';
-import { API_PY } from './prelude-api.js';
-import { BOOT_PY, PRELOADED_MODULES } from './prelude-boot.js';
-import { BRIDGE_PY } from './prelude-bridge.js';
-import { GUARD_PY } from './prelude-guard.js';
-import { INTEGRITY_PY } from './prelude-integrity.js';
-import { RUNNER_PY } from './prelude-runner.js';
-import { STATE_PY } from './prelude-state.js';
+import { preludeSource, snapshotSource } from './prelude.js';
 
 /**
- * What the snapshot's interpreter runs before its memory is taken: the prelude's own imports and
- * the preloaded modules (seconds of a cold start). They are imported before the prelude's code
- * instead of after it; none of them keeps a reference to what the prelude then replaces
- * (time.sleep, asyncio.run), checked by test/python/snapshot.test.ts.
+ * What the snapshot's interpreter runs before its memory is taken (py/preloaded.py, py/snapshot.py):
+ * the prelude's own imports and the preloaded modules (seconds of a cold start).
  */
-export const SNAPSHOT_PY = `
-import sys, builtins, types, json, math, asyncio, datetime, decimal, fractions, enum, dataclasses
-import time, collections, collections.abc, ast, contextvars, traceback, inspect, re, statistics
-import operator, gc, random, os, locale, importlib
-for name in (${PRELOADED_MODULES.map((name) => `'${name}'`).join(', ')},):
-    try:
-        importlib.import_module(name)
-    except ImportError:
-        pass
-del name
-gc.collect()
-`;
-
-/** The sandbox prelude, in the order it runs (engine.ts). */
-export const PRELUDE_PY = [GUARD_PY, BRIDGE_PY, API_PY, STATE_PY, RUNNER_PY, INTEGRITY_PY, BOOT_PY].join('\n');
+export const SNAPSHOT_PY = snapshotSource();
+/** The sandbox prelude, in the order it runs (engine.ts; its files: prelude.ts). */
+export const PRELUDE_PY = preludeSource();
 /**
  * Where the snapshot keeps the prelude compiled (compiling it is most of a restored start): a
  * name in __main__ that engine.ts takes out before anything else runs.
@@ -80,13 +60,13 @@ export function loadOptions(jsglobals: object, output: (line: string) => void): 
   };
 }
 
-/** The snapshot's file name: changes with the Pyodide package, the snapshot's code and the prelude. */
-export function snapshotFile(dir: string, prelude: string = PRELUDE_PY): string {
+/** The snapshot's file name: changes with the Pyodide package, the snapshot's code and the prelude (every .py file). */
+export function snapshotFile(dir: string, prelude: string = PRELUDE_PY, snapshotCode: string = SNAPSHOT_PY): string {
   const folder = pyodideFolder();
   const pkg = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { version: string };
   const wasm = fs.statSync(path.join(folder, 'pyodide.asm.wasm'));
   const key = createHash('sha256')
-    .update(JSON.stringify([pkg.version, wasm.size, Math.round(wasm.mtimeMs), process.versions.node, SNAPSHOT_PY, prelude]))
+    .update(JSON.stringify([pkg.version, wasm.size, Math.round(wasm.mtimeMs), process.versions.node, snapshotCode, prelude]))
     .digest('hex')
     .slice(0, 24);
   return path.join(dir, `pyodide-${pkg.version}-${key}.snap`);

@@ -1,20 +1,19 @@
-// Python source, part 4 of the sandbox prelude: the same agent's hygiene between its own calls.
-// Another agent never gets this interpreter (the pool host replaces it with a pristine one), so
-// this is not a boundary, only what keeps an agent's calls from surprising each other cheaply.
-// At start-up, after the usual modules are imported, the state calls share is recorded:
-// sys.modules, every module's namespace, the attributes of every mutable class they define, of
-// module-level objects and of closures' cells, and the lists, dicts and sets found there. After
-// every call the quick sweep puts back sys.modules (imports of the call are dropped, so the next
-// import runs afresh), every module the call assigned to or took the __dict__ of (modules are
-// given a class that notices), and the classes and objects of the preloaded modules.
-// Comparisons are by identity, so no user code runs while they are made. What only introspection
-// reaches (function __globals__, frames) and deeper in-place changes can persist into the same
-// agent's next call on this worker.
-//
-// The sweeps are built once with their whole world bound as defaults: a call may rebind any
-// global of this namespace, but not the defaults of a function from here (the audit hook refuses).
+# The sandbox prelude, part 4: the same agent's hygiene between its own calls.
+# Another agent never gets this interpreter (the pool host replaces it with a pristine one), so
+# this is not a boundary, only what keeps an agent's calls from surprising each other cheaply.
+# At start-up, after the usual modules are imported, the state calls share is recorded:
+# sys.modules, every module's namespace, the attributes of every mutable class they define, of
+# module-level objects and of closures' cells, and the lists, dicts and sets found there. After
+# every call the quick sweep puts back sys.modules (imports of the call are dropped, so the next
+# import runs afresh), every module the call assigned to or took the __dict__ of (modules are
+# given a class that notices), and the classes and objects of the preloaded modules.
+# Comparisons are by identity, so no user code runs while they are made. What only introspection
+# reaches (function __globals__, frames) and deeper in-place changes can persist into the same
+# agent's next call on this worker.
+#
+# The sweeps are built once with their whole world bound as defaults: a call may rebind any
+# global of this namespace, but not the defaults of a function from here (the audit hook refuses).
 
-export const STATE_PY = String.raw`
 import operator as _operator, gc as _gc, random as _random, os as _os, locale as _locale
 
 _IMMUTABLE_TYPE = 1 << 8   # Py_TPFLAGS_IMMUTABLETYPE
@@ -230,4 +229,3 @@ def make_reset(_settings=(Settings.recursion_limit, Settings.int_max_str_digits,
         _random.seed(_from_bytes(_urandom(16), 'little'))
 
     return reset_settings
-`;

@@ -1,14 +1,13 @@
-// Python source, part 1 of the sandbox prelude: the policy Python code runs under. An audit hook
-// (which Python code cannot remove) refuses processes, sockets, ctypes, tracing, host-like file
-// access and code-object forgery; user imports go through an import guard; each call gets its own
-// builtins. These are the Python layer only: the JavaScript layer (host-powers.ts, lockdown)
-// holds even if Python code gets around them.
-//
-// Functions that must survive hostile code (the audit hook) take everything they use as default
-// arguments: Python code can rebind module globals and closure cells, but changing a function's
-// __defaults__ or __code__ raises an audit event that this hook refuses.
+# The sandbox prelude, part 1: the policy Python code runs under. An audit hook
+# (which Python code cannot remove) refuses processes, sockets, ctypes, tracing, host-like file
+# access and code-object forgery; user imports go through an import guard; each call gets its own
+# builtins. These are the Python layer only: the JavaScript layer (host-powers.ts, lockdown)
+# holds even if Python code gets around them.
+#
+# Functions that must survive hostile code (the audit hook) take everything they use as default
+# arguments: Python code can rebind module globals and closure cells, but changing a function's
+# __defaults__ or __code__ raises an audit event that this hook refuses.
 
-export const GUARD_PY = String.raw`
 import sys, builtins as _builtins_module, types as _types
 
 SANDBOX_MODULE = '_sandbox'
@@ -252,4 +251,3 @@ class Output:
 
     def fileno(self):
         raise OSError("the sandbox output has no file descriptor")
-`;

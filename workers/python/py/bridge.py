@@ -1,14 +1,13 @@
-// Python source, part 2 of the sandbox prelude: the crossing to the host and back. Host calls go
-// to JavaScript as JSON text through two bridge functions and come back as text (or UTF-8 bytes
-// of a long text), so no JavaScript object is ever handed to user code. Any Python value becomes
-// JSON data here, whatever it is (cycles, NaN, big ints, dates, bytes, objects), without raising.
-//
-// Host calls that return at once (files, skills, PII, search) block until the coordinator
-// answers. Upstream tools, fetch and sleep follow the caller: inside async code (code that uses
-// top-level await, so a task is running) they return awaitables; elsewhere they block and
-// return the value.
+# The sandbox prelude, part 2: the crossing to the host and back. Host calls go
+# to JavaScript as JSON text through two bridge functions and come back as text (or UTF-8 bytes
+# of a long text), so no JavaScript object is ever handed to user code. Any Python value becomes
+# JSON data here, whatever it is (cycles, NaN, big ints, dates, bytes, objects), without raising.
+#
+# Host calls that return at once (files, skills, PII, search) block until the coordinator
+# answers. Upstream tools, fetch and sleep follow the caller: inside async code (code that uses
+# top-level await, so a task is running) they return awaitables; elsewhere they block and
+# return the value.
 
-export const BRIDGE_PY = String.raw`
 import json as _json, math as _math, asyncio as _asyncio, datetime as _dt, decimal as _decimal
 import fractions as _fractions, enum as _enum, dataclasses as _dataclasses, time as _time
 from collections import deque as _deque
@@ -199,4 +198,3 @@ def _safe_str(value):
         return str(value)
     except Exception:
         return f"<{type(value).__name__}>"
-`;

@@ -1,24 +1,10 @@
-// Python source, part 7 of the sandbox prelude: start-up. Preloads the modules agents use most
-// (so their imports cost nothing per call and they are part of the recorded state), removes the
-// JavaScript bridge modules and host-flavoured leftovers, records the shared state, installs the
-// audit hook, and freezes the start-up objects out of the garbage collector's way.
+# The sandbox prelude, part 7: start-up. Preloads the modules agents use most (PRELOADED, preloaded.py)
+# (so their imports cost nothing per call and they are part of the recorded state), removes the
+# JavaScript bridge modules and host-flavoured leftovers, records the shared state, installs the
+# audit hook, and freezes the start-up objects out of the garbage collector's way.
 
-/** The modules agents use most, loaded once per interpreter (part of the memory snapshot, python/snapshot.ts). */
-export const PRELOADED_MODULES: readonly string[] = [
-  'itertools', 'functools', 'operator', 'random', 'string', 'textwrap', 'typing', 'copy', 'heapq',
-  'bisect', 'uuid', 'hashlib', 'base64', 'time', 'calendar', 'csv', 'io', 'difflib', 'html',
-  'html.parser', 'unicodedata', 'pprint', 'numbers', 'struct', 'binascii', 'zlib', 'hmac', 'secrets',
-  'abc', 'contextlib', 'array', 'graphlib', 'shlex', 'fnmatch', 'ipaddress', 'urllib.parse',
-  'xml.etree.ElementTree', 'keyword', 'weakref', 'codecs', 'zoneinfo', 'dataclasses', 'enum',
-  'fractions', 'decimal', 'statistics', 'collections.abc',
-];
-
-export const BOOT_PY = String.raw`
 def install(sync, async_, emit, done):
     Bridge.sync, Bridge.async_, Bridge.emit, Bridge.done = sync, async_, emit, done
-
-
-PRELOADED = (${PRELOADED_MODULES.map((name) => `'${name}'`).join(', ')},)
 
 
 def boot():
@@ -49,4 +35,3 @@ def boot():
     _gc.collect()
     _gc.freeze()
     return quick, reset, _gc.collect, _gc.freeze, intact
-`;

@@ -1,10 +1,9 @@
-// Python source, part 6 of the sandbox prelude: the self-check run after every call. The audit
-// hook refuses changes to the prelude's functions, but a route it does not see (an in-place change
-// to a __kwdefaults__ dict, a closure cell, a path nobody found yet) must not leave a worker that
-// breaks every later call: the check notices, and the worker is replaced instead of reused.
-// It compares by identity only, so no user code runs while it is made (~0.1 ms).
+# The sandbox prelude, part 6: the self-check run after every call. The audit
+# hook refuses changes to the prelude's functions, but a route it does not see (an in-place change
+# to a __kwdefaults__ dict, a closure cell, a path nobody found yet) must not leave a worker that
+# breaks every later call: the check notices, and the worker is replaced instead of reused.
+# It compares by identity only, so no user code runs while it is made (~0.1 ms).
 
-export const INTEGRITY_PY = String.raw`
 def make_integrity_check(namespace, extra_functions, pinned):
     """A function that says whether the prelude is as it was at start-up: every function of the
     namespace and of its classes keeps its code, defaults, keyword defaults and closure, and the
@@ -66,4 +65,3 @@ def _cell_full(cell):
         return True
     except ValueError:
         return False
-`;

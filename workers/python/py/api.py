@@ -1,30 +1,14 @@
-// Python source, part 3 of the sandbox prelude: the sandbox API under the SPEC's names (files,
-// skills, PII, tool search, sleep, fetch, tools.SERVER.TOOL) and the seed's data helpers, with the
-// seed's semantics and signatures: tokenize_pii returns (text, tokens), save_skill the seed's
-// confirmation string.
+# The sandbox prelude, part 3: the sandbox API under the SPEC's names (files,
+# skills, PII, tool search, sleep, fetch, tools.SERVER.TOOL) and the seed's data helpers, with the
+# seed's semantics and signatures: tokenize_pii returns (text, tokens), save_skill the seed's
+# confirmation string.
 
-export const API_PY = String.raw`
 # ---- the sandbox API ----------------------------------------------------------------------
 import re as _re_api
-
-def read_file(path):
-    """The text of a workspace file."""
-    return host_sync('read_file', path)
-
-
-def write_file(path, content):
-    """Writes text to a workspace file (folders are created)."""
-    return host_sync('write_file', path, content)
-
 
 def list_files(subpath='.'):
     """The entries of a workspace folder."""
     return host_sync('list_files', '.' if subpath is None else subpath)
-
-
-def delete_file(path):
-    """Deletes a workspace file."""
-    return host_sync('delete_file', path)
 
 
 def save_skill(name, code, description='', language='python', shared=False):
@@ -42,15 +26,6 @@ def save_skill(name, code, description='', language='python', shared=False):
             raise SyntaxError(f"Skill {name!r} was not saved: {e.msg} (line {e.lineno}). Fix the code and save again.") from None
     host_sync('save_skill', name, code, description or '', language, {'shared': bool(shared)})
     return f"Skill '{name}' saved successfully"
-
-
-def load_skill(name):
-    """The code of a skill, so exec(load_skill(name)) defines its functions here."""
-    return host_sync('load_skill', name)
-
-
-def list_skills():
-    return host_sync('list_skills')
 
 
 _PII_TOKEN = _re_api.compile(r'\[(?:EMAIL|PHONE|SSN|CREDIT_CARD|IP_ADDRESS|IBAN|API_KEY)_[0-9a-f]{8}\]')
@@ -230,4 +205,17 @@ class SkillModule(_types.ModuleType):
     def __await__(self):
         return self
         yield
-`;
+
+
+# ---- the plain host calls, made from the API table --------------------------------------------
+# The table (workers/sandbox/api-contract.ts) is the one list of the sandbox API. Its 'host-sync'
+# rows whose Python function only forwards its arguments to the row's host method (read_file,
+# write_file, delete_file, load_skill, list_skills) are not written here: workers/python/prelude.ts
+# makes them from the table (def SIGNATURE: return host_sync(HOST_METHOD, ARGS...)) and adds them to
+# the prelude after this file, with these docstrings. The functions above have behaviour of their own.
+FORWARDER_DOCS = {
+    'read_file': 'The text of a workspace file.',
+    'write_file': 'Writes text to a workspace file (folders are created).',
+    'delete_file': 'Deletes a workspace file.',
+    'load_skill': 'The code of a skill, so exec(load_skill(name)) defines its functions here.',
+}

@@ -1,13 +1,12 @@
-// Python source, part 5 of the sandbox prelude: running one call. The code is compiled with
-// top-level await allowed; a final expression is kept as a candidate result, and a top-level
-// `return X` (the code is a function body, as in JavaScript) ends the call with X. Each call gets a
-// fresh globals dict (its own builtins, the preloaded modules, the sandbox API, context_vars) and
-// a fresh contextvars.Context (so decimal contexts and the like die with it). Code without await
-// runs synchronously; code with await runs as a task on a loop of its own, closed at the end.
-// Whatever happens, the outcome is JSON text: {"ok": true, "value": ...} or
-// {"ok": false, "error": {"type", "message", "traceback", "line"}}.
+# The sandbox prelude, part 5: running one call. The code is compiled with
+# top-level await allowed; a final expression is kept as a candidate result, and a top-level
+# `return X` (the code is a function body, as in JavaScript) ends the call with X. Each call gets a
+# fresh globals dict (its own builtins, the preloaded modules, the sandbox API, context_vars) and
+# a fresh contextvars.Context (so decimal contexts and the like die with it). Code without await
+# runs synchronously; code with await runs as a task on a loop of its own, closed at the end.
+# Whatever happens, the outcome is JSON text: {"ok": true, "value": ...} or
+# {"ok": false, "error": {"type", "message", "traceback", "line"}}.
 
-export const RUNNER_PY = String.raw`
 import ast as _ast, contextvars as _contextvars, traceback as _traceback, inspect as _inspect
 import json, re, math, statistics, collections, datetime
 from pyodide.webloop import WebLoop as _WebLoop
@@ -318,4 +317,3 @@ def end_call():
         pass
     _module_setattr(sys, 'stdout', PRISTINE_STDOUT)
     _module_setattr(sys, 'stderr', PRISTINE_STDERR)
-`;
