@@ -104,12 +104,13 @@ export function paramsOf(entry: ApiEntry): Param[] {
 /** The table's plain forwarding entries: what `forwardingFunctions` makes. */
 export const FORWARDED: readonly ApiEntry[] = Object.freeze(SANDBOX_API.filter((x) => x.kind === 'host-sync' && x.hostMethod === x.name && !HAND_WRITTEN.has(x.name)));
 
+/** Each forwarded function's name and parameters, read from the table once per thread. */
+const FORWARDED_PARAMS: readonly (readonly [string, readonly Param[]])[] = FORWARDED.map((x) => [x.name, paramsOf(x)] as const);
+
 /** The plain forwarding functions of one realm, bound to its cell. Arrows: no prototype to plant on. */
 export function forwardingFunctions(cell: CallCell): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const entry of FORWARDED) {
-    const method = entry.name;
-    const params = paramsOf(entry);
+  for (const [method, params] of FORWARDED_PARAMS) {
     out[method] = (...args: unknown[]) =>
       callSync(
         cell,
