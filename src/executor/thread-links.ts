@@ -79,11 +79,19 @@ export class ThreadLinks {
     return Math.max(0, n - this.#pending.length);
   }
 
-  /** Sends a call to a free thread, or keeps it until one frees: true when it was sent now. */
+  /**
+   * Sends a call to a free thread, or ahead to a busy one, or keeps it until one frees: true when
+   * it started now (a call sent ahead starts when the call before it answers: the 'started' event).
+   */
   submit(id: number, request: RunRequest): boolean {
-    if (this.#pending.length === 0 && this.send(id, request)) return true;
+    if (this.#pending.length === 0 && this.send(id, request)) return this.running(id);
     this.#pending.push({ id, request });
     return false;
+  }
+
+  /** Whether call `id` runs on its thread now (not waiting there behind another). */
+  running(id: number): boolean {
+    return this.#calls.get(id)?.calls[0]?.id === id;
   }
 
   /** Takes back a call that is still waiting here; false when it was sent (or is unknown). */
@@ -99,7 +107,7 @@ export class ThreadLinks {
       const next = this.#pending[0] as { id: number; request: RunRequest };
       if (!this.send(next.id, next.request)) return;
       this.#pending.shift();
-      this.#events.started(next.id);
+      if (this.running(next.id)) this.#events.started(next.id);
     }
   }
 
@@ -166,13 +174,17 @@ export class ThreadLinks {
       return;
     }
     const call = link?.calls.find((c) => c.id === frame.id);
-    if (!call || frame.key !== call.key) return;
+    if (!link || !call || frame.key !== call.key) return;
     const id = call.id;
     if (frame.kind === 'output' && Array.isArray(frame.lines)) {
       this.#events.output(id, frame.lines.filter((l): l is string => typeof l === 'string'));
     } else if (frame.kind === 'done' && isOutcome(frame.outcome)) {
+      const wasRunning = link.calls[0] === call;
       this.release(id);
       this.#events.done(id, frame.outcome);
+      // The call sent ahead runs now.
+      const next = link.calls[0];
+      if (wasRunning && next) this.#events.started(next.id);
       this.#sendPending();
       this.#events.free();
     }

@@ -42,14 +42,19 @@ describe('ThreadLinks', () => {
     expect(links.send(1, request('k1'))).toBe(true);
     expect(links.free).toBe(0);
     expect(links.aheadRoom).toBe(1);
-    expect(links.send(2, request('k2'))).toBe(true);
+    expect(links.submit(2, request('k2'))).toBe(false);
+    expect(links.running(2)).toBe(false);
     expect(links.aheadRoom).toBe(0);
     expect(links.send(3, request('k3'))).toBe(false);
     expect(t.frames.map((f) => (JSON.parse(f) as { id: number }).id)).toEqual([1, 2]);
     // The call sent ahead answers on the same link, with its own key; then the thread is free.
     links.frame(t, { kind: 'done', id: 2, key: 'k1', outcome: OK });
     expect(events.done).toEqual([]);
+    expect(events.started).toEqual([]);
     links.frame(t, { kind: 'done', id: 1, key: 'k1', outcome: OK });
+    // Sent ahead, it counts as started (its process dying now may have run some of it) only now.
+    expect(events.started).toEqual([2]);
+    expect(links.running(2)).toBe(true);
     links.frame(t, { kind: 'done', id: 2, key: 'k2', outcome: OK });
     expect(events.done.map(([id]) => id)).toEqual([1, 2]);
     expect(links.free).toBe(1);
