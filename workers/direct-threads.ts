@@ -29,6 +29,9 @@ interface Serve {
   wake: Int32Array;
 }
 
+/** ServeTask.busy[WATCHING]: 1 while the memory watch polls. */
+const WATCHING = 1;
+
 /** How long an abort for a call no thread runs yet is kept, ms (its frame may still be on the way). */
 const PENDING_ABORT_MS = 5_000;
 
@@ -53,8 +56,8 @@ export interface DirectHost {
 export class DirectThreads {
   readonly #host: DirectHost;
   readonly #serves = new Set<Serve>();
-  /** Running calls in this process, counted by the threads (ServeTask.busy). */
-  readonly #busy = new Int32Array(new SharedArrayBuffer(4));
+  /** Running calls in this process, counted by the threads, and whether the watch polls (ServeTask.busy). */
+  readonly #busy = new Int32Array(new SharedArrayBuffer(8));
   readonly #pendingAborts = new Map<number, { reason: AbortReason; until: number; timeoutMs?: number }>();
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -71,6 +74,7 @@ export class DirectThreads {
   /** A thread said the process went from idle to busy: watch memory while calls run. */
   wake(): void {
     if (this.#timer || this.#closed) return;
+    Atomics.store(this.#busy, WATCHING, 1);
     this.#host.memory.lastRss = process.memoryUsage.rss();
     this.#timer = setInterval(() => this.#poll(), this.#host.pollMs);
     this.#timer.unref();
@@ -98,6 +102,7 @@ export class DirectThreads {
   close(): void {
     this.#closed = true;
     clearInterval(this.#timer);
+    this.#timer = undefined;
     this.#sync();
     for (const [id, call] of this.#host.running) this.#stop(id, call, 'shutdown');
   }
@@ -196,6 +201,13 @@ export class DirectThreads {
     this.#sync();
     this.#host.memory.check();
     if (!this.busy && this.#pendingAborts.size === 0 && this.#host.running.size === 0) {
+      // The flag goes down before the count is read again: a thread that starts a call now either
+      // sees it down and says 'busy', or is seen here (sequentially consistent atomics).
+      Atomics.store(this.#busy, WATCHING, 0);
+      if (this.busy) {
+        Atomics.store(this.#busy, WATCHING, 1);
+        return;
+      }
       clearInterval(this.#timer);
       this.#timer = undefined;
     }

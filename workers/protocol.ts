@@ -186,7 +186,11 @@ export interface ServeTask {
   serve: true;
   /** Int32Array(THREAD_SLOTS) over a SharedArrayBuffer: this thread's slots. */
   slots: Int32Array;
-  /** Int32Array[1]: running calls in this process; a thread that makes it 1 tells the main thread. */
+  /**
+   * Int32Array[2]: [0] running calls in this process; [1] 1 while the main thread's memory watch
+   * polls. A thread that starts a call while [1] is 0 tells the main thread ('busy'), so a busy
+   * process costs no message per call.
+   */
   busy: Int32Array;
   /** Int32Array[1]: the sync host-call wake of this thread (WorkerTask.wake). */
   wake: Int32Array;

@@ -14,7 +14,6 @@ import { MAX_RESULT_CHARS } from './protocol.js';
 import type { Outcome, ServeTask, WorkerTask } from './protocol.js';
 import { CallScope, makeError } from './sandbox/call-scope.js';
 import { errorInfo } from './sandbox/errors.js';
-import { buildGlobals } from './sandbox/globals.js';
 import type { Evaluator } from './sandbox/globals.js';
 import { retainedBytes, setBaseline } from './sandbox/memory.js';
 import { lockdownRealm } from './sandbox/realm.js';
@@ -22,7 +21,8 @@ import { clearReadCache } from './sandbox/read-cache.js';
 import { claimTask, hostLink, threadPort } from './sandbox/thread-channel.js';
 import { newBudget, toJsonSafe } from './sandbox/serialize.js';
 import { serveLink } from './sandbox/direct-server.js';
-import { takeRealm } from './sandbox/prepared-realm.js';
+import { endRealm, takeRealm } from './sandbox/prepared-realm.js';
+import type { Realm } from './sandbox/prepared-realm.js';
 
 const MB = 1024 * 1024;
 
@@ -64,9 +64,11 @@ async function execute(task: WorkerTask, direct: boolean): Promise<Outcome> {
   const scope = new CallScope(threadPort, task.id, task.callKey ?? '', task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars, hostLink, direct);
   current = scope;
   let compartment: Compartment | undefined;
+  let realm: Realm | undefined;
   const evaluator = (): Evaluator => compartment as unknown as Evaluator;
   try {
-    compartment = takeRealm(buildGlobals(scope, task, evaluator));
+    realm = takeRealm({ scope, task, evaluator });
+    compartment = realm.compartment;
     const main = compartment.evaluate(task.source) as () => Promise<unknown>;
     const returned = await race(scope, task.timeoutMs, main());
     const value = returned === undefined ? (compartment.globalThis as { result?: unknown }).result : returned;
@@ -84,6 +86,7 @@ async function execute(task: WorkerTask, direct: boolean): Promise<Outcome> {
     await turn();
     return failure(scope, err);
   } finally {
+    if (realm) endRealm(realm);
     scope.close();
     current = undefined;
   }

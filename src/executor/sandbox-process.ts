@@ -201,11 +201,11 @@ export class SandboxProcess {
   }
 
   /**
-   * Room to send a call ahead: one waiting call per thread, so no thread idles for an IPC round
-   * trip. None on the direct path: a thread's next call reaches it in one hop once it answers.
+   * Room to send a call ahead: one waiting call per thread, so no thread idles for a round trip
+   * (on the direct path the call waits on the thread itself, thread-links.ts).
    */
   get prefetchRoom(): number {
-    if (this.#links) return this.free;
+    if (this.#links) return this.#state === 'ready' && !this.#killTimer ? this.#links.free + this.#links.aheadRoom : 0;
     return this.#state === 'ready' && this.#warming === 0 && !this.#killTimer ? Math.max(0, 2 * this.threads - this.#inflight.size) : 0;
   }
 

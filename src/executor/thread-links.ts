@@ -2,7 +2,9 @@
 // thread's own host link (host-link-server.ts), over which calls go out and their output and
 // answers come back, without the process's main thread (workers/sandbox/direct-server.ts). A call
 // is tied to the link it was sent on and to its key: a frame about it from any other link, or
-// without its key, is dropped. A thread takes calls once it says 'serving', and one at a time.
+// without its key, is dropped. A thread takes calls once it says 'serving', and runs one at a
+// time; one more call of the same agent may be sent ahead to wait on the thread behind the running
+// one (the thread queues it), so the thread never idles for a round trip to the coordinator.
 // When a link closes with a call on it, the process's main thread answers that call (it ended the
 // thread, or saw it crash); if no answer comes within LINK_LOST_MS, the call fails with a clear
 // error instead of hanging.
@@ -13,12 +15,21 @@ import type { Outcome, RunRequest } from '../../workers/protocol.js';
 /** How long a call whose thread's link closed waits for its process to answer for it, ms. */
 export const LINK_LOST_MS = 2_000;
 
+interface LinkCall {
+  id: number;
+  key: string;
+  agent: string;
+}
+
 interface Link {
   conn: LinkConnection;
   serving: boolean;
-  /** The call on this thread, with its key. */
-  call?: { id: number; key: string };
+  /** The calls on this thread, with their keys: the running one first, then at most one sent ahead. */
+  calls: LinkCall[];
 }
+
+/** Calls one thread may hold: the running one and one sent ahead. */
+const CALLS_PER_THREAD = 2;
 
 export interface ThreadLinkEvents {
   done(id: number, outcome: Outcome): void;
@@ -57,15 +68,30 @@ export class ThreadLinks {
 
   #idle(): number {
     let n = 0;
-    for (const l of this.#links.values()) if (l.serving && !l.call) n++;
+    for (const l of this.#links.values()) if (l.serving && l.calls.length === 0) n++;
     return n;
   }
 
-  /** Sends a call to a free thread, or keeps it until one frees: true when it was sent now. */
+  /** Busy threads that may take one call sent ahead (of their running call's agent only). */
+  get aheadRoom(): number {
+    let n = 0;
+    for (const l of this.#links.values()) if (l.serving && l.calls.length > 0 && l.calls.length < CALLS_PER_THREAD) n++;
+    return Math.max(0, n - this.#pending.length);
+  }
+
+  /**
+   * Sends a call to a free thread, or ahead to a busy one, or keeps it until one frees: true when
+   * it started now (a call sent ahead starts when the call before it answers: the 'started' event).
+   */
   submit(id: number, request: RunRequest): boolean {
-    if (this.#pending.length === 0 && this.send(id, request)) return true;
+    if (this.#pending.length === 0 && this.send(id, request)) return this.running(id);
     this.#pending.push({ id, request });
     return false;
+  }
+
+  /** Whether call `id` runs on its thread now (not waiting there behind another). */
+  running(id: number): boolean {
+    return this.#calls.get(id)?.calls[0]?.id === id;
   }
 
   /** Takes back a call that is still waiting here; false when it was sent (or is unknown). */
@@ -81,17 +107,26 @@ export class ThreadLinks {
       const next = this.#pending[0] as { id: number; request: RunRequest };
       if (!this.send(next.id, next.request)) return;
       this.#pending.shift();
-      this.#events.started(next.id);
+      if (this.running(next.id)) this.#events.started(next.id);
     }
   }
 
-  /** Sends a call to a free thread; false when none is free. */
+  /**
+   * Sends a call to a free thread, or else ahead to a thread running a call of the same agent
+   * (never behind another agent's call: its long call would hold this one up); false when none may
+   * take it.
+   */
   send(id: number, request: RunRequest): boolean {
+    return this.#sendTo(id, request, (l) => l.calls.length === 0) || this.#sendTo(id, request, (l) => l.calls.length < CALLS_PER_THREAD && l.calls.every((c) => c.agent === request.agent));
+  }
+
+  #sendTo(id: number, request: RunRequest, fits: (link: Link) => boolean): boolean {
     for (const link of this.#links.values()) {
-      if (!link.serving || link.call) continue;
-      link.call = { id, key: request.callKey ?? '' };
+      if (!link.serving || !fits(link)) continue;
+      const call: LinkCall = { id, key: request.callKey ?? '', agent: request.agent };
+      link.calls.push(call);
       if (!link.conn.write(JSON.stringify({ kind: 'run', id, request }))) {
-        link.call = undefined;
+        link.calls.splice(link.calls.indexOf(call), 1);
         link.serving = false;
         continue;
       }
@@ -119,7 +154,8 @@ export class ThreadLinks {
     const link = this.#calls.get(id);
     if (!link) return;
     this.#calls.delete(id);
-    if (link.call?.id === id) link.call = undefined;
+    const i = link.calls.findIndex((c) => c.id === id);
+    if (i >= 0) link.calls.splice(i, 1);
     if (retired) link.serving = false;
   }
 
@@ -131,19 +167,24 @@ export class ThreadLinks {
   frame(conn: LinkConnection, frame: Record<string, unknown>): void {
     let link = this.#links.get(conn);
     if (frame.kind === 'serving') {
-      if (!link) this.#links.set(conn, (link = { conn, serving: false }));
+      if (!link) this.#links.set(conn, (link = { conn, serving: false, calls: [] }));
       link.serving = true;
       this.#sendPending();
       this.#events.free();
       return;
     }
-    if (!link?.call || frame.id !== link.call.id || frame.key !== link.call.key) return;
-    const id = link.call.id;
+    const call = link?.calls.find((c) => c.id === frame.id);
+    if (!link || !call || frame.key !== call.key) return;
+    const id = call.id;
     if (frame.kind === 'output' && Array.isArray(frame.lines)) {
       this.#events.output(id, frame.lines.filter((l): l is string => typeof l === 'string'));
     } else if (frame.kind === 'done' && isOutcome(frame.outcome)) {
+      const wasRunning = link.calls[0] === call;
       this.release(id);
       this.#events.done(id, frame.outcome);
+      // The call sent ahead runs now.
+      const next = link.calls[0];
+      if (wasRunning && next) this.#events.started(next.id);
       this.#sendPending();
       this.#events.free();
     }
@@ -152,14 +193,14 @@ export class ThreadLinks {
   closed(conn: LinkConnection): void {
     const link = this.#links.get(conn);
     this.#links.delete(conn);
-    if (!link?.call) return;
-    const { id } = link.call;
-    link.call = undefined;
-    setTimeout(() => {
-      if (this.#calls.get(id) !== link) return;
-      this.#calls.delete(id);
-      this.#events.lost(id);
-    }, LINK_LOST_MS).unref();
+    if (!link) return;
+    for (const { id } of link.calls.splice(0)) {
+      setTimeout(() => {
+        if (this.#calls.get(id) !== link) return;
+        this.#calls.delete(id);
+        this.#events.lost(id);
+      }, LINK_LOST_MS).unref();
+    }
   }
 
   /** The process is gone: forget every link and call. */

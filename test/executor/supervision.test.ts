@@ -66,8 +66,8 @@ it('queues calls beyond free threads and serves them in order of arrival', async
 
 it('a call waiting for a process that dies before starting it runs elsewhere instead of failing', async () => {
   const base = testConfig();
-  // Two calls in flight for one agent on one process: the second waits (on the direct path in the
-  // pool's queue: a thread gets its next call in one hop, so nothing is sent ahead).
+  // Two calls in flight for one agent on one process: the second waits (on the direct path sent
+  // ahead to the thread, where it counts as started only once the call before it answers).
   const config1 = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 0 }, limits: { ...base.limits, maxCallsInFlightPerAgent: 2 } });
   const ws = new Workspace({ root: config1.workspaceDir, maxFileBytes: config1.limits.maxFileBytes });
   const single = await createExecutor({ config: config1, hostApi: createHostApi({ config: config1, workspace: ws, logger: silentLogger() }), logger: silentLogger(), workspace: ws });

@@ -2,14 +2,15 @@
 // went out on and to its key. Frames an escaped thread could forge - another call's id, a wrong or
 // missing key, a replay of an answer, a frame on another thread's link, a malformed outcome - reach
 // nobody; a link that closes mid-call ends that call with a clear error, never a hang; a thread
-// takes calls only once it says 'serving', one at a time.
+// takes calls only once it says 'serving', runs one at a time, and holds at most one more sent
+// ahead, of the same agent only.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LinkConnection } from '../../src/executor/host-link-server.js';
 import { LINK_LOST_MS, ThreadLinks } from '../../src/executor/thread-links.js';
 import type { Outcome, RunRequest } from '../../workers/protocol.js';
 
-const request = (key: string): RunRequest => ({ code: 'return 1', language: 'javascript', timeoutMs: 1000, memoryMb: 64, workspaceName: 'w', agent: 'a', fetchAllowed: false, streamOutput: true, maxArgChars: 100, callKey: key });
+const request = (key: string, agent = 'a'): RunRequest => ({ code: 'return 1', language: 'javascript', timeoutMs: 1000, memoryMb: 64, workspaceName: 'w', agent, fetchAllowed: false, streamOutput: true, maxArgChars: 100, callKey: key });
 const OK: Outcome = { ok: true, value: 1, output: [] };
 
 function conn(thread: number): LinkConnection & { frames: string[]; open: boolean } {
@@ -32,16 +33,55 @@ describe('ThreadLinks', () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  it('sends nothing to a thread until it says it serves, then one call at a time', () => {
+  it('sends nothing to a thread until it says it serves, then one call and one more sent ahead', () => {
     const t = conn(1);
     links.frame(t, { kind: 'output', id: 1, key: 'k', lines: ['early'] });
     expect(links.send(1, request('k1'))).toBe(false);
     links.frame(t, { kind: 'serving' });
     expect(links.free).toBe(1);
     expect(links.send(1, request('k1'))).toBe(true);
-    expect(links.send(2, request('k2'))).toBe(false);
+    expect(links.free).toBe(0);
+    expect(links.aheadRoom).toBe(1);
+    expect(links.submit(2, request('k2'))).toBe(false);
+    expect(links.running(2)).toBe(false);
+    expect(links.aheadRoom).toBe(0);
+    expect(links.send(3, request('k3'))).toBe(false);
+    expect(t.frames.map((f) => (JSON.parse(f) as { id: number }).id)).toEqual([1, 2]);
+    // The call sent ahead answers on the same link, with its own key; then the thread is free.
+    links.frame(t, { kind: 'done', id: 2, key: 'k1', outcome: OK });
+    expect(events.done).toEqual([]);
+    expect(events.started).toEqual([]);
+    links.frame(t, { kind: 'done', id: 1, key: 'k1', outcome: OK });
+    // Sent ahead, it counts as started (its process dying now may have run some of it) only now.
+    expect(events.started).toEqual([2]);
+    expect(links.running(2)).toBe(true);
+    links.frame(t, { kind: 'done', id: 2, key: 'k2', outcome: OK });
+    expect(events.done.map(([id]) => id)).toEqual([1, 2]);
+    expect(links.free).toBe(1);
+  });
+
+  it('never sends a call ahead behind another agent\'s call (its long call would hold it up)', () => {
+    const t = conn(1);
+    links.frame(t, { kind: 'serving' });
+    expect(links.send(1, request('k1', 'alice'))).toBe(true);
+    expect(links.send(2, request('k2', 'bob'))).toBe(false);
+    expect(links.submit(2, request('k2', 'bob'))).toBe(false);
     expect(t.frames).toHaveLength(1);
-    expect(JSON.parse(t.frames[0] as string)).toMatchObject({ kind: 'run', id: 1 });
+    links.frame(t, { kind: 'done', id: 1, key: 'k1', outcome: OK });
+    // Bob's call went out once the thread was free, not before.
+    expect(events.started).toEqual([2]);
+    expect(t.frames.map((f) => (JSON.parse(f) as { id: number }).id)).toEqual([1, 2]);
+  });
+
+  it('a link that closes with a call running and one sent ahead ends both within LINK_LOST_MS', () => {
+    vi.useFakeTimers();
+    const t = conn(1);
+    links.frame(t, { kind: 'serving' });
+    links.send(1, request('k1'));
+    links.send(2, request('k2'));
+    links.closed(t);
+    vi.advanceTimersByTime(LINK_LOST_MS + 1);
+    expect(events.lost.sort()).toEqual([1, 2]);
   });
 
   it('takes a call\'s frames only from its own link and with its own key', () => {

@@ -45,7 +45,9 @@ export function serveLink(task: ServeTask, link: WorkerHostLink | undefined, exe
       Atomics.store(task.slots, READ_CHARS_SLOT, 0);
       Atomics.store(task.slots, SLOT_MEMORY_MB, run.request.memoryMb);
       Atomics.store(task.slots, SLOT_CALL_ID, run.id);
-      if (Atomics.add(task.busy, 0, 1) === 0) threadPort.postMessage({ kind: 'busy' });
+      // The main thread's memory watch polls while calls run; it is told only when it is not polling.
+      Atomics.add(task.busy, 0, 1);
+      if (Atomics.load(task.busy, 1) === 0) threadPort.postMessage({ kind: 'busy' });
       let outcome: Outcome;
       try {
         outcome = await execute(work, true);

@@ -1,6 +1,7 @@
 // The guest's whole world: the endowments of one call's Compartment. Every power is a function
-// that checks its call is still running and goes to the host through the call's port; every
-// object handed over is hardened or freshly made, so nothing here is shared between calls.
+// that finds its call through the realm's cell (guest-api.ts), checks it is still running and goes
+// to the host through the call's port; every object handed over is hardened or made for this realm
+// alone, so nothing here is shared between calls.
 
 import { TOOL_NAMES_METHOD } from '../protocol.js';
 import type { WorkerTask } from '../protocol.js';
@@ -8,11 +9,13 @@ import type { CallScope } from './call-scope.js';
 import { makeError } from './call-scope.js';
 import { aggregateStats, filterByField, formatOutput, summarizeList } from './data-helpers.js';
 import { countRead, fastRead } from './fast-read.js';
-import { toJsonSafe } from './serialize.js';
+import { callAsync, callOf, callSync, forwardingFunctions, optionalStr, str } from './guest-api.js';
+import type { CallCell, CallState, Evaluator } from './guest-api.js';
 import { atob, btoa, crypto, structuredClone } from './web-encoding.js';
 import { TextDecoder, TextEncoder, URL, URLSearchParams } from './web-facades.js';
 
 export { SANDBOX_API_NAMES } from './api-names.js';
+export type { CallCell, CallState, Evaluator } from './guest-api.js';
 
 declare global {
   var harden: <T>(value: T) => T;
@@ -24,10 +27,6 @@ interface ModuleSource {
   name: string;
   language: string;
   source: string;
-}
-
-export interface Evaluator {
-  evaluate(source: string): unknown;
 }
 
 /** Host classes and functions the guest may use, hardened once per worker after lockdown. */
@@ -73,54 +72,37 @@ export function sharedEndowments(): Record<string, unknown> {
 }
 
 /**
- * A string argument, or a TypeError naming the function and parameter. Converting other values
- * (Symbols, BigInts, functions, Proxies) to their descriptions would write files named after them.
+ * One realm's globals: made once per realm, while the thread is idle (prepared-realm.ts), before
+ * any call. Each function reaches the call it serves through `cell` (guest-api.ts), so nothing
+ * here is rebuilt per call and a function kept past its call's end refuses to act. The per-call
+ * values (workspace, result, context_vars) are `callValues`.
  */
-function str(value: unknown, fn: string, param: string): string {
-  if (typeof value !== 'string') {
-    throw makeError('TypeError', `${fn}: ${param} must be a string, got ${value === null ? 'null' : typeof value}${param === 'content' ? ' (use JSON.stringify for data)' : ''}`);
-  }
-  return value;
-}
-
-function optionalStr(value: unknown, fn: string, param: string): string | undefined {
-  return value === undefined || value === null ? undefined : str(value, fn, param);
-}
-
-export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () => Evaluator): Record<string, unknown> {
-  // Host arguments travel as plain data, cut off (and refused) past the per-call argument limit.
-  const plain = (v: unknown): unknown => {
-    if (typeof v === 'string') return v;
-    const budget = { chars: task.maxArgChars, cut: false };
-    const data = toJsonSafe(v, budget);
-    if (budget.cut) throw makeError('RangeError', `an argument is over ${task.maxArgChars} characters as JSON, the limit for one call to the host`);
-    return data;
-  };
-  const sync = (method: string, ...args: unknown[]): unknown => scope.callSync(method, args.map(plain));
-  const async = (method: string, ...args: unknown[]): Promise<unknown> => {
-    try {
-      return scope.callAsync(method, args.map(plain));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  };
-
-  const log = (...args: unknown[]): void => scope.log(args);
+export function realmGlobals(cell: CallCell): Record<string, unknown> {
+  const sync = (method: string, ...args: unknown[]): unknown => callSync(cell, method, args);
+  const scopeOf = (what: string): CallScope => callOf(cell, what).scope;
+  // Output after the call's end is dropped, as before (CallScope.log).
+  const log = (...args: unknown[]): void => cell.call?.scope.log(args);
   const console = {
     log,
     info: log,
     debug: log,
-    warn: (...args: unknown[]) => scope.log(args),
-    error: (...args: unknown[]) => scope.log(args),
+    warn: log,
+    error: log,
     trace: log,
-    dir: (v: unknown) => scope.log([v]),
-    table: (v: unknown) => scope.log([v]),
+    dir: (v: unknown) => cell.call?.scope.log([v]),
+    table: (v: unknown) => cell.call?.scope.log([v]),
   };
 
+  // This realm's skill modules: a realm serves one call, so they are that call's.
   const modules = new Map<string, Promise<unknown>>();
   const loading: string[] = [];
   const importSkill = (name: unknown): Promise<unknown> => {
-    scope.assertActive('import_skill');
+    let call: CallState;
+    try {
+      call = callOf(cell, 'import_skill');
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (typeof name !== 'string') return Promise.reject(makeError('TypeError', 'import_skill(name): name must be a string'));
     const inProgress = loading.indexOf(name);
     if (inProgress >= 0) {
@@ -145,7 +127,7 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
     };
     const p = (async () => {
       try {
-        const factory = evaluator().evaluate(mod.source) as () => Promise<unknown>;
+        const factory = call.evaluator().evaluate(mod.source) as () => Promise<unknown>;
         return await factory();
       } finally {
         done();
@@ -157,18 +139,20 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
 
   const tools = toolsObject(
     () => sync(TOOL_NAMES_METHOD),
-    (server, tool, args) => async('call_tool', server, tool, args ?? {}),
+    (server, tool, args) => callAsync(cell, 'call_tool', [server, tool, args ?? {}]),
   );
 
-  const globals: Record<string, unknown> = {
+  return {
     ...sharedEndowments(),
+    ...forwardingFunctions(cell),
     console,
     print: log,
-    setTimeout: (fn: unknown, ms?: unknown, ...args: unknown[]) => scope.setTimer(fn, ms, args, false),
-    setInterval: (fn: unknown, ms?: unknown, ...args: unknown[]) => scope.setTimer(fn, ms, args, true),
-    clearTimeout: (id: unknown) => scope.clearTimer(id),
-    clearInterval: (id: unknown) => scope.clearTimer(id),
+    setTimeout: (fn: unknown, ms?: unknown, ...args: unknown[]) => scopeOf('setTimeout').setTimer(fn, ms, args, false),
+    setInterval: (fn: unknown, ms?: unknown, ...args: unknown[]) => scopeOf('setInterval').setTimer(fn, ms, args, true),
+    clearTimeout: (id: unknown) => cell.call?.scope.clearTimer(id),
+    clearInterval: (id: unknown) => cell.call?.scope.clearTimer(id),
     queueMicrotask: (fn: unknown) => {
+      const scope = scopeOf('queueMicrotask');
       scope.assertActive('queueMicrotask');
       if (typeof fn !== 'function') throw makeError('TypeError', 'queueMicrotask needs a function');
       void Promise.resolve().then(() => {
@@ -180,21 +164,23 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
         }
       });
     },
-    sleep: (ms: unknown) => scope.sleep(ms),
+    sleep: (ms: unknown) => {
+      try {
+        return scopeOf('sleep').sleep(ms);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
 
-    workspace: task.workspaceName,
     read_file: (path: unknown) => {
       const file = str(path, 'read_file', 'path');
+      const { scope, task } = callOf(cell, 'read_file');
       scope.assertActive('read_file');
       const content = fastRead(task.readGrant, file);
       if (content === undefined) return sync('read_file', file);
       countRead(task.interrupt, content.length);
       return content;
     },
-    write_file: (path: unknown, content: unknown) => sync('write_file', str(path, 'write_file', 'path'), str(content, 'write_file', 'content')),
-    list_files: (subpath?: unknown) => sync('list_files', optionalStr(subpath, 'list_files', 'subpath') ?? '.'),
-    delete_file: (path: unknown) => sync('delete_file', str(path, 'delete_file', 'path')),
-
     save_skill: (name: unknown, code: unknown, description?: unknown, language?: unknown, options?: unknown) =>
       sync(
         'save_skill',
@@ -205,33 +191,40 @@ export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () =
         // {shared: true} publishes the skill (needs the publish permission); read once, as data.
         options === undefined || options === null ? null : { shared: (options as { shared?: unknown }).shared === true },
       ),
-    load_skill: (name: unknown) => sync('load_skill', str(name, 'load_skill', 'name')),
-    list_skills: () => sync('list_skills'),
     import_skill: importSkill,
-
-    tokenize_pii: (text: unknown) => sync('tokenize_pii', str(text, 'tokenize_pii', 'text')),
-    detokenize_pii: (text: unknown) => sync('detokenize_pii', str(text, 'detokenize_pii', 'text')),
-
     search_tools: (query: unknown, options?: unknown) => sync('search_tools', optionalStr(query, 'search_tools', 'query') ?? '', options ?? {}),
-
     tools,
-    result: undefined,
+    // Always there: without a net permission the host refuses with a message naming it, which
+    // tells an agent more than a missing global would.
+    fetch: async (input: unknown, init?: unknown) => {
+      const res = (await callAsync(cell, 'fetch', [String(input), init ?? {}])) as FetchReply;
+      return makeResponse(res);
+    },
   };
-  // Always there: without a net permission the host refuses with a message naming it, which
-  // tells an agent more than a missing global would.
-  globals.fetch = async (input: unknown, init?: unknown) => {
-    const res = (await async('fetch', String(input), init ?? {})) as FetchReply;
-    return makeResponse(res);
-  };
+  // The functions and containers above are made afresh for each realm and the host never reads
+  // them back, so they need no hardening (which would cost more than the rest of the call);
+  // what is shared between calls (sharedEndowments) is hardened once.
+}
+
+/** A call's own values: its workspace's name, an empty result, its context_vars. */
+export function callValues(task: WorkerTask): Record<string, unknown> {
+  const values: Record<string, unknown> = { workspace: task.workspaceName, result: undefined };
   if (task.contextJson) {
     const vars = JSON.parse(task.contextJson) as Record<string, unknown>;
     for (const [k, v] of Object.entries(vars)) {
-      Object.defineProperty(globals, k, { value: v, writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(values, k, { value: v, writable: true, enumerable: true, configurable: true });
     }
   }
-  // The functions and containers above are made afresh for each call and the host never reads
-  // them back, so they need no hardening (which would cost more than the rest of the call);
-  // what is shared between calls (sharedEndowments) is hardened once.
+  return values;
+}
+
+/** One call's complete globals (a realm bound to that call): what the reachability audit walks. */
+export function buildGlobals(scope: CallScope, task: WorkerTask, evaluator: () => Evaluator): Record<string, unknown> {
+  const cell: CallCell = { call: { scope, task, evaluator } };
+  const globals = realmGlobals(cell);
+  for (const [k, v] of Object.entries(callValues(task))) {
+    Object.defineProperty(globals, k, { value: v, writable: true, enumerable: true, configurable: true });
+  }
   return globals;
 }
 
