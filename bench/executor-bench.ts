@@ -148,7 +148,7 @@ export const executorBench: BenchSection = {
       };
       const perRead = ((await timeOf(withReads)) - (await timeOf(without))) / READS;
       rows.push({ group: 'executor', name: 'host call round trip: read_file of 1 KB from guest code', value: round(perRead * 1000, 0), unit: 'µs', target: '<= 100 µs', met: perRead * 1000 <= 100 });
-      // read_file is served in the worker (workers/sandbox/fast-read.ts); list_files still goes
+      // read_file is served in the worker (workers/kit/fast-read.ts); list_files still goes
       // guest -> worker -> pool host -> coordinator and back: what every other host call costs.
       const withLists = `let n = 0; for (let i = 0; i < ${READS}; i++) n += list_files('bench').length; return n`;
       const perList = ((await timeOf(withLists)) - (await timeOf(without))) / READS;

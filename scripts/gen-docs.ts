@@ -1,6 +1,6 @@
 // Writes the documentation tables that restate data the code already holds: the options of
 // docs/configuration.md from src/config/options.ts, and the sandbox API of docs/sandbox-api.md
-// from workers/sandbox/api-contract.ts. Each table sits between `<!-- generated:NAME -->` and
+// from workers/kit/api-contract.ts. Each table sits between `<!-- generated:NAME -->` and
 // `<!-- /generated:NAME -->`; the prose around it stays hand-written. `npm run docs` rewrites the
 // regions; test/docs/generated-docs.test.ts fails while the committed text differs.
 //
@@ -12,8 +12,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FILE_ONLY_OPTIONS, OPTIONS } from '../src/config/options.js';
 import type { OptionSpec } from '../src/config/options.js';
-import { SANDBOX_API } from '../workers/sandbox/api-contract.js';
-import type { ApiKind } from '../workers/sandbox/api-contract.js';
+import { SANDBOX_API } from '../workers/kit/api-contract.js';
+import type { ApiKind } from '../workers/kit/api-contract.js';
 
 /** A generated region: the file it lives in, its name in the markers, and how to render it. */
 export interface GeneratedRegion {

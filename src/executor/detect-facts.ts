@@ -6,8 +6,8 @@
 import { Parser } from 'acorn';
 import { readings } from './detect-reading.js';
 import type { Readings } from './detect-reading.js';
-import { preprocess } from '../../workers/preprocess.js';
-import { WRAP_PREFIX } from '../../workers/protocol.js';
+import { preprocess } from '../../workers/js/preprocess.js';
+import { WRAP_PREFIX } from '../../workers/kit/protocol.js';
 
 /** Characters the line heuristics read: a sample says enough, and keeps them cheap on the coordinator. */
 export const SIGNAL_SAMPLE_CHARS = 64 * 1024;

@@ -7,8 +7,8 @@
 
 import { Parser } from 'acorn';
 import type { Comment, Token } from 'acorn';
-import { PYTHON_API_NAMES, SANDBOX_API_NAMES } from '../../workers/sandbox/api-contract.js';
-import { WRAP_PREFIX } from '../../workers/protocol.js';
+import { PYTHON_API_NAMES, SANDBOX_API_NAMES } from '../../workers/kit/api-contract.js';
+import { WRAP_PREFIX } from '../../workers/kit/protocol.js';
 
 /** What each language would make of code both parse. */
 export interface Readings {

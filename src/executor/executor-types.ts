@@ -1,7 +1,7 @@
 // The executor's contract: what the MCP front, the CLI and tests hand to it and get back.
 // Kept apart from the implementation so an in-process fake can stand in where a test needs one.
 
-import type { ReadGrant } from '../../workers/protocol.js';
+import type { ReadGrant } from '../../workers/kit/protocol.js';
 import type { AccessSubject } from '../access/index.js';
 import type { Permissions } from '../config/config-types.js';
 import { GUEST_ERROR } from '../util/errors.js';
@@ -12,7 +12,7 @@ export type Language = 'javascript' | 'typescript' | 'python';
 
 /** Why a call ended. */
 export type ErrorType =
-  | GuestErrorName // the daemon's names (workers/guest-errors.ts): TimeoutError, PermissionError, ...
+  | GuestErrorName // the daemon's names (workers/kit/guest-errors.ts): TimeoutError, PermissionError, ...
   | (string & {}); // guest errors keep their own class name
 
 export interface ExecutionRequest {

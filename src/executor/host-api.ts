@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { ReadGrant } from '../../workers/protocol.js';
+import type { ReadGrant } from '../../workers/kit/protocol.js';
 import { decide, Grant, PermissionDenied, requireGrant } from '../access/index.js';
 import type { AccessResource } from '../access/index.js';
 import type { Config } from '../config/config-types.js';

@@ -1,4 +1,4 @@
-// The coordinator's end of the worker threads' host links (workers/sandbox/host-link.ts): one
+// The coordinator's end of the worker threads' host links (workers/kit/host-link.ts): one
 // Unix socket in a fresh folder only this user can enter. Each sandbox process is registered
 // with a random secret it gets at spawn; a connection that does not open with a registered
 // secret within a second is closed unheard. What a connection carries is handed to the process
@@ -10,9 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { LineReader } from '../../workers/line-reader.js';
-import { HOST_LINK_WELCOME } from '../../workers/protocol.js';
-import type { HostLinkInfo, HostReply } from '../../workers/protocol.js';
+import { LineReader } from '../../workers/kit/line-reader.js';
+import { HOST_LINK_WELCOME } from '../../workers/kit/protocol.js';
+import type { HostLinkInfo, HostReply } from '../../workers/kit/protocol.js';
 import type { Logger } from '../util/logger.js';
 
 /** A host call as a link carries it. */

@@ -1,7 +1,7 @@
 // Public surface of the executor: create it (it resolves once its sandboxes are warm), run calls.
 import { PooledExecutor } from './executor.js';
 import { maxHostArgChars } from './executor-types.js';
-import { MAX_ANSWER_CHARS } from '../../workers/protocol.js';
+import { MAX_ANSWER_CHARS } from '../../workers/kit/protocol.js';
 import type { ExecutorOptions } from './executor.js';
 import { HostLinkServer } from './host-link-server.js';
 

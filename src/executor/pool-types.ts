@@ -1,7 +1,7 @@
 // The types of a sandbox pool (sandbox-pool.ts): a call as the pool sees it, an agent's share,
 // and the pool's options.
 
-import type { HostReply, RunRequest, RuntimeProcess, SandboxProcessOptions } from '../../workers/protocol.js';
+import type { HostReply, RunRequest, RuntimeProcess, SandboxProcessOptions } from '../../workers/kit/protocol.js';
 import type { Logger } from '../util/logger.js';
 import type { RecycleSupport } from './executor-types.js';
 import type { HostLinkServer } from './host-link-server.js';

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import type { Config } from '../config/config-types.js';
 import type { ExecutionRequest, Language } from './executor-types.js';
-import type { RuntimeProcess } from '../../workers/protocol.js';
+import type { RuntimeProcess } from '../../workers/kit/protocol.js';
 import { JAVASCRIPT_LANGUAGE, PYTHON_LANGUAGE } from '../config/languages.js';
 import type { LanguageRow } from '../config/languages.js';
 import type { LogCode } from '../util/errors.js';
@@ -28,8 +28,10 @@ export type RuntimeTuning = JsPoolTuning & PythonPoolTuning & { jsOnDemand?: boo
 export interface RuntimeRow extends LanguageRow {
   /** The worker thread script: relative to dist/workers/ without '.js', or an absolute path (a test build's worker). */
   readonly worker: string;
-  /** What its sandbox processes must know (workers/protocol.ts RuntimeProcess): kind, stack, dispatch, preprocessing, start-up timeout. */
-  readonly process: Omit<RuntimeProcess, 'workerFile'>;
+  /** What its sandbox processes must know (workers/kit/protocol.ts RuntimeProcess): kind, stack, dispatch, preprocessing, start-up timeout. */
+  readonly process: Omit<RuntimeProcess, 'workerFile' | 'preprocessor'>;
+  /** The module that turns a call's code into what the worker runs (workers/kit/protocol.ts Preprocess), a path like `worker`; absent: the code as given. */
+  readonly preprocessor?: string;
   /**
    * 'direct': calls go to the worker thread over its own host link when the executor has one
    * (thread-links.ts), and awaited host calls come back on it; 'relay': calls and host calls go
@@ -51,8 +53,9 @@ export interface RuntimeRow extends LanguageRow {
 /** JavaScript and TypeScript: SES Compartments in piscina threads, fresh per call, on the direct path. */
 export const JAVASCRIPT_RUNTIME: RuntimeRow = {
   ...JAVASCRIPT_LANGUAGE,
-  worker: 'sandbox-worker',
-  process: { kind: 'js', stackSizeMb: 4, dispatch: 'hardened', preprocess: 'javascript', startupTimeoutMs: 30_000 },
+  worker: 'js/sandbox-worker',
+  preprocessor: 'js/preprocess-cache',
+  process: { kind: 'js', stackSizeMb: 4, dispatch: 'hardened', startupTimeoutMs: 30_000 },
   callPath: 'direct',
   start: 'awaited',
   toolNamesUpFront: false,
@@ -76,8 +79,8 @@ export const JAVASCRIPT_RUNTIME: RuntimeRow = {
  */
 export const PYTHON_RUNTIME: RuntimeRow = {
   ...PYTHON_LANGUAGE,
-  worker: 'python-worker',
-  process: { kind: 'python', stackSizeMb: 64, dispatch: 'bound', preprocess: 'none', startupTimeoutMs: 120_000 },
+  worker: 'python/python-worker',
+  process: { kind: 'python', stackSizeMb: 64, dispatch: 'bound', startupTimeoutMs: 120_000 },
   callPath: 'relay',
   start: 'background',
   toolNamesUpFront: true,
@@ -101,6 +104,6 @@ export function parseCheckRequest(row: RuntimeRow, code: string, timeoutSeconds:
 
 /** The row's process part with its worker script resolved to a file URL. */
 export function runtimeProcess(row: RuntimeRow): RuntimeProcess {
-  const file = path.isAbsolute(row.worker) ? row.worker : workerScript(row.worker);
-  return { ...row.process, workerFile: pathToFileURL(file).href };
+  const url = (script: string): string => pathToFileURL(path.isAbsolute(script) ? script : workerScript(script)).href;
+  return { ...row.process, workerFile: url(row.worker), ...(row.preprocessor ? { preprocessor: url(row.preprocessor) } : {}) };
 }

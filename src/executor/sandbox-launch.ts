@@ -5,9 +5,9 @@ import { EventEmitter } from 'node:events';
 import { fork } from 'node:child_process';
 import type { ForkOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { HOST_LINK_ENV } from '../../workers/protocol.js';
-import type { HostLinkInfo, Outcome, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
-import type { Batch } from '../../workers/ipc-batch.js';
+import { HOST_LINK_ENV } from '../../workers/kit/protocol.js';
+import type { HostLinkInfo, Outcome, SandboxProcessOptions, ToSandbox } from '../../workers/kit/protocol.js';
+import type { Batch } from '../../workers/kit/ipc-batch.js';
 
 /** What the pool needs of a child process; node's ChildProcess fits, and tests pass doubles. */
 export interface SandboxChild extends EventEmitter {
@@ -45,7 +45,7 @@ export function launchSandbox(launch: LaunchSandbox, options: SandboxProcessOpti
     env: { NODE_ENV: process.env.NODE_ENV ?? 'production', ...(link ? { [HOST_LINK_ENV]: JSON.stringify(link) } : {}) },
   };
   try {
-    return launch(workerScript('pool-host'), [JSON.stringify(options)], forkOptions);
+    return launch(workerScript('kit/pool-host'), [JSON.stringify(options)], forkOptions);
   } catch (err) {
     // fork throws for some errors (ENOMEM) instead of emitting 'error': the same failure.
     const child = new EventEmitter() as unknown as SandboxChild;

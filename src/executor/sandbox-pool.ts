@@ -15,9 +15,9 @@
 // holds back calls sent ahead and gets the next idle process (#drain), so R follows at most one D.
 
 import { randomUUID } from 'node:crypto';
-import type { ErrorInfo, AbortReason, Outcome, RunRequest } from '../../workers/protocol.js';
-import { timedOutText, timeoutError } from '../../workers/guest-errors.js';
-import type { GuestErrorName } from '../../workers/guest-errors.js';
+import type { ErrorInfo, AbortReason, Outcome, RunRequest } from '../../workers/kit/protocol.js';
+import { timedOutText, timeoutError } from '../../workers/kit/guest-errors.js';
+import type { GuestErrorName } from '../../workers/kit/guest-errors.js';
 import type { Logger } from '../util/logger.js';
 import { refusal } from './admission.js';
 import { policyFor } from './dispatch-policy.js';

@@ -1,4 +1,4 @@
-// The coordinator's handle on one sandbox process (workers/pool-host.ts): starts it, sends it
+// The coordinator's handle on one sandbox process (workers/kit/pool-host.ts): starts it, sends it
 // calls, relays its host calls, and turns its death into a clear failure of exactly the calls it
 // was running. Every way a process can fail (exit, a fork that fails with 'error' and no 'exit',
 // a fork that throws, a kill nobody confirms) ends in one place, #die, so the pool above always
@@ -6,13 +6,13 @@
 // JavaScript calls take the direct path when the process has a host link: they go to its threads
 // over their own links (thread-links.ts) and the process's main thread never sees them.
 
-import type { AbortReason, FromSandbox, HostReply, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
-import { batchingSender, unbatch } from '../../workers/ipc-batch.js';
-import type { Batch } from '../../workers/ipc-batch.js';
+import type { AbortReason, FromSandbox, HostReply, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/kit/protocol.js';
+import { batchingSender, unbatch } from '../../workers/kit/ipc-batch.js';
+import type { Batch } from '../../workers/kit/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
 import type { HostLinkServer } from './host-link-server.js';
 import { ThreadLinks } from './thread-links.js';
-import { notStarted } from '../../workers/call-errors.js';
+import { notStarted } from '../../workers/kit/call-errors.js';
 import { diedWith, launchSandbox, launchWithFork } from './sandbox-launch.js';
 import type { Finished, LaunchSandbox, SandboxChild } from './sandbox-launch.js';
 
@@ -305,7 +305,7 @@ export class SandboxProcess {
     this.#killTimer.unref();
   }
 
-  /** Batched: one IPC write per turn (see workers/ipc-batch.ts). */
+  /** Batched: one IPC write per turn (see workers/kit/ipc-batch.ts). */
   readonly #send = batchingSender<ToSandbox>((msg) => {
     if (this.#state === 'dead' || !this.#child.connected) return;
     this.#child.send(msg, (err) => {

@@ -1,6 +1,6 @@
 // A sandbox process's worker threads as the coordinator reaches them on the direct path: each
 // thread's own host link (host-link-server.ts), over which calls go out and their output and
-// answers come back, without the process's main thread (workers/sandbox/direct-server.ts). A call
+// answers come back, without the process's main thread (workers/js/direct-server.ts). A call
 // is tied to the link it was sent on and to its key: a frame about it from any other link, or
 // without its key, is dropped. A thread takes calls once it says 'serving', and runs one at a
 // time; one more call of the same agent may be sent ahead to wait on the thread behind the running
@@ -10,7 +10,7 @@
 // error instead of hanging.
 
 import type { LinkConnection } from './host-link-server.js';
-import type { Outcome, RunRequest } from '../../workers/protocol.js';
+import type { Outcome, RunRequest } from '../../workers/kit/protocol.js';
 
 /** How long a call whose thread's link closed waits for its process to answer for it, ms. */
 export const LINK_LOST_MS = 2_000;

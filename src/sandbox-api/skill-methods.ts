@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { preprocess } from '../../workers/preprocess.js';
+import { preprocess } from '../../workers/js/preprocess.js';
 import { HostError } from '../executor/index.js';
 import type { CallIdentity, HostMethod } from '../executor/index.js';
 import { isSkillError } from '../skills/index.js';

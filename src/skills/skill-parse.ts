@@ -4,7 +4,7 @@
 
 import { parse } from 'acorn';
 import type { Comment, Program } from 'acorn';
-import { TYPESCRIPT_MISSING, stripTypeScript } from '../../workers/strip-types.js';
+import { TYPESCRIPT_MISSING, stripTypeScript } from '../../workers/js/strip-types.js';
 import { SkillError } from './skill-error.js';
 import type { PythonValidator, SkillLanguage } from './skill-types.js';
 

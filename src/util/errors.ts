@@ -1,11 +1,11 @@
 // The daemon's error vocabulary, in one place: the closed set of codes its failures carry (what
 // callers branch on: tool errors, sandbox `err.code`, HTTP bodies), the codes of its log warnings,
 // and the names of its own error classes. The names guest code sees are a separate vocabulary
-// (workers/guest-errors.ts): a daemon error reaches a guest only adapted to one of them.
+// (workers/kit/guest-errors.ts): a daemon error reaches a guest only adapted to one of them.
 // test/util/error-vocabulary.test.ts reads src/ and fails on a code literal that is not here.
 
-export { GUEST_ERROR, isGuestErrorName, timedOutText, timeoutError } from '../../workers/guest-errors.js';
-export type { GuestErrorName } from '../../workers/guest-errors.js';
+export { GUEST_ERROR, isGuestErrorName, timedOutText, timeoutError } from '../../workers/kit/guest-errors.js';
+export type { GuestErrorName } from '../../workers/kit/guest-errors.js';
 
 /** Every code a daemon failure may carry. Add a code here before using it. */
 export const ERROR_CODES = [

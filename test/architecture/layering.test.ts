@@ -22,8 +22,8 @@ interface Layer {
 /**
  * The layers, top to bottom. A file may import files of its own layer and of the layers below
  * it, never above. So `workers/` (the bottom) imports nothing from `src/`, not even types: the
- * messages both sides share are defined in workers/ (protocol.ts, embedding-protocol.ts) and the
- * coordinator imports them from there. Only the composition root sits above the cluster
+ * messages both sides share are defined in workers/kit/ (protocol.ts) and the coordinator
+ * imports them from there. Only the composition root sits above the cluster
  * adapters, so only it picks an implementation (embedded or Redis) for a seam.
  */
 const LAYERS: readonly Layer[] = [
@@ -44,11 +44,19 @@ const LAYERS: readonly Layer[] = [
   { name: 'config', paths: ['src/config/', 'src/access/'], holds: 'the options, declared once and resolved once; each language\'s facts; the one access check and its grants' },
   { name: 'kernel', paths: ['src/util/'], holds: 'shared helpers below every subsystem: logger, atomic writes, locks, the store error, sealing' },
   {
-    name: 'workers',
-    paths: ['workers/'],
-    holds: 'the code of sandbox processes and their threads, and the message types it shares with the coordinator',
+    name: 'runtimes',
+    paths: ['workers/js/', 'workers/python/'],
+    holds: 'one folder per sandbox runtime (src/executor/runtimes.ts has its row): its worker thread, realm or interpreter, preprocessing',
+  },
+  {
+    name: 'sandbox kit',
+    paths: ['workers/kit/'],
+    holds: 'what every runtime shares: the sandbox process (pool host, threads, memory watch), host links, the call scope, the sandbox API table, the messages shared with the coordinator',
   },
 ];
+
+/** Folders of one layer that must not import each other at all (peers, not only no circle): a runtime uses the kit, never another runtime. */
+const NO_PEER_IMPORTS: readonly string[] = ['runtimes'];
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DOC = 'docs/architecture.md';
@@ -159,6 +167,17 @@ describe('layering', () => {
     const lines = circles.map((tie) => tieText(tie, (from, to) => sameLayer.get(from)?.get(to) as ImportEdge));
     const fix = 'Fix: the folders of one layer are peers; what both need goes into a layer below them.';
     expect(lines, failure(lines.length, 'circles between folders of one layer', lines, fix)).toEqual([]);
+  });
+
+  it('has runtimes that import only the kit, never each other (a third runtime is one new folder)', () => {
+    const peers = edges.filter((edge) => {
+      const from = placeOf(edge.from);
+      const to = placeOf(edge.to);
+      return from && to && from.layer === to.layer && from.entry !== to.entry && NO_PEER_IMPORTS.includes((LAYERS[from.layer] as Layer).name);
+    });
+    const lines = peers.map((edge) => `  ${edgeText(edge)}`);
+    const fix = 'Fix: what two runtimes share goes into workers/kit/.';
+    expect(lines, failure(lines.length, 'imports between runtime folders', lines, fix)).toEqual([]);
   });
 
   it('has no circle of imports between files (type-only imports included)', () => {

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OPTIONS } from '../../src/config/options.js';
-import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
+import { SANDBOX_API } from '../../workers/kit/api-contract.js';
 import { generatedDocs, renderOptionsTable, renderSandboxApiTable, replaceRegion } from '../../scripts/gen-docs.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

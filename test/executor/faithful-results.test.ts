@@ -8,7 +8,7 @@ import { createExecutor, createHostApi } from '../../src/executor/index.js';
 import type { CallIdentity, ExecutionResult, Language, PooledExecutor } from '../../src/executor/index.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { Workspace } from '../../src/workspace/index.js';
-import { toJsonSafe } from '../../workers/sandbox/serialize.js';
+import { toJsonSafe } from '../../workers/kit/serialize.js';
 import { FULL_PERMISSIONS, testConfig } from '../fixtures/config.js';
 
 const config = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 1 } });

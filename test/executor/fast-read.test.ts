@@ -1,4 +1,4 @@
-// read_file served in the worker (workers/sandbox/fast-read.ts): the coordinator grants the real
+// read_file served in the worker (workers/kit/fast-read.ts): the coordinator grants the real
 // path of the agent's namespace, the worker serves only plain reads inside it and sends the rest
 // to the host. First the reader alone against paths a planter could leave (a symlinked folder, a
 // FIFO, a file swapped for a link), then through a real executor: which reads reach the host,
@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReadGrant } from '../../workers/protocol.js';
-import { fastRead } from '../../workers/sandbox/fast-read.js';
+import type { ReadGrant } from '../../workers/kit/protocol.js';
+import { fastRead } from '../../workers/kit/fast-read.js';
 import { tempDir } from '../fixtures/config.js';
 import { FULL_PERMISSIONS } from '../fixtures/config.js';
 import { startSandbox } from '../fixtures/escape/sandbox.js';
@@ -137,7 +137,7 @@ describe('read_file through a real executor', () => {
   });
 });
 
-// The thread's cache of decoded file contents (workers/sandbox/read-cache.ts): found only by one
+// The thread's cache of decoded file contents (workers/kit/read-cache.ts): found only by one
 // version of one file, after the path was authorized for the call asking.
 describe('read_file of large files, re-read from the thread cache', () => {
   let sb: Sandbox;

@@ -1,5 +1,5 @@
 // The worker threads' own socket to the coordinator for awaited host calls (host-link-server.ts,
-// workers/sandbox/host-link.ts). The socket is the attack surface: a connection that does not
+// workers/kit/host-link.ts). The socket is the attack surface: a connection that does not
 // name a registered process with its secret is closed unheard, a connection is only ever routed
 // to the process whose secret it named, oversized frames close it, and a dropped process's
 // secret stops working. Through real sandboxes: tools calls use the link, answers reach the call
@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HostLinkServer } from '../../src/executor/host-link-server.js';
 import type { LinkCall } from '../../src/executor/host-link-server.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { HOST_LINK_WELCOME } from '../../workers/protocol.js';
+import { HOST_LINK_WELCOME } from '../../workers/kit/protocol.js';
 import { startSandbox } from '../fixtures/escape/sandbox.js';
 import type { Sandbox } from '../fixtures/escape/sandbox.js';
 

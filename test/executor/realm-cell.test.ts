@@ -1,15 +1,15 @@
 // A function of the sandbox API kept past its call's end (a guest that stashes `read_file`, `print`,
 // `tools` or a timer function from call N and calls it during call N+1 of another agent) refuses
 // with a clear "call has ended" error and never reaches call N+1: the functions are made once per
-// realm (workers/sandbox/guest-api.ts) and reach their call only through the realm's cell, which
+// realm (workers/js/guest-api.ts) and reach their call only through the realm's cell, which
 // is emptied when the call ends. Runs in its own process because it locks the realm down as a
 // sandbox worker does (test/fixtures/audit/realm-cell.mjs).
 
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FORWARDED, HAND_WRITTEN, paramsOf } from '../../workers/sandbox/guest-api.js';
-import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
+import { FORWARDED, HAND_WRITTEN, paramsOf } from '../../workers/js/guest-api.js';
+import { SANDBOX_API } from '../../workers/kit/api-contract.js';
 
 const script = fileURLToPath(new URL('../fixtures/audit/realm-cell.mjs', import.meta.url));
 

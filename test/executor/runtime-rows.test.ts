@@ -20,7 +20,7 @@ const ECHO_RUNTIME: RuntimeRow = {
   languages: ['echo'],
   label: 'Echo',
   worker: ECHO_WORKER,
-  process: { kind: 'echo', stackSizeMb: 4, dispatch: 'hardened', preprocess: 'none', startupTimeoutMs: 30_000 },
+  process: { kind: 'echo', stackSizeMb: 4, dispatch: 'hardened', startupTimeoutMs: 30_000 },
   callPath: 'relay',
   start: 'background',
   toolNamesUpFront: false,

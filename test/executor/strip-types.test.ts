@@ -3,8 +3,8 @@
 // deeper than its stack) answered with a clear message and no effect on the next call.
 
 import { describe, expect, it } from 'vitest';
-import { preprocess } from '../../workers/preprocess.js';
-import { NESTED_TOO_DEEPLY, parseDiagnostic, stripTypeScript } from '../../workers/strip-types.js';
+import { preprocess } from '../../workers/js/preprocess.js';
+import { NESTED_TOO_DEEPLY, parseDiagnostic, stripTypeScript } from '../../workers/js/strip-types.js';
 
 describe('stripTypeScript', () => {
   it('replaces types with spaces, keeping every position', () => {

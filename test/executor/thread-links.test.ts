@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LinkConnection } from '../../src/executor/host-link-server.js';
 import { LINK_LOST_MS, ThreadLinks } from '../../src/executor/thread-links.js';
-import type { Outcome, RunRequest } from '../../workers/protocol.js';
+import type { Outcome, RunRequest } from '../../workers/kit/protocol.js';
 
 const request = (key: string, agent = 'a'): RunRequest => ({ code: 'return 1', language: 'javascript', timeoutMs: 1000, memoryMb: 64, workspaceName: 'w', agent, fetchAllowed: false, streamOutput: true, maxArgChars: 100, callKey: key });
 const OK: Outcome = { ok: true, value: 1, output: [] };

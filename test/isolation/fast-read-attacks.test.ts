@@ -1,11 +1,11 @@
-// Red team of read_file served in the worker (workers/sandbox/fast-read.ts). Three agents share ONE
+// Red team of read_file served in the worker (workers/kit/fast-read.ts). Three agents share ONE
 // sandbox worker (1 process x 1 thread): alice (namespace agent-a, the attacker), bob (agent-ab,
 // alice's prefix twin) and carol (agent-b, a sibling). The test process plays the hostile co-tenant
 // that plants symlinks, FIFOs and sparse files in alice's namespace; child processes run the races.
 // Every attack asserts an outcome: the victim's content never reaches the attacker, the attacker
 // gets a clear error, the victim's own result stays right, nothing outside the namespace is touched.
 //
-// Holes found (the regressions are marked HOLE below). In workers/sandbox/fast-read.ts:
+// Holes found (the regressions are marked HOLE below). In workers/kit/fast-read.ts:
 // 1. The worker opened whatever a planted folder symlink led to (O_RDONLY|O_NONBLOCK) before it
 //    checked where that was: a FIFO outside the workspace had its blocked writer released and then
 //    killed by SIGPIPE. Now the path is only named (O_PATH) until it is known to be inside.
@@ -32,8 +32,8 @@ import { createExecutor, createHostApi } from '../../src/executor/index.js';
 import type { CallIdentity, ExecutionResult, HostApi, PooledExecutor, VirtualTree } from '../../src/executor/index.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { Workspace, WorkspaceError } from '../../src/workspace/index.js';
-import type { ReadGrant } from '../../workers/protocol.js';
-import { fastRead } from '../../workers/sandbox/fast-read.js';
+import type { ReadGrant } from '../../workers/kit/protocol.js';
+import { fastRead } from '../../workers/kit/fast-read.js';
 import { FULL_PERMISSIONS, tempDir, testConfig } from '../fixtures/config.js';
 
 // The co-tenant's perfect timing: hooks run right after the worker reader's fstat, or right after

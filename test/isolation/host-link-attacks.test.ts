@@ -1,5 +1,5 @@
 // Red team of the worker threads' host link (src/executor/host-link-server.ts,
-// workers/sandbox/host-link.ts), against real sandboxes of 1 process x 1 thread, so attacker and
+// workers/kit/host-link.ts), against real sandboxes of 1 process x 1 thread, so attacker and
 // victim share the thread. The read cache's attacks are in read-cache-attacks.test.ts.
 //
 // Holes found (regressions marked HOLE):
@@ -31,7 +31,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxHostArgChars } from '../../src/executor/index.js';
 import { HostLinkServer } from '../../src/executor/host-link-server.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { WorkerHostLink } from '../../workers/sandbox/host-link.js';
+import { WorkerHostLink } from '../../workers/kit/host-link.js';
 import { startSandbox, textOf } from '../fixtures/escape/sandbox.js';
 import type { Sandbox } from '../fixtures/escape/sandbox.js';
 

@@ -1,4 +1,4 @@
-// Red team of the worker threads' read cache (workers/sandbox/read-cache.ts, fast-read.ts), with
+// Red team of the worker threads' read cache (workers/kit/read-cache.ts, fast-read.ts), with
 // real sandboxes of 1 process x 1 thread (attacker and victim share the thread's cache) and the
 // in-process reader on a simulated filesystem with whole-second timestamps.
 //
@@ -18,8 +18,8 @@ import type * as fsType from 'node:fs';
 import { linkSync, mkdirSync, realpathSync, symlinkSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fastRead } from '../../workers/sandbox/fast-read.js';
-import { cachedBytes } from '../../workers/sandbox/read-cache.js';
+import { fastRead } from '../../workers/kit/fast-read.js';
+import { cachedBytes } from '../../workers/kit/read-cache.js';
 import { tempDir } from '../fixtures/config.js';
 import { startSandbox, textOf } from '../fixtures/escape/sandbox.js';
 import type { Sandbox } from '../fixtures/escape/sandbox.js';

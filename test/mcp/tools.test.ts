@@ -3,7 +3,7 @@
 
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
+import { SANDBOX_API } from '../../workers/kit/api-contract.js';
 import { startHarness, textOf } from '../fixtures/mcp/harness.js';
 import type { Harness } from '../fixtures/mcp/harness.js';
 

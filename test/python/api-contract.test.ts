@@ -1,9 +1,9 @@
-// Python's side of the sandbox API table (workers/sandbox/api-contract.ts): every name the table
+// Python's side of the sandbox API table (workers/kit/api-contract.ts): every name the table
 // gives Python is there, with nothing beyond it but the standard modules the seed promises; fetch
 // is always there and, without a net permission, refuses with the permission's name.
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PYTHON_API_NAMES } from '../../workers/sandbox/api-contract.js';
+import { PYTHON_API_NAMES } from '../../workers/kit/api-contract.js';
 import { PYTHON_START_MS, startPython } from './helpers.js';
 import type { PythonHarness } from './helpers.js';
 

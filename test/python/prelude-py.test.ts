@@ -12,9 +12,9 @@ import type { PyodideAPI } from 'pyodide';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRELUDE_FILES, PYTHON_FILES, PYTHON_HAND_WRITTEN, forwardersSource, preludeSource, readPython } from '../../workers/python/prelude.js';
-import type { ApiEntry } from '../../workers/sandbox/api-contract.js';
+import type { ApiEntry } from '../../workers/kit/api-contract.js';
 import { PRELUDE_PY, loadOptions } from '../../workers/python/snapshot.js';
-import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
+import { SANDBOX_API } from '../../workers/kit/api-contract.js';
 import { PYTHON_START_MS } from './helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,4 +1,4 @@
-// Drives one real Python sandbox process (the compiled dist/workers/pool-host.js) over its IPC
+// Drives one real Python sandbox process (the compiled dist/workers/kit/pool-host.js) over its IPC
 // protocol, the way the coordinator's pool does: calls named by agent, 'recycle' before another
 // agent, host calls answered from an in-memory workspace. Tests of what an interpreter keeps
 // between calls use it to see exactly one interpreter, with no pool dispatch in between.
@@ -8,9 +8,9 @@ import type { ChildProcess } from 'node:child_process';
 import { pythonSnapshotDir } from '../../src/executor/python-pool.js';
 import { PYTHON_RUNTIME, runtimeProcess } from '../../src/executor/runtimes.js';
 import { workerScript } from '../../src/executor/sandbox-process.js';
-import { unbatch } from '../../workers/ipc-batch.js';
-import type { Batch } from '../../workers/ipc-batch.js';
-import type { FromSandbox, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/protocol.js';
+import { unbatch } from '../../workers/kit/ipc-batch.js';
+import type { Batch } from '../../workers/kit/ipc-batch.js';
+import type { FromSandbox, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/kit/protocol.js';
 
 export interface Finished {
   outcome: Outcome;
@@ -39,7 +39,7 @@ export class PythonProcess {
   constructor() {
     // Interpreters from the memory snapshot, as the daemon starts them, with a standby kept warm.
     const options: SandboxProcessOptions = { ...runtimeProcess(PYTHON_RUNTIME), threads: 1, maxMemoryMb: 2048, memoryPollMs: 100, pythonSnapshotDir: pythonSnapshotDir({}), standby: 'always' };
-    this.#child = fork(workerScript('pool-host'), [JSON.stringify(options)], {
+    this.#child = fork(workerScript('kit/pool-host'), [JSON.stringify(options)], {
       execArgv: ['--enable-experimental-regexp-engine-on-excessive-backtracks'],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -48,7 +48,7 @@ export class PythonProcess {
       this.#exited = true;
     });
     this.ready = new Promise((resolve, reject) => {
-      // The process batches what it sends in one turn (workers/ipc-batch.ts).
+      // The process batches what it sends in one turn (workers/kit/ipc-batch.ts).
       this.#child.on('message', (batch: FromSandbox | Batch<FromSandbox>) =>
         unbatch(batch, (msg) => {
           if (msg.type === 'ready') resolve(msg.startupMs);

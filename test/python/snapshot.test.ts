@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonSnapshotDir } from '../../src/executor/python-pool.js';
 import { PYTHON_FILES, preludeSource, readPython, snapshotSource } from '../../workers/python/prelude.js';
 import { PRELUDE_PY, SNAPSHOT_PY, readSnapshot, snapshotFile, writeSnapshot } from '../../workers/python/snapshot.js';
-import { SANDBOX_API } from '../../workers/sandbox/api-contract.js';
+import { SANDBOX_API } from '../../workers/kit/api-contract.js';
 import { PYTHON_START_MS, startPython } from './helpers.js';
 import type { PythonHarness } from './helpers.js';
 

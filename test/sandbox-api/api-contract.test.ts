@@ -1,4 +1,4 @@
-// The sandbox API table (workers/sandbox/api-contract.ts) against every place that implements or
+// The sandbox API table (workers/kit/api-contract.ts) against every place that implements or
 // documents it: the coordinator's host methods, the catalog's `sandbox` entries, and (through the
 // real pool) the JavaScript globals. The reachability audit checks the JavaScript side in depth.
 
@@ -15,7 +15,7 @@ import { SkillStore } from '../../src/skills/index.js';
 import { UpstreamManager } from '../../src/upstream/index.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { Workspace } from '../../src/workspace/index.js';
-import { HOST_METHODS, SANDBOX_API } from '../../workers/sandbox/api-contract.js';
+import { HOST_METHODS, SANDBOX_API } from '../../workers/kit/api-contract.js';
 import { FULL_PERMISSIONS, tempDir, testConfig } from '../fixtures/config.js';
 
 const repoCatalog = fileURLToPath(new URL('../../catalog', import.meta.url));

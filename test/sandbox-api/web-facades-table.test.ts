@@ -1,4 +1,4 @@
-// The web facades (workers/sandbox/web-facades.ts, web-encoding.ts) against Node's own classes:
+// The web facades (workers/js/web-facades.ts, web-encoding.ts) against Node's own classes:
 // one table of cases, each run on both; the outcomes (the value, or the name of the error thrown)
 // must be equal. The same table then runs as guest code in a real sandbox (locked down, through
 // the pool), where the facades are what `URL`, `atob`, `crypto`... are. Look-alike arguments (fakes, Proxies, subclass instances) are in the table too:
@@ -10,8 +10,8 @@ import type { PooledExecutor } from '../../src/executor/index.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { Workspace } from '../../src/workspace/index.js';
 import { FULL_PERMISSIONS, testConfig } from '../fixtures/config.js';
-import { TextDecoder, TextEncoder, URL, URLSearchParams } from '../../workers/sandbox/web-facades.js';
-import { atob, btoa, crypto, structuredClone } from '../../workers/sandbox/web-encoding.js';
+import { TextDecoder, TextEncoder, URL, URLSearchParams } from '../../workers/js/web-facades.js';
+import { atob, btoa, crypto, structuredClone } from '../../workers/js/web-encoding.js';
 
 interface Env {
   URL: typeof globalThis.URL;

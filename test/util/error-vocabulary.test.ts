@@ -1,5 +1,5 @@
 // The daemon's error vocabulary is closed: src/util/errors.ts lists every failure code, every log
-// code and every error class, and workers/guest-errors.ts every name a guest sees. This reads the
+// code and every error class, and workers/kit/guest-errors.ts every name a guest sees. This reads the
 // sources with the TypeScript parser and fails on a code, class or guest name that is not listed,
 // on the retired spelling INVALID_ARGUMENTS, and on a timeout made anywhere but the one maker.
 
@@ -126,9 +126,9 @@ describe('the error vocabulary is closed', () => {
     expect(outside([...SRC.outcomeTypes, ...WORKERS.outcomeTypes], (t) => GUEST.has(t.name))).toEqual([]);
   });
 
-  it("'TimeoutError' is spelled only by the one timeout maker (workers/guest-errors.ts)", () => {
+  it("'TimeoutError' is spelled only by the one timeout maker (workers/kit/guest-errors.ts)", () => {
     // status-command.ts compares with the name of the DOMException AbortSignal.timeout() throws: Node's, not ours.
-    const allowed = new Set(['workers/guest-errors.ts', 'src/cli/status-command.ts']);
+    const allowed = new Set(['workers/kit/guest-errors.ts', 'src/cli/status-command.ts']);
     const spelled = [...SRC.literals, ...WORKERS.literals].filter((l) => l.text === 'TimeoutError' && !allowed.has(l.where.slice(0, l.where.lastIndexOf(':'))));
     expect(spelled.map((l) => l.where)).toEqual([]);
   });

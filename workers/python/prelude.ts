@@ -6,8 +6,8 @@
 // .py file or to the table's Python rows is a new snapshot.
 
 import fs from 'node:fs';
-import { SANDBOX_API } from '../sandbox/api-contract.js';
-import type { ApiEntry } from '../sandbox/api-contract.js';
+import { SANDBOX_API } from '../kit/api-contract.js';
+import type { ApiEntry } from '../kit/api-contract.js';
 
 /** The prelude's files, in the order they run in one namespace (engine.ts). */
 export const PRELUDE_FILES: readonly string[] = Object.freeze([
@@ -61,7 +61,7 @@ export function forwardersSource(table: readonly ApiEntry[] = SANDBOX_API): stri
       throw new Error(`the sandbox API table's Python signature for ${row.name} (${JSON.stringify(row.python)}) is not a plain call (names, simple defaults): write ${row.name} by hand in workers/python/py/api.py and add it to PYTHON_HAND_WRITTEN in workers/python/prelude.ts`);
     }
     if (row.hostMethod === undefined || !IDENTIFIER.test(row.hostMethod)) {
-      throw new Error(`the sandbox API table gives ${row.name} no host method to forward to (${JSON.stringify(row.hostMethod)}): add hostMethod to its row in workers/sandbox/api-contract.ts`);
+      throw new Error(`the sandbox API table gives ${row.name} no host method to forward to (${JSON.stringify(row.hostMethod)}): add hostMethod to its row in workers/kit/api-contract.ts`);
     }
     const args = names.map((n) => `, ${n as string}`).join('');
     out.push(`def ${row.python}:\n    return host_sync('${row.hostMethod}'${args})\n\n\n${row.name}.__doc__ = FORWARDER_DOCS.get('${row.name}')\n`);

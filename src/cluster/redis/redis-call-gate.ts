@@ -16,9 +16,9 @@
 // With Redis down a call that needs a slot fails at once with the store's clear error.
 
 import { randomUUID } from 'node:crypto';
-import type { ErrorInfo, Outcome } from '../../../workers/protocol.js';
-import { timeoutError } from '../../../workers/guest-errors.js';
-import type { GuestErrorName } from '../../../workers/guest-errors.js';
+import type { ErrorInfo, Outcome } from '../../../workers/kit/protocol.js';
+import { timeoutError } from '../../../workers/kit/guest-errors.js';
+import type { GuestErrorName } from '../../../workers/kit/guest-errors.js';
 import { refusal } from '../../executor/admission.js';
 import type { CallGate, GatedCall, GateSlot } from '../../executor/call-gate.js';
 import type { Finished } from '../../executor/sandbox-process.js';

@@ -16,7 +16,7 @@ import type { CallOutcome } from '../call-outcome.js';
 import { ProgressReporter } from '../progress.js';
 import { args, number, oneOf, text } from '../schema-helpers.js';
 import { ToolFailure } from '../tool-result.js';
-import { SANDBOX_API } from '../../../workers/sandbox/api-contract.js';
+import { SANDBOX_API } from '../../../workers/kit/api-contract.js';
 
 /**
  * The sandbox functions execute_code's description names, from the one table of the sandbox API

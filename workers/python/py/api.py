@@ -208,7 +208,7 @@ class SkillModule(_types.ModuleType):
 
 
 # ---- the plain host calls, made from the API table --------------------------------------------
-# The table (workers/sandbox/api-contract.ts) is the one list of the sandbox API. Its 'host-sync'
+# The table (workers/kit/api-contract.ts) is the one list of the sandbox API. Its 'host-sync'
 # rows whose Python function only forwards its arguments to the row's host method (read_file,
 # write_file, delete_file, load_skill, list_skills) are not written here: workers/python/prelude.ts
 # makes them from the table (def SIGNATURE: return host_sync(HOST_METHOD, ARGS...)) and adds them to

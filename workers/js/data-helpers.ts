@@ -1,8 +1,8 @@
 // The seed's data helpers, with the seed's semantics, for guest code that wants a one-liner
 // instead of a loop. They only read guest data and return fresh arrays and objects.
 
-import { makeError } from './call-scope.js';
-import { toJsonSafe } from './serialize.js';
+import { makeError } from '../kit/call-scope.js';
+import { toJsonSafe } from '../kit/serialize.js';
 
 /** Items of `data` whose `field` equals `value` (deep equality for objects, as Python's ==). */
 export function filterByField(data: unknown, field: unknown, value: unknown): unknown[] {

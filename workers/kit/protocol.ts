@@ -218,11 +218,21 @@ export interface RuntimeProcess {
    * and whenever it was damaged; an abort first sets the interrupt flag the interpreter checks.
    */
   dispatch: 'bound' | 'hardened';
-  /** 'javascript': TypeScript stripping, parse and wrap (preprocess.ts); 'none': the code as given. */
-  preprocess: 'javascript' | 'none';
+  /**
+   * The runtime's preprocessing module, as a file URL (the row's path, resolved like workerFile):
+   * its default export turns a call's code into what the worker runs (JavaScript: TypeScript
+   * stripping, parse and wrap, workers/js/preprocess.ts). Absent: the code as given.
+   */
+  preprocessor?: string;
   /** How long the process may take to warm its threads before it counts as failed, ms (the coordinator's clock). */
   startupTimeoutMs: number;
 }
+
+/** Code ready for a worker, or the error that stops it before it runs (a runtime's preprocessor). */
+export type Preprocessed = { ok: true; source: string } | { ok: false; error: ErrorInfo };
+
+/** A runtime's preprocessing module's default export (RuntimeProcess.preprocessor). */
+export type Preprocess = (code: string, language: SandboxLanguage) => Preprocessed;
 
 /** Options a sandbox process is started with (argv[2] as JSON). */
 export interface SandboxProcessOptions extends RuntimeProcess {
@@ -232,7 +242,7 @@ export interface SandboxProcessOptions extends RuntimeProcess {
   /** How often the process checks its resident memory against running calls' limits, ms. */
   memoryPollMs: number;
   /**
-   * Where its worker threads send the host calls a guest awaits (workers/sandbox/host-link.ts).
+   * Where its worker threads send the host calls a guest awaits (workers/kit/host-link.ts).
    * Never in argv: it travels in the environment variable HOST_LINK_ENV (see there).
    */
   hostLink?: HostLinkInfo;

@@ -5,7 +5,7 @@
 import { LRUCache } from 'lru-cache';
 import { preprocess } from './preprocess.js';
 import type { Preprocessed } from './preprocess.js';
-import type { SandboxLanguage } from './protocol.js';
+import type { SandboxLanguage } from '../kit/protocol.js';
 
 const MB = 1024 * 1024;
 /** Sources longer than this are preprocessed each time, not kept. */
@@ -27,3 +27,6 @@ export function preprocessCached(code: string, language: SandboxLanguage): Prepr
   }
   return p;
 }
+
+/** This runtime's preprocessing, as the kit's pool host loads it (RuntimeProcess.preprocessor). */
+export default preprocessCached;

@@ -4,8 +4,8 @@
 
 import { receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
-import { GUEST_ERROR } from '../guest-errors.js';
-import type { ToThread, WorkerMessage } from '../protocol.js';
+import { GUEST_ERROR } from './guest-errors.js';
+import type { ToThread, WorkerMessage } from './protocol.js';
 import { formatArgs } from './format.js';
 import type { WorkerHostLink } from './host-link.js';
 import { quickBytes, retainedBytes } from './memory.js';

@@ -5,7 +5,7 @@
 
 import { MessageChannel, parentPort, threadId, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
-import type { HostLinkInfo } from '../protocol.js';
+import type { HostLinkInfo } from './protocol.js';
 import { WorkerHostLink } from './host-link.js';
 
 /** Posted to the pool host (piscina relays it as a 'message' event of the pool) at thread start. */

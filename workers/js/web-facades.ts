@@ -7,7 +7,7 @@
 // The classes are hardened once per worker (realm.ts); instances are made by the call that uses them.
 
 import { requireArgs, webString, wrapHostErrors } from './brand.js';
-import { makeError } from './call-scope.js';
+import { makeError } from '../kit/call-scope.js';
 
 const HostURL = globalThis.URL;
 const HostURLSearchParams = globalThis.URLSearchParams;

@@ -8,14 +8,14 @@
 // Between calls the thread is idle (not parked in Atomics.wait: it is inside its task), and it
 // prepares the next call's Compartment then (prepared-realm.ts).
 
-import { preprocessCached } from '../preprocess-cache.js';
-import { SLOT_CALL_ID, SLOT_MEMORY_MB } from '../protocol.js';
-import type { LinkRun, Outcome, ServeTask, ToLinkThread, WorkerTask } from '../protocol.js';
-import { notStarted } from '../call-errors.js';
-import { READ_CHARS_SLOT } from './fast-read.js';
-import type { WorkerHostLink } from './host-link.js';
+import { preprocessCached } from './preprocess-cache.js';
+import { SLOT_CALL_ID, SLOT_MEMORY_MB } from '../kit/protocol.js';
+import type { LinkRun, Outcome, ServeTask, ToLinkThread, WorkerTask } from '../kit/protocol.js';
+import { notStarted } from '../kit/call-errors.js';
+import { READ_CHARS_SLOT } from '../kit/fast-read.js';
+import type { WorkerHostLink } from '../kit/host-link.js';
 import { prepareSoon } from './prepared-realm.js';
-import { threadPort } from './thread-channel.js';
+import { threadPort } from '../kit/thread-channel.js';
 
 type Execute = (task: WorkerTask, direct: boolean) => Promise<Outcome>;
 

@@ -1,7 +1,7 @@
 // A piscina worker thread that runs guest Python in Pyodide (WebAssembly). Pyodide loads once
 // per thread (seconds), then each task of the one agent this interpreter serves runs in a fresh
 // namespace, with cheap hygiene after it (workers/python/py/state.py). Another agent never
-// gets this interpreter: the pool host replaces it (workers/thread-pool.ts). After each call a
+// gets this interpreter: the pool host replaces it (workers/kit/thread-pool.ts). After each call a
 // self-check runs; a damaged or dead interpreter asks to be retired through the state buffer
 // (workerData) and the pool host replaces it before the next call. The pool host stops a runaway
 // call through the task's interrupt buffer, so the warm interpreter usually survives.
@@ -10,16 +10,16 @@
 import 'ses';
 import { workerData } from 'node:worker_threads';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
-import { timedOutText, timeoutError } from './guest-errors.js';
-import type { ErrorInfo, Json, Outcome, WorkerTask } from './protocol.js';
-import { ASYNC_HOST_METHODS, HOST_METHODS } from './sandbox/api-contract.js';
-import { CallScope } from './sandbox/call-scope.js';
-import { countRead, fastRead } from './sandbox/fast-read.js';
-import { claimTask, threadPort } from './sandbox/thread-channel.js';
-import { beginCallTimers, endCallTimers, hostTimers } from './python/call-timers.js';
-import { startPython } from './python/engine.js';
-import type { Bridge, PythonEngine } from './python/engine.js';
-import { STATE_GROWN_PAGES, STATE_RETIRE, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
+import { timedOutText, timeoutError } from '../kit/guest-errors.js';
+import type { ErrorInfo, Json, Outcome, WorkerTask } from '../kit/protocol.js';
+import { ASYNC_HOST_METHODS, HOST_METHODS } from '../kit/api-contract.js';
+import { CallScope } from '../kit/call-scope.js';
+import { countRead, fastRead } from '../kit/fast-read.js';
+import { claimTask, threadPort } from '../kit/thread-channel.js';
+import { beginCallTimers, endCallTimers, hostTimers } from './call-timers.js';
+import { startPython } from './engine.js';
+import type { Bridge, PythonEngine } from './engine.js';
+import { STATE_GROWN_PAGES, STATE_RETIRE, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from '../kit/thread-pool.js';
 
 const MB = 1024 * 1024;
 /** Where this worker tells its pool host how much its memory grew and whether it must go. */

@@ -6,12 +6,12 @@
 // functions are made once per realm, while the thread is idle (prepared-realm.ts), and one kept
 // past its call's end refuses with a clear error instead of acting for anyone.
 
-import type { WorkerTask } from '../protocol.js';
-import { SANDBOX_API } from './api-contract.js';
-import type { ApiEntry } from './api-contract.js';
-import type { CallScope } from './call-scope.js';
-import { makeError } from './call-scope.js';
-import { toJsonSafe } from './serialize.js';
+import type { WorkerTask } from '../kit/protocol.js';
+import { SANDBOX_API } from '../kit/api-contract.js';
+import type { ApiEntry } from '../kit/api-contract.js';
+import type { CallScope } from '../kit/call-scope.js';
+import { makeError } from '../kit/call-scope.js';
+import { toJsonSafe } from '../kit/serialize.js';
 
 export interface Evaluator {
   evaluate(source: string): unknown;

@@ -5,7 +5,7 @@
 // inspect). These checks use the intrinsic getters, which read internal slots and never run guest
 // code; what reaches Node is a fresh view made here over the guest's bytes, never the guest's object.
 
-import { makeError } from './call-scope.js';
+import { makeError } from '../kit/call-scope.js';
 
 const apply = Reflect.apply;
 const Uint8 = Uint8Array;

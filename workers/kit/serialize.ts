@@ -2,7 +2,7 @@
 // Proxies, getters that throw or loop, functions, Symbols or BigInts; structured clone crashes the
 // worker on several of these, so nothing guest-made crosses a thread boundary without this.
 
-import type { Json } from '../protocol.js';
+import type { Json } from './protocol.js';
 
 /** Deepest nesting kept; deeper values are described. */
 export const MAX_DEPTH = 64;

@@ -6,7 +6,7 @@
 
 import { webcrypto } from 'node:crypto';
 import { bytesOf, dictionary, isArrayBuffer, requireArgs, typedArrayName, webString, wrapHostErrors } from './brand.js';
-import { makeError } from './call-scope.js';
+import { makeError } from '../kit/call-scope.js';
 
 const HostTextEncoder = globalThis.TextEncoder;
 const HostTextDecoder = globalThis.TextDecoder;

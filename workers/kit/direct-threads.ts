@@ -1,6 +1,6 @@
 // The sandbox process's main thread on the direct path (JavaScript with a host link): the control
 // plane only. Calls travel between the coordinator and each worker thread over the thread's link
-// (workers/sandbox/direct-server.ts); here every thread runs one ServeTask for its whole life, and
+// (workers/js/direct-server.ts); here every thread runs one ServeTask for its whole life, and
 // this side reads the task's shared slots to know which call runs where, without a message per
 // call. It ends a thread when its call must stop (abort: timeout, cancel, memory, shutdown), which
 // makes piscina terminate and replace it, answers that call itself (its thread can no longer), and
@@ -10,7 +10,7 @@
 import type { Piscina } from 'piscina';
 import { SLOT_CALL_ID, SLOT_MEMORY_MB, THREAD_SLOTS } from './protocol.js';
 import type { AbortReason, ErrorInfo, FromSandbox, Outcome, ServeTask } from './protocol.js';
-import { READ_CHARS_SLOT } from './sandbox/fast-read.js';
+import { READ_CHARS_SLOT } from './fast-read.js';
 import type { MemoryWatch, WatchedCall } from './memory-watch.js';
 
 /** What runs on one thread, as the slots say (the pool host's `running` entries on this path). */

@@ -7,13 +7,13 @@
 import { Parser, tokTypes } from 'acorn';
 import type { Comment, Token } from 'acorn';
 import { TYPESCRIPT_MISSING, stripTypeScript } from './strip-types.js';
-import { USER_CODE_URL, WRAP_PREFIX } from './protocol.js';
-import type { ErrorInfo, SandboxLanguage } from './protocol.js';
+import { USER_CODE_URL, WRAP_PREFIX } from '../kit/protocol.js';
+import type { ErrorInfo, Preprocessed, SandboxLanguage } from '../kit/protocol.js';
 
 export { TYPESCRIPT_MISSING, WRAP_PREFIX };
 const WRAP_SUFFIX = '\n})';
 
-export type Preprocessed = { ok: true; source: string } | { ok: false; error: ErrorInfo };
+export type { Preprocessed } from '../kit/protocol.js';
 
 /** The patterns SES's evaluator rejects, as it matches them. */
 const REJECTED = [

@@ -6,10 +6,10 @@
 // A standby exists from the first swap on (`standby: 'on-swap'`), from the start ('always') or never.
 
 import type { MessagePort } from 'node:worker_threads';
-import { isChannelOffer } from './sandbox/thread-channel.js';
+import { isChannelOffer } from './thread-channel.js';
 import { Piscina } from 'piscina';
 import type { SandboxProcessOptions, WorkerTask } from './protocol.js';
-import { MAX_CACHE_BYTES } from './sandbox/read-cache.js';
+import { MAX_CACHE_BYTES } from './read-cache.js';
 
 /**
  * Slots of a Python worker's state buffer (Int32Array over a SharedArrayBuffer, one per pool of
@@ -32,7 +32,7 @@ export interface Generation {
 /** What the pool host hears from every generation's threads. */
 export interface PoolEvents {
   onError(err: unknown): void;
-  /** A thread started and offers its channel (workers/sandbox/thread-channel.ts). */
+  /** A thread started and offers its channel (workers/kit/thread-channel.ts). */
   onChannel(threadId: number, port: MessagePort): void;
 }
 

@@ -11,9 +11,9 @@
 // never a call.
 
 import net from 'node:net';
-import { LineReader } from '../line-reader.js';
-import { HOST_LINK_WELCOME } from '../protocol.js';
-import type { HostLinkInfo, LinkDone, LinkOutput, ToLinkThread, ToThread, WorkerMessage } from '../protocol.js';
+import { LineReader } from './line-reader.js';
+import { HOST_LINK_WELCOME } from './protocol.js';
+import type { HostLinkInfo, LinkDone, LinkOutput, ToLinkThread, ToThread, WorkerMessage } from './protocol.js';
 
 /** The longest reply line a thread accepts, bytes (a read_file answer is at most maxFileBytes). */
 const MAX_REPLY_BYTES = 512 * 1024 * 1024;

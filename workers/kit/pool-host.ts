@@ -3,7 +3,7 @@
 // that happens only this process and its calls die, and the coordinator starts another.
 // A Python process serves one agent at a time with one interpreter (one thread); on 'recycle',
 // and whenever its interpreter crashed, was damaged or grew past the next call's memory_mb, the
-// interpreter is replaced by a pristine warm standby (workers/thread-pool.ts).
+// interpreter is replaced by a pristine warm standby (workers/kit/thread-pool.ts).
 // Started by src/executor/sandbox-process.ts with `--enable-experimental-regexp-engine-on-excessive-backtracks`
 // on the command line (Node refuses that flag in worker execArgv), so catastrophic regular
 // expressions in guest code fall back to a linear engine.
@@ -15,25 +15,25 @@ import { batchingSender, unbatch } from './ipc-batch.js';
 import { MemoryWatch } from './memory-watch.js';
 import type { WatchedCall } from './memory-watch.js';
 import type { Batch } from './ipc-batch.js';
-import { preprocessCached } from './preprocess-cache.js';
-import { READ_CHARS_SLOT } from './sandbox/fast-read.js';
-import type { Preprocessed } from './preprocess.js';
+import { READ_CHARS_SLOT } from './fast-read.js';
 import { runWarmTask, STATE_GROWN_PAGES, STATE_RETIRE, ThreadPool, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
 import { notStarted, stoppedCall } from './call-errors.js';
 import { DirectThreads } from './direct-threads.js';
 import { HOST_LINK_ENV } from './protocol.js';
-import type { AbortReason, ErrorInfo, FromSandbox, HostLinkInfo, Outcome, RunRequest, SandboxProcessOptions, ToSandbox, ToThread, WorkerMessage, WorkerTask } from './protocol.js';
+import type { AbortReason, ErrorInfo, FromSandbox, HostLinkInfo, Outcome, Preprocess, Preprocessed, RunRequest, SandboxProcessOptions, ToSandbox, ToThread, WorkerMessage, WorkerTask } from './protocol.js';
 
 const MB = 1024 * 1024;
 const started = performance.now();
 const options = JSON.parse(process.argv[2] ?? '{}') as SandboxProcessOptions;
+/** The runtime's preprocessing (its row names the module), loaded once before the first call. */
+const preprocessor: Preprocess | undefined = options.preprocessor ? ((await import(options.preprocessor)) as { default: Preprocess }).default : undefined;
 // The host link's secret (protocol.ts HOST_LINK_ENV), taken out of the environment before any
 // worker thread starts with a copy of it.
 const linkJson = process.env[HOST_LINK_ENV];
 delete process.env[HOST_LINK_ENV];
 if (linkJson) options.hostLink = JSON.parse(linkJson) as HostLinkInfo;
 
-/** Each worker thread's channel (workers/sandbox/thread-channel.ts), by threadId. */
+/** Each worker thread's channel (workers/kit/thread-channel.ts), by threadId. */
 const channels = new Map<number, MessagePort>();
 
 const threads = new ThreadPool(options, {
@@ -113,7 +113,7 @@ function sendNow(msg: FromSandbox): void {
 }
 
 function prepare(req: RunRequest): Preprocessed {
-  return options.preprocess === 'none' ? { ok: true, source: req.code } : preprocessCached(req.code, req.language);
+  return preprocessor ? preprocessor(req.code, req.language) : { ok: true, source: req.code };
 }
 
 /**

@@ -1,8 +1,8 @@
 // Turns a guest's thrown value into the error fields of execute_code: type, message, a traceback
 // of the guest's own frames only (never host paths), and the line:column in the code as submitted.
 
-import type { ErrorInfo } from '../protocol.js';
-import { USER_CODE_URL, WRAP_PREFIX } from '../protocol.js';
+import type { ErrorInfo } from './protocol.js';
+import { USER_CODE_URL, WRAP_PREFIX } from './protocol.js';
 import { formatArgs } from './format.js';
 import { describeError } from './serialize.js';
 

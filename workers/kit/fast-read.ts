@@ -9,7 +9,7 @@ import { isAscii } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
-import type { ReadGrant } from '../protocol.js';
+import type { ReadGrant } from './protocol.js';
 import { cachedText, keepText, versionKey, worthCaching } from './read-cache.js';
 
 /** Where the kernel shows what an open descriptor really is (Linux); elsewhere every read goes to the host. */

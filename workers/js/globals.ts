@@ -3,12 +3,12 @@
 // to the host through the call's port; every object handed over is hardened or made for this realm
 // alone, so nothing here is shared between calls.
 
-import { TOOL_NAMES_METHOD } from '../protocol.js';
-import type { WorkerTask } from '../protocol.js';
-import type { CallScope } from './call-scope.js';
-import { makeError } from './call-scope.js';
+import { TOOL_NAMES_METHOD } from '../kit/protocol.js';
+import type { WorkerTask } from '../kit/protocol.js';
+import type { CallScope } from '../kit/call-scope.js';
+import { makeError } from '../kit/call-scope.js';
 import { aggregateStats, filterByField, formatOutput, summarizeList } from './data-helpers.js';
-import { countRead, fastRead } from './fast-read.js';
+import { countRead, fastRead } from '../kit/fast-read.js';
 import { callAsync, callOf, callSync, forwardingFunctions, optionalStr, str } from './guest-api.js';
 import type { CallCell, CallState, Evaluator } from './guest-api.js';
 import { atob, btoa, crypto, structuredClone } from './web-encoding.js';

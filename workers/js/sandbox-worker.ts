@@ -1,5 +1,5 @@
 // A piscina worker thread that runs guest JavaScript: SES lockdown() once at start, then a fresh
-// Compartment per call whose only powers are the endowments of workers/sandbox/globals.ts.
+// Compartment per call whose only powers are the endowments of workers/js/globals.ts.
 // Everything is imported before lockdown (piscina's own loader included), as SES requires.
 //
 // Two ways in. The direct path (ServeTask): piscina starts this thread and gives it one task for
@@ -9,20 +9,20 @@
 // Python's threads are always used and JavaScript's are when a process has no host link.
 
 import 'ses';
-import { GUEST_ERROR, timedOutText } from './guest-errors.js';
-import { MAX_RESULT_CHARS } from './protocol.js';
-import type { Outcome, ServeTask, WorkerTask } from './protocol.js';
-import { CallScope, makeError } from './sandbox/call-scope.js';
-import { errorInfo } from './sandbox/errors.js';
-import type { Evaluator } from './sandbox/globals.js';
-import { retainedBytes, setBaseline } from './sandbox/memory.js';
-import { lockdownRealm } from './sandbox/realm.js';
-import { clearReadCache } from './sandbox/read-cache.js';
-import { claimTask, hostLink, threadPort } from './sandbox/thread-channel.js';
-import { newBudget, toJsonSafe } from './sandbox/serialize.js';
-import { serveLink } from './sandbox/direct-server.js';
-import { endRealm, takeRealm } from './sandbox/prepared-realm.js';
-import type { Realm } from './sandbox/prepared-realm.js';
+import { GUEST_ERROR, timedOutText } from '../kit/guest-errors.js';
+import { MAX_RESULT_CHARS } from '../kit/protocol.js';
+import type { Outcome, ServeTask, WorkerTask } from '../kit/protocol.js';
+import { CallScope, makeError } from '../kit/call-scope.js';
+import { errorInfo } from '../kit/errors.js';
+import type { Evaluator } from './globals.js';
+import { retainedBytes, setBaseline } from '../kit/memory.js';
+import { lockdownRealm } from './realm.js';
+import { clearReadCache } from '../kit/read-cache.js';
+import { claimTask, hostLink, threadPort } from '../kit/thread-channel.js';
+import { newBudget, toJsonSafe } from '../kit/serialize.js';
+import { serveLink } from './direct-server.js';
+import { endRealm, takeRealm } from './prepared-realm.js';
+import type { Realm } from './prepared-realm.js';
 
 const MB = 1024 * 1024;
 
