@@ -40,6 +40,7 @@ import type { RuntimeRow, RuntimeTuning } from './runtimes.js';
 import type { SandboxPool } from './sandbox-pool.js';
 import type { AgentLimits, PoolCall } from './sandbox-pool.js';
 import type { LaunchSandbox } from './sandbox-process.js';
+import { guestNameOf } from '../util/errors.js';
 
 export interface ExecutorOptions {
   config: Config;
@@ -365,7 +366,8 @@ function hostErrorOf(err: unknown, roots: readonly string[]): { name: string; me
     const code = (err as { code?: unknown }).code;
     // Messages of unexpected errors may name host paths; the guest sees them scrubbed.
     const message = scrub(err.message, roots).replace(/(?:\/[\w.@+-]+){2,}/g, '<path>');
-    return { name: err.name || 'Error', message, code: typeof code === 'string' ? code : undefined };
+    // A daemon class never reaches the guest by its own name: it is adapted to a guest name.
+    return { name: guestNameOf(err.name), message, code: typeof code === 'string' ? code : undefined };
   }
   return { name: 'Error', message: String(err) };
 }

@@ -6,6 +6,8 @@
 
 export { GUEST_ERROR, isGuestErrorName, timedOutText, timeoutError } from '../../workers/kit/guest-errors.js';
 export type { GuestErrorName } from '../../workers/kit/guest-errors.js';
+import { GUEST_ERROR, isGuestErrorName } from '../../workers/kit/guest-errors.js';
+import type { GuestErrorName } from '../../workers/kit/guest-errors.js';
 
 /** Every code a daemon failure may carry. Add a code here before using it. */
 export const ERROR_CODES = [
@@ -156,6 +158,38 @@ export const DAEMON_ERROR_CLASSES = [
   'UsageError',
   'WorkspaceError',
 ] as const;
+
+export type DaemonErrorClass = (typeof DAEMON_ERROR_CLASSES)[number];
+
+/**
+ * The name a guest sees for a daemon error that reached the sandbox without being adapted where
+ * it was thrown (HostError carries its own guest name). Typed over every daemon class, so a new
+ * class cannot be added without saying what the guest sees.
+ */
+const GUEST_NAME_OF_CLASS: Readonly<Record<DaemonErrorClass, GuestErrorName>> = Object.freeze({
+  CatalogError: GUEST_ERROR.ValueError,
+  ConfigError: GUEST_ERROR.Error,
+  DataDirError: GUEST_ERROR.Error,
+  HostError: GUEST_ERROR.Error,
+  Incompatible: GUEST_ERROR.Error,
+  PermissionDenied: GUEST_ERROR.PermissionError,
+  SkillError: GUEST_ERROR.ValueError,
+  StartupError: GUEST_ERROR.Error,
+  StoreError: GUEST_ERROR.StoreError,
+  ToolFailure: GUEST_ERROR.ToolError,
+  UpstreamError: GUEST_ERROR.ToolError,
+  UsageError: GUEST_ERROR.ValueError,
+  WorkspaceError: GUEST_ERROR.WorkspaceError,
+});
+
+/**
+ * What a guest sees as the name of `name`: a guest name as it is (TypeError, ValueError, ...), a
+ * daemon class as its guest counterpart, anything else (a Node system error's name) as "Error".
+ */
+export function guestNameOf(name: string): GuestErrorName {
+  if (isGuestErrorName(name)) return name;
+  return Object.hasOwn(GUEST_NAME_OF_CLASS, name) ? GUEST_NAME_OF_CLASS[name as DaemonErrorClass] : GUEST_ERROR.Error;
+}
 
 const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 

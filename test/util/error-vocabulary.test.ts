@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { DAEMON_ERROR_CLASSES, ERROR_CODES, GUEST_ERROR, LOG_CODES } from '../../src/util/errors.js';
+import { DAEMON_ERROR_CLASSES, ERROR_CODES, GUEST_ERROR, guestNameOf, isGuestErrorName, LOG_CODES } from '../../src/util/errors.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CODE_SHAPE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[A-Z]{4,}$/;
@@ -131,5 +131,20 @@ describe('the error vocabulary is closed', () => {
     const allowed = new Set(['workers/kit/guest-errors.ts', 'src/cli/status-command.ts']);
     const spelled = [...SRC.literals, ...WORKERS.literals].filter((l) => l.text === 'TimeoutError' && !allowed.has(l.where.slice(0, l.where.lastIndexOf(':'))));
     expect(spelled.map((l) => l.where)).toEqual([]);
+  });
+});
+
+describe('guest names are kept apart from the daemon classes', () => {
+  it('every daemon class reaches a guest as a guest name; only the two that are also guest names keep their own', () => {
+    const own = DAEMON_ERROR_CLASSES.filter((name) => guestNameOf(name) === name);
+    expect(own.sort()).toEqual(['StoreError', 'WorkspaceError']);
+    for (const name of DAEMON_ERROR_CLASSES) expect(isGuestErrorName(guestNameOf(name)), name).toBe(true);
+    expect(guestNameOf('UpstreamError')).toBe('ToolError');
+    expect(guestNameOf('PermissionDenied')).toBe('PermissionError');
+  });
+
+  it('guest names pass as they are, and any other name (a Node system error, a library class) becomes "Error"', () => {
+    for (const name of Object.values(GUEST_ERROR)) expect(guestNameOf(name)).toBe(name);
+    for (const name of ['AbortError', 'SystemError', 'RedisError', 'constructor', '__proto__', 'toString', '']) expect(guestNameOf(name)).toBe('Error');
   });
 });
