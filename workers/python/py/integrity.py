@@ -2,7 +2,8 @@
 # hook refuses changes to the prelude's functions, but a route it does not see (an in-place change
 # to a __kwdefaults__ dict, a closure cell, a path nobody found yet) must not leave a worker that
 # breaks every later call: the check notices, and the worker is replaced instead of reused.
-# It compares by identity only, so no user code runs while it is made (~0.1 ms).
+# It compares by identity only, so no user code runs while it is made, in a few C-level passes
+# (map with operator.is_ over one tuple per attribute).
 
 def make_integrity_check(namespace, extra_functions, pinned):
     """A function that says whether the prelude is as it was at start-up: every function of the
@@ -24,37 +25,46 @@ def make_integrity_check(namespace, extra_functions, pinned):
                 if isinstance(member, property):
                     add(member.fget)
                     add(member.fset)
-    records = []
-    for f in functions:
-        kw = f.__kwdefaults__
-        cells = tuple(c.cell_contents for c in f.__closure__ or () if _cell_full(c))
-        records.append((f, f.__code__, f.__defaults__, kw, tuple(kw.items()) if kw else (), f.__closure__, cells))
-    records = tuple(records)
-    pins = tuple((obj, type(obj)) for obj in pinned)
+    # One tuple per attribute, so the check is a few passes of C-level identity comparisons (map with
+    # operator.is_) instead of a Python loop over every function: after every call, it is on the
+    # call's path. Function attributes and cell contents are C-level descriptors of builtin types,
+    # which no user code can override, so reading them runs no user code either.
+    functions = tuple(functions)
+    codes = tuple(f.__code__ for f in functions)
+    defaults = tuple(f.__defaults__ for f in functions)
+    kwdefaults = tuple(f.__kwdefaults__ for f in functions)
+    closures = tuple(f.__closure__ for f in functions)
+    kw_records = tuple((kw, tuple(kw), tuple(kw.values())) for kw in kwdefaults if kw is not None)
+    all_cells = tuple(c for f in functions for c in f.__closure__ or ())
+    cells = tuple(c for c in all_cells if _cell_full(c))
+    contents = tuple(c.cell_contents for c in cells)
+    empty_cells = tuple(c for c in all_cells if not _cell_full(c))
+    pinned = tuple(pinned)
+    classes = tuple(type(obj) for obj in pinned)
 
-    missing = object()
-
-    def intact(_records=records, _pins=pins, _type=type, _len=len, _zip=zip, _cell_full=_cell_full,
-               _all=all, _tuple=tuple, _missing=missing, _get=dict.get):
-        for f, code, defaults, kw, kw_items, closure, cells in _records:
-            if f.__code__ is not code or f.__defaults__ is not defaults or f.__kwdefaults__ is not kw:
+    def intact(_functions=functions, _codes=codes, _defaults=defaults, _kwdefaults=kwdefaults,
+               _closures=closures, _kw_records=kw_records, _cells=cells, _contents=contents, _empty=empty_cells,
+               _pinned=pinned, _classes=classes, _all=all, _cell_full=_cell_full, _map=map, _len=len,
+               _is=_operator.is_, _type=type, _get=dict.get, _values=dict.values,
+               _code=_operator.attrgetter('__code__'), _default=_operator.attrgetter('__defaults__'),
+               _kwdefault=_operator.attrgetter('__kwdefaults__'), _closure=_operator.attrgetter('__closure__'),
+               _content=_operator.attrgetter('cell_contents')):
+        if not (_all(_map(_is, _map(_code, _functions), _codes))
+                and _all(_map(_is, _map(_default, _functions), _defaults))
+                and _all(_map(_is, _map(_kwdefault, _functions), _kwdefaults))
+                and _all(_map(_is, _map(_closure, _functions), _closures))
+                and _all(_map(_is, _map(_type, _pinned), _classes))):
+            return False
+        for kw, keys, values in _kw_records:
+            if _len(kw) != _len(keys) or not _all(_map(_is, _values(kw), values)) or not _all(_map(_is, kw, keys)):
                 return False
-            if kw is not None:
-                if _len(kw) != _len(kw_items):
-                    return False
-                for k, v in kw_items:
-                    if _get(kw, k, _missing) is not v:
-                        return False
-            if f.__closure__ is not closure:
+        for cell in _empty:
+            if _cell_full(cell):
                 return False
-            if closure:
-                now = _tuple(c.cell_contents for c in closure if _cell_full(c))
-                if _len(now) != _len(cells) or not _all(a is b for a, b in _zip(now, cells)):
-                    return False
-        for obj, cls in _pins:
-            if _type(obj) is not cls:
-                return False
-        return True
+        try:
+            return _all(_map(_is, _map(_content, _cells), _contents))
+        except ValueError:
+            return False  # a cell that was full at start-up is empty now
 
     return intact
 

@@ -74,3 +74,39 @@ def test_notices_a_pinned_object_changing_class():
     assert intact()
     obj.__class__ = B
     assert not intact()
+
+
+def test_notices_a_cell_emptied_or_an_empty_cell_filled():
+    def outer():
+        full = 1
+        empty = None
+        del empty
+
+        def inner():
+            return full, empty  # noqa: F821 (empty is unbound on purpose)
+
+        return inner
+
+    inner = outer()
+    cells = {name: cell for name, cell in zip(inner.__code__.co_freevars, inner.__closure__)}
+    intact = make({}, (inner,))
+    assert intact()
+    cells['empty'].cell_contents = 2
+    assert not intact()
+    del cells['empty'].cell_contents
+    assert intact()
+    del cells['full'].cell_contents
+    assert not intact()
+
+
+def test_notices_a_kwdefaults_dict_changed_in_place():
+    def f(*, a=1):
+        return a
+
+    intact = make({'f': f})
+    f.__kwdefaults__['a'] = 2
+    assert not intact()
+    f.__kwdefaults__['a'] = 1
+    assert intact()
+    f.__kwdefaults__['b'] = 3
+    assert not intact()
