@@ -6,6 +6,7 @@
 // amaro 0.1.x is the line that runs on Node 20 (later lines declare Node >= 22).
 
 import { createRequire } from 'node:module';
+import { MAX_NESTING, nestingDepth } from './nesting.js';
 
 type Transform = (source: string, options: { mode: 'strip-only' | 'transform' }) => { code: string };
 
@@ -27,20 +28,22 @@ export const TYPESCRIPT_MISSING =
   'TypeScript is not available: the package "amaro" (the type stripper) is missing from this install (npm install amaro). JavaScript and Python run without it; pass language "javascript" for plain JavaScript';
 
 let transformSync: Transform | undefined;
+/** How many times this thread loaded the stripper (a trap makes it load again). */
+let loads = 0;
 const requireHere = createRequire(import.meta.url);
 
 /**
  * What a trap inside the WebAssembly (its stack exhausted by deep nesting: about 150 levels of
  * brackets or blocks) leaves behind: an instance whose memory is corrupt, failing every later call.
  */
-export const NESTED_TOO_DEEPLY =
-  'the code is nested too deeply for the TypeScript type stripper (about 150 levels of brackets, blocks or nested functions); flatten it, or pass language "javascript" if it has no types';
+export const NESTED_TOO_DEEPLY = `the code is nested too deeply for the TypeScript type stripper (more than ${MAX_NESTING} levels of brackets, nested functions or chained \`=>\`, \`?\` and \`=\`); flatten it, or pass language "javascript" if it has no types`;
 
 /** Loaded on the first TypeScript call; undefined when the package is not installed. */
 function load(): Transform | undefined {
   if (transformSync) return transformSync;
   try {
     transformSync = (requireHere('amaro') as { transformSync: Transform }).transformSync;
+    loads++;
     return transformSync;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
@@ -62,6 +65,8 @@ export function typeStripperInstalled(): boolean {
 export function stripTypeScript(source: string, mode: 'strip-only' | 'transform'): StripResult {
   const transform = load();
   if (!transform) throw Object.assign(new Error(TYPESCRIPT_MISSING), { code: 'TYPESCRIPT_MISSING' });
+  // Refused before the stripper runs: a trap would cost this thread a reload (nesting.ts).
+  if (nestingDepth(source, MAX_NESTING) > MAX_NESTING) return { ok: false, diagnostic: nestedTooDeeply() };
   try {
     return { ok: true, code: transform(source, { mode }).code };
   } catch (error) {
@@ -69,8 +74,17 @@ export function stripTypeScript(source: string, mode: 'strip-only' | 'transform'
     // A trap (RuntimeError, RangeError): this instance is unusable; the next call loads a new one.
     transformSync = undefined;
     delete requireHere.cache[requireHere.resolve('amaro')];
-    return { ok: false, diagnostic: { message: NESTED_TOO_DEEPLY, line: 1, column: 1, unsupported: false, trapped: true } };
+    return { ok: false, diagnostic: nestedTooDeeply() };
   }
+}
+
+function nestedTooDeeply(): StripDiagnostic {
+  return { message: NESTED_TOO_DEEPLY, line: 1, column: 1, unsupported: false, trapped: true };
+}
+
+/** How many times this thread loaded the stripper: once, unless a trap made it load again. */
+export function stripperLoads(): number {
+  return loads;
 }
 
 /**
