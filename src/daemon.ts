@@ -17,6 +17,7 @@ import { PASS_THROUGH_BOUNDARY, createPiiBoundary } from './mcp/pii-boundary.js'
 import type { VaultStore } from './pii/index.js';
 import type { ChangeBus } from './cluster/change-bus.js';
 import { openSharedState } from './cluster/shared-state.js';
+import type { SharedState } from './cluster/shared-state.js';
 import type { ClusterMembership } from './cluster/cluster-membership.js';
 import { createSandboxApi } from './sandbox-api/index.js';
 import { SkillStore } from './skills/index.js';
@@ -27,7 +28,6 @@ import type { Logger } from './util/logger.js';
 import { OPTIONAL_PACKAGES, isInstalled, missingPackageMessage } from './util/optional-package.js';
 import { measureTokensWhenLoaded, prepareTokenizer } from './util/tokens.js';
 
-/** Parses a Python skill without running it: `{line, message}` of the first syntax error, or null. */
 /** The daemon's own calls (skill checks): no workspace, skills, tools or network. */
 const CHECKER_IDENTITY: CallIdentity = {
   agent: DAEMON_AGENT_NAME,
@@ -72,155 +72,21 @@ export interface CoordinatorOptions {
 export async function startCoordinator(config: Readonly<Config>, logger: Logger, options: CoordinatorOptions = {}): Promise<Coordinator> {
   const now = options.now ?? (() => performance.now());
   const startedAtMs = now();
-  const closers: (() => Promise<void>)[] = [];
-  const closeAll = async (): Promise<void> => {
-    for (const close of closers.splice(0).reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        logger.warn({ err: error }, 'error while closing');
-      }
-    }
-  };
-
+  const closers = new Closers(logger);
   try {
-    // Embedded (this process) or shared with the other daemons of a cluster (Redis).
-    const shared = await openSharedState(config, logger);
-    closers.push(() => shared.close());
+    const { shared, workspace } = await openStorage(config, logger, closers);
     const { vaults: pii, bus } = shared;
-
-    const { limits } = config;
-    const workspace = new Workspace({
-      root: config.workspaceDir,
-      maxFileBytes: limits.maxFileBytes,
-      quotaBytes: limits.workspaceQuotaBytes,
-      quotaFiles: limits.workspaceQuotaFiles,
-      spillFilesKept: limits.outputFilesKept,
-      spillMaxAgeMs: limits.outputFileMaxAgeHours * 3600_000,
-      ...(shared.quotas ? { quotaCounter: shared.quotas } : {}),
-    });
-    closers.push(async () => workspace.close());
-
-    const catalog = new Catalog({
-      dir: config.catalogDir,
-      logger: logger.child({ subsystem: 'catalog' }),
-      watch: options.watch ?? true,
-      onFilesChanged: (paths) => bus.publish({ topic: 'catalog', names: paths }),
-      semanticSearch: options.oneShot ? false : config.semanticSearch,
-      // The encoder (about 130 MB) starts with the first MCP session, not with the daemon.
-      deferModel: true,
-      // Tool vectors cached beside the skills (the data directory when installed).
-      vectorCacheDir: path.join(config.dataDir ?? path.dirname(config.skillsDir), 'embeddings'),
-    });
-    closers.push(() => catalog.close());
-    bus.subscribe('catalog', (paths) => {
-      catalog.reloadPaths(paths).catch((error: unknown) => logger.warn({ err: error }, 'could not reload catalog files another daemon changed'));
-    });
+    const catalog = loadCatalog(config, logger, options, bus, closers);
     // Python skills are checked by CPython itself, in the Python pool, once the executor exists.
     const late: { executor?: Executor } = {};
-    // The check runs as the saving agent (with no powers), in an interpreter already bound to it:
-    // a check under an identity of its own would take a Python process from the agents and force
-    // recycles. It parses only (ast.parse); nothing of the skill runs.
-    const validatePython = async (code: string, agent?: string): Promise<{ line: number; message: string } | null> => {
-      if (!late.executor || config.sandbox.pythonProcesses === 0) return null;
-      const r = await late.executor.execute(
-        parseCheckRequest(PYTHON_RUNTIME, code, 60),
-        agent === undefined ? CHECKER_IDENTITY : { ...CHECKER_IDENTITY, agent, sessionId: `daemon-checks-${agent}` },
-      );
-      if (!r.success) {
-        logger.warn({ code: 'PYTHON_SKILL_CHECK_FAILED', error_type: r.error_type }, 'could not check a Python skill; accepted unchecked');
-        return null;
-      }
-      return (r.result as { line: number; message: string } | null) ?? null;
-    };
-    const skills = new SkillStore({
-      dir: config.skillsDir,
-      logger: logger.child({ subsystem: 'skills' }),
-      maxCodeBytes: config.limits.maxCodeBytes,
-      validatePython,
-      quota: { count: config.limits.skillQuotaCount, bytes: config.limits.skillQuotaBytes },
-    });
-    closers.push(() => skills.close());
+    const skills = openSkills(config, logger, late, closers);
     // One-shot: the skill store reads the disk per call instead of loading and watching it all.
     await Promise.all([catalog.start(), options.oneShot ? undefined : skills.start()]);
-
-    // Skills are searchable as the catalog category 'skills'.
-    const publishSkills = async (): Promise<void> => {
-      const { skills: list } = await skills.list();
-      catalog.setDynamicTools('skills', list.map(skillEntry), 'Skills saved by agents: call import_skill(name) in execute_code');
-    };
-    await publishSkills();
-    skills.onChange((change) => {
-      publishSkills().catch((error: unknown) => logger.warn({ err: error }, 'could not publish skills to the catalog'));
-      // Saves and deletes made through this daemon: the others reload the name at once.
-      if (change.source === 'api') bus.publish({ topic: 'skills', names: [change.name] });
-    });
-    bus.subscribe('skills', (names) => {
-      for (const name of names) void skills.reload(name);
-    });
-
-    // Upstream servers add their live tools as category = server name.
-    const upstream = new UpstreamManager({
-      servers: config.mcpServers,
-      logger,
-      clientInfo: { name: 'code-execution-mcp', version: packageVersion() },
-      onToolsChanged: (server, tools) => catalog.setDynamicTools(server, tools ? tools.map(upstreamEntry) : null, `Tools of the upstream MCP server "${server}"`),
-    });
-    closers.push(() => upstream.close());
-    void upstream.start();
-
-    // The sandbox's powers: workspace (host API core) plus what each subsystem contributes
-    // (skills, PII, search_tools and the servers/ tree, upstream tools, fetch).
-    const sandboxApi = createSandboxApi({ config: config as Config, skills, pii, catalog, upstream });
-    const hostApi = createHostApi({
-      config: config as Config,
-      workspace,
-      logger,
-      extensions: sandboxApi.extensions,
-      toolNames: sandboxApi.toolNames,
-      virtual: sandboxApi.virtual,
-    });
-    // What the default install leaves out is a normal state (info, not a warning); /healthz lists it too.
-    for (const pkg of options.oneShot ? [] : [OPTIONAL_PACKAGES.tokenizer, OPTIONAL_PACKAGES.wordnet, ...(config.semanticSearch ? [OPTIONAL_PACKAGES.encoder] : [])]) {
-      if (!isInstalled(pkg)) logger.info({ code: 'OPTIONAL_PACKAGE_MISSING', package: pkg.name }, missingPackageMessage(pkg));
-    }
-    const executor = await createExecutor({
-      config: config as Config,
-      hostApi,
-      logger: logger.child({ subsystem: 'executor' }),
-      workspace,
-      countTokens: measureTokensWhenLoaded,
-      gate: shared.gate,
-      ...(options.oneShot ? { pool: { jsOnDemand: true, pythonStandby: 'never' as const } } : {}),
-    });
+    await publishSkills(skills, catalog, bus, logger);
+    const upstream = startUpstreams(config, logger, catalog, closers);
+    const executor = await startExecutor(config, logger, options, { shared, workspace, skills, catalog, upstream }, closers);
     late.executor = executor;
-    closers.push(() => executor.close());
-
-    const recorder = new CallRecorder(logger);
-    const services: McpServices = {
-      config,
-      executor,
-      workspace,
-      logger,
-      recorder,
-      boundary: config.pii.auto ? createPiiBoundary(pii) : PASS_THROUGH_BOUNDARY,
-      pii,
-      catalog,
-      skills,
-      upstream,
-      ...(shared.eventStores ? { eventStores: shared.eventStores } : {}),
-      ...(shared.store ? { sharedStore: shared.store } : {}),
-      ...(shared.membership ? { mintSessionId: shared.membership.mintSessionId.bind(shared.membership), clusterSessions: shared.membership } : {}),
-      version: packageVersion(),
-      now,
-      startedAtMs,
-      // The tokenizer's tables and the sentence encoder load when the first client connects, not
-      // at start (an idle daemon stays light) nor in a call.
-      onSession: () => {
-        prepareTokenizer();
-        catalog.startSemanticModel();
-      },
-    };
+    const services = buildServices(config, logger, { shared, workspace, executor, catalog, skills, upstream, now, startedAtMs });
     let closing: Promise<void> | undefined;
     return {
       config,
@@ -234,12 +100,210 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       catalog,
       upstream,
       services,
-      close: () => (closing ??= closeAll()),
+      close: () => (closing ??= closers.closeAll()),
     };
   } catch (error) {
-    await closeAll();
+    await closers.closeAll();
     throw error;
   }
+}
+
+/** What start-up has opened, closed in reverse order (on close, or when a later step fails). */
+class Closers {
+  readonly #logger: Logger;
+  readonly #closers: (() => Promise<void>)[] = [];
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  push(close: () => Promise<void>): void {
+    this.#closers.push(close);
+  }
+
+  async closeAll(): Promise<void> {
+    for (const close of this.#closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        this.#logger.warn({ err: error }, 'error while closing');
+      }
+    }
+  }
+}
+
+/** The subsystems the later steps are built from. */
+interface Built {
+  shared: SharedState;
+  workspace: Workspace;
+  skills: SkillStore;
+  catalog: Catalog;
+  upstream: UpstreamManager;
+}
+
+/** Opens the shared state (PII vaults, change bus, quotas) and the workspace folder. */
+async function openStorage(config: Readonly<Config>, logger: Logger, closers: Closers): Promise<{ shared: SharedState; workspace: Workspace }> {
+  // Embedded (this process) or shared with the other daemons of a cluster (Redis).
+  const shared = await openSharedState(config, logger);
+  closers.push(() => shared.close());
+  const { limits } = config;
+  const workspace = new Workspace({
+    root: config.workspaceDir,
+    maxFileBytes: limits.maxFileBytes,
+    quotaBytes: limits.workspaceQuotaBytes,
+    quotaFiles: limits.workspaceQuotaFiles,
+    spillFilesKept: limits.outputFilesKept,
+    spillMaxAgeMs: limits.outputFileMaxAgeHours * 3600_000,
+    ...(shared.quotas ? { quotaCounter: shared.quotas } : {}),
+  });
+  closers.push(async () => workspace.close());
+  return { shared, workspace };
+}
+
+/** The tool catalog (started later, beside the skills), reloading the files another daemon changed. */
+function loadCatalog(config: Readonly<Config>, logger: Logger, options: CoordinatorOptions, bus: ChangeBus, closers: Closers): Catalog {
+  const catalog = new Catalog({
+    dir: config.catalogDir,
+    logger: logger.child({ subsystem: 'catalog' }),
+    watch: options.watch ?? true,
+    onFilesChanged: (paths) => bus.publish({ topic: 'catalog', names: paths }),
+    semanticSearch: options.oneShot ? false : config.semanticSearch,
+    // The encoder (about 130 MB) starts with the first MCP session, not with the daemon.
+    deferModel: true,
+    // Tool vectors cached beside the skills (the data directory when installed).
+    vectorCacheDir: path.join(config.dataDir ?? path.dirname(config.skillsDir), 'embeddings'),
+  });
+  closers.push(() => catalog.close());
+  bus.subscribe('catalog', (paths) => {
+    catalog.reloadPaths(paths).catch((error: unknown) => logger.warn({ err: error }, 'could not reload catalog files another daemon changed'));
+  });
+  return catalog;
+}
+
+/** The skill store (started later, beside the catalog); Python skills are parsed by the executor once `late` has it. */
+function openSkills(config: Readonly<Config>, logger: Logger, late: { executor?: Executor }, closers: Closers): SkillStore {
+  // The check runs as the saving agent (with no powers), in an interpreter already bound to it:
+  // a check under an identity of its own would take a Python process from the agents and force
+  // recycles. It parses only (ast.parse); nothing of the skill runs.
+  const validatePython = async (code: string, agent?: string): Promise<{ line: number; message: string } | null> => {
+    if (!late.executor || config.sandbox.pythonProcesses === 0) return null;
+    const r = await late.executor.execute(
+      parseCheckRequest(PYTHON_RUNTIME, code, 60),
+      agent === undefined ? CHECKER_IDENTITY : { ...CHECKER_IDENTITY, agent, sessionId: `daemon-checks-${agent}` },
+    );
+    if (!r.success) {
+      logger.warn({ code: 'PYTHON_SKILL_CHECK_FAILED', error_type: r.error_type }, 'could not check a Python skill; accepted unchecked');
+      return null;
+    }
+    return (r.result as { line: number; message: string } | null) ?? null;
+  };
+  const skills = new SkillStore({
+    dir: config.skillsDir,
+    logger: logger.child({ subsystem: 'skills' }),
+    maxCodeBytes: config.limits.maxCodeBytes,
+    validatePython,
+    quota: { count: config.limits.skillQuotaCount, bytes: config.limits.skillQuotaBytes },
+  });
+  closers.push(() => skills.close());
+  return skills;
+}
+
+/** Skills are searchable as the catalog category 'skills', kept current here and across the cluster. */
+async function publishSkills(skills: SkillStore, catalog: Catalog, bus: ChangeBus, logger: Logger): Promise<void> {
+  const publish = async (): Promise<void> => {
+    const { skills: list } = await skills.list();
+    catalog.setDynamicTools('skills', list.map(skillEntry), 'Skills saved by agents: call import_skill(name) in execute_code');
+  };
+  await publish();
+  skills.onChange((change) => {
+    publish().catch((error: unknown) => logger.warn({ err: error }, 'could not publish skills to the catalog'));
+    // Saves and deletes made through this daemon: the others reload the name at once.
+    if (change.source === 'api') bus.publish({ topic: 'skills', names: [change.name] });
+  });
+  bus.subscribe('skills', (names) => {
+    for (const name of names) void skills.reload(name);
+  });
+}
+
+/** Upstream servers add their live tools as category = server name; they connect in the background. */
+function startUpstreams(config: Readonly<Config>, logger: Logger, catalog: Catalog, closers: Closers): UpstreamManager {
+  const upstream = new UpstreamManager({
+    servers: config.mcpServers,
+    logger,
+    clientInfo: { name: 'code-execution-mcp', version: packageVersion() },
+    onToolsChanged: (server, tools) => catalog.setDynamicTools(server, tools ? tools.map(upstreamEntry) : null, `Tools of the upstream MCP server "${server}"`),
+  });
+  closers.push(() => upstream.close());
+  void upstream.start();
+  return upstream;
+}
+
+/** The sandbox's powers (host API) and the executor with its pools; resolves when the sandboxes are warm. */
+async function startExecutor(config: Readonly<Config>, logger: Logger, options: CoordinatorOptions, built: Built, closers: Closers): Promise<Executor> {
+  const { shared, workspace, skills, catalog, upstream } = built;
+  // The sandbox's powers: workspace (host API core) plus what each subsystem contributes
+  // (skills, PII, search_tools and the servers/ tree, upstream tools, fetch).
+  const sandboxApi = createSandboxApi({ config: config as Config, skills, pii: shared.vaults, catalog, upstream });
+  const hostApi = createHostApi({
+    config: config as Config,
+    workspace,
+    logger,
+    extensions: sandboxApi.extensions,
+    toolNames: sandboxApi.toolNames,
+    virtual: sandboxApi.virtual,
+  });
+  logMissingPackages(config, logger, options);
+  const executor = await createExecutor({
+    config: config as Config,
+    hostApi,
+    logger: logger.child({ subsystem: 'executor' }),
+    workspace,
+    countTokens: measureTokensWhenLoaded,
+    gate: shared.gate,
+    ...(options.oneShot ? { pool: { jsOnDemand: true, pythonStandby: 'never' as const } } : {}),
+  });
+  closers.push(() => executor.close());
+  return executor;
+}
+
+/** What the default install leaves out is a normal state (info, not a warning); /healthz lists it too. */
+function logMissingPackages(config: Readonly<Config>, logger: Logger, options: CoordinatorOptions): void {
+  for (const pkg of options.oneShot ? [] : [OPTIONAL_PACKAGES.tokenizer, OPTIONAL_PACKAGES.wordnet, ...(config.semanticSearch ? [OPTIONAL_PACKAGES.encoder] : [])]) {
+    if (!isInstalled(pkg)) logger.info({ code: 'OPTIONAL_PACKAGE_MISSING', package: pkg.name }, missingPackageMessage(pkg));
+  }
+}
+
+/** The services every MCP session shares. */
+function buildServices(
+  config: Readonly<Config>,
+  logger: Logger,
+  built: Built & { executor: Executor; now: () => number; startedAtMs: number },
+): McpServices {
+  const { shared, workspace, executor, catalog, skills, upstream, now, startedAtMs } = built;
+  return {
+    config,
+    executor,
+    workspace,
+    logger,
+    recorder: new CallRecorder(logger),
+    boundary: config.pii.auto ? createPiiBoundary(shared.vaults) : PASS_THROUGH_BOUNDARY,
+    pii: shared.vaults,
+    catalog,
+    skills,
+    upstream,
+    ...(shared.eventStores ? { eventStores: shared.eventStores } : {}),
+    ...(shared.store ? { sharedStore: shared.store } : {}),
+    ...(shared.membership ? { mintSessionId: shared.membership.mintSessionId.bind(shared.membership), clusterSessions: shared.membership } : {}),
+    version: packageVersion(),
+    now,
+    startedAtMs,
+    // The tokenizer's tables and the sentence encoder load when the first client connects, not
+    // at start (an idle daemon stays light) nor in a call.
+    onSession: () => {
+      prepareTokenizer();
+      catalog.startSemanticModel();
+    },
+  };
 }
 
 function skillEntry(skill: SkillSummary): DynamicToolEntry {

@@ -1,0 +1,239 @@
+// The stdio bridge's session with the daemon (`stdio --connect URL`): relays the client's
+// requests over Streamable HTTP and the daemon's messages back, and keeps the session alive for a
+// client that runs for days. When the session is gone (idle expiry: 404; a daemon restart:
+// connection refused, then 404) it opens a new one by replaying the client's own initialize and
+// retries the request that failed, once. When the daemon dies (kill -9), a probe of /healthz that
+// finds nobody answers the calls in flight at once, and the next request goes straight to recovery.
+
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../util/logger.js';
+import { daemonAnswers, describe, failureMessage, httpStatus, refused, sessionLost } from './stdio-bridge-failures.js';
+
+/** How long a replayed initialize may take, ms. */
+const REINITIALIZE_TIMEOUT_MS = 30_000;
+
+export interface SessionOptions {
+  url: URL;
+  token: string | undefined;
+  stdio: StdioServerTransport;
+  logger: Logger;
+  /** How long a daemon that refuses connections is waited for when a session is being recovered, ms. */
+  windowMs: number;
+}
+
+type Waiter = { resolve: (message: JSONRPCMessage) => void; reject: (error: Error) => void };
+type Link = StreamableHTTPClientTransport;
+
+/** Writes to the client; a failed write is logged (the client is gone or its pipe is full). */
+export function writeToClient(stdio: StdioServerTransport, logger: Logger, message: JSONRPCMessage): Promise<void> {
+  return stdio.send(message).catch((error: unknown) => logger.warn({ err: error }, 'could not write to stdout'));
+}
+
+export class DaemonSession {
+  readonly #options: SessionOptions;
+  readonly #initializeIds = new Set<RequestId>();
+  /** Answers the bridge itself waits for (replayed initialize), by id. */
+  readonly #internal = new Map<RequestId, Waiter>();
+  #clientInitialize: JSONRPCRequest | undefined;
+  #clientInitialized = false;
+  #protocolVersion: string | undefined;
+  #recovering: Promise<void> | undefined;
+  #replays = 0;
+  #closing: Promise<void> | undefined;
+  /** Client requests sent to the daemon and not answered yet, with the link that carries them. */
+  readonly #pending = new Map<RequestId, Link>();
+  /** Links whose daemon stopped answering: the next request recovers before it is sent. */
+  readonly #dead = new WeakSet<Link>();
+  #probing: Promise<void> | undefined;
+  #link: Link;
+  #resolveClosed: () => void = () => undefined;
+  /** Resolves when the session and stdio have closed. */
+  readonly closed = new Promise<void>((resolve) => (this.#resolveClosed = resolve));
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+    this.#link = this.#newLink();
+  }
+
+  /** True once the client sent initialize: before it there is no session to forward to. */
+  get hasInitialize(): boolean {
+    return this.#clientInitialize !== undefined;
+  }
+
+  /** The client's initialize: forwarded, and kept to replay when the session is lost. */
+  noteInitialize(request: JSONRPCRequest): void {
+    this.#clientInitialize = request;
+    this.#initializeIds.add(request.id);
+  }
+
+  noteInitialized(): void {
+    this.#clientInitialized = true;
+  }
+
+  start(): Promise<void> {
+    return this.#link.start();
+  }
+
+  /** Relays one client message; a request that cannot be delivered is answered with the cause and the fix. */
+  relay(message: JSONRPCMessage, request: JSONRPCRequest | undefined): void {
+    const { logger, url, stdio } = this.#options;
+    this.#forward(message).catch((error: unknown) => {
+      if (request) this.#pending.delete(request.id);
+      logger.warn({ err: describe(error), url: url.href, method: 'method' in message ? message.method : undefined }, 'daemon did not take a message');
+      if (request) void stdio.send({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: failureMessage(error, url.href) } });
+    });
+  }
+
+  close(): Promise<void> {
+    return (this.#closing ??= this.#shutDown());
+  }
+
+  async #shutDown(): Promise<void> {
+    for (const waiter of this.#internal.values()) waiter.reject(new Error('bridge closed'));
+    this.#internal.clear();
+    try {
+      await this.#link.terminateSession();
+    } catch {
+      // the daemon may be gone already
+    }
+    await Promise.allSettled([this.#link.close(), this.#options.stdio.close()]);
+    this.#resolveClosed();
+  }
+
+  #newLink(): Link {
+    const { url, token, logger } = this.#options;
+    const created = new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {});
+    created.onmessage = (message) => this.#fromDaemon(message);
+    created.onerror = (error) => {
+      logger.debug({ err: error.message }, 'daemon connection error');
+      // A stream broke (the SDK resumes it if the daemon is still there): find out whether it is.
+      if (created === this.#link && !this.#dead.has(created)) this.#probing ??= this.#probe(created).finally(() => (this.#probing = undefined));
+    };
+    return created;
+  }
+
+  /** When the daemon behind `on` no longer answers at all, its calls in flight are answered now. */
+  async #probe(on: Link): Promise<void> {
+    const { url, token, logger } = this.#options;
+    if (await daemonAnswers(url, token)) return;
+    if (on !== this.#link || this.#closing) return;
+    this.#dead.add(on);
+    logger.warn({ url: url.href, in_flight: [...this.#pending.values()].filter((l) => l === on).length }, 'daemon stopped answering; failing the calls in flight');
+    this.#failInFlight(on, `the code-execution-mcp daemon at ${url.href} stopped while this request ran (its connection closed and it does not answer); it may not have completed: send it again once the daemon is back`);
+  }
+
+  /**
+   * Requests that were running in a session that is gone will never be answered: say so, rather
+   * than leave the client waiting (whether the call ran is unknown, so it is not resent).
+   */
+  #abandon(lost: Link): void {
+    this.#failInFlight(lost, `the daemon at ${this.#options.url.href} lost the session while this request ran (it restarted or expired the session); it may not have completed: send it again`);
+  }
+
+  /** Answers every request in flight on `on` with an error carrying `message`. */
+  #failInFlight(on: Link, message: string): void {
+    for (const [id, l] of this.#pending) {
+      if (l !== on) continue;
+      this.#pending.delete(id);
+      void this.#options.stdio.send({ jsonrpc: '2.0', id, error: { code: -32000, message } });
+    }
+  }
+
+  #fromDaemon(message: JSONRPCMessage): void {
+    if (('result' in message || 'error' in message) && message.id !== undefined) {
+      const waiter = this.#internal.get(message.id);
+      if (waiter) {
+        this.#internal.delete(message.id);
+        waiter.resolve(message);
+        return;
+      }
+      this.#pending.delete(message.id);
+      if ('result' in message && this.#initializeIds.delete(message.id)) this.#learnVersion(message.result);
+    }
+    void writeToClient(this.#options.stdio, this.#options.logger, message);
+  }
+
+  #learnVersion(result: unknown): void {
+    const version = (result as { protocolVersion?: unknown }).protocolVersion;
+    if (typeof version === 'string') {
+      this.#protocolVersion = version;
+      this.#link.setProtocolVersion(version);
+    }
+  }
+
+  /** Sends on `on`, waiting out a daemon that refuses connections when `patient` (it is restarting). */
+  async #sendOn(on: Link, message: JSONRPCMessage, patient: boolean): Promise<void> {
+    const deadline = Date.now() + this.#options.windowMs;
+    for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2000)) {
+      try {
+        await on.send(message);
+        return;
+      } catch (error) {
+        // only a refused connection or a 503 (the daemon is still starting its pools) proves
+        // nothing was delivered, so only then is a resend safe
+        if (!patient || !(refused(error) || httpStatus(error) === 503) || Date.now() + delayMs > deadline || this.#closing) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
+  }
+
+  async #forward(message: JSONRPCMessage): Promise<void> {
+    if (this.#recovering) await this.#recovering.catch(() => undefined);
+    if (this.#probing) await this.#probing;
+    const isInitialize = 'method' in message && message.method === 'initialize';
+    // The daemon died since the last request: a new session first (waiting for the daemon to be
+    // back), so this request is only sent to a daemon that answers.
+    if (this.#dead.has(this.#link) && this.#clientInitialize && !isInitialize) await this.#recover(this.#link);
+    const on = this.#link;
+    const id = 'method' in message && 'id' in message ? message.id : undefined;
+    if (id !== undefined) this.#pending.set(id, on);
+    try {
+      await this.#sendOn(on, message, false);
+    } catch (error) {
+      if (!this.#clientInitialize || isInitialize || !(sessionLost(error) || refused(error))) throw error;
+      this.#options.logger.info({ url: this.#options.url.href, reason: describe(error) }, 'daemon session lost; re-initializing');
+      if (id !== undefined) this.#pending.delete(id);
+      await this.#recover(on);
+      if (id !== undefined) this.#pending.set(id, this.#link);
+      await this.#sendOn(this.#link, message, true);
+    }
+  }
+
+  /** Opens a new session by replaying the client's initialize (and notifications/initialized). */
+  #recover(lost: Link): Promise<void> {
+    if (lost !== this.#link) return Promise.resolve(); // another request already recovered it
+    return (this.#recovering ??= this.#reconnect(lost).finally(() => (this.#recovering = undefined)));
+  }
+
+  async #reconnect(lost: Link): Promise<void> {
+    const init = this.#clientInitialize;
+    if (!init) throw new Error('no initialize to replay');
+    this.#link = this.#newLink();
+    void lost.close().catch(() => undefined);
+    lost.onmessage = undefined;
+    this.#abandon(lost);
+    await this.#link.start();
+    await this.#replayInitialize(init);
+    this.#options.logger.info({ url: this.#options.url.href, replays: this.#replays }, 'daemon session re-established');
+  }
+
+  async #replayInitialize(init: JSONRPCRequest): Promise<void> {
+    const id = `bridge-reinitialize-${++this.#replays}`;
+    const answer = new Promise<JSONRPCMessage>((resolve, reject) => {
+      this.#internal.set(id, { resolve, reject });
+      setTimeout(() => reject(new Error(`the daemon did not answer the replayed initialize within ${REINITIALIZE_TIMEOUT_MS / 1000} s`)), REINITIALIZE_TIMEOUT_MS).unref();
+    });
+    try {
+      await this.#sendOn(this.#link, { ...init, id }, true);
+      const reply = await answer;
+      if ('error' in reply) throw new Error(`the daemon refused the replayed initialize: ${reply.error.message}`);
+      if ('result' in reply) this.#learnVersion(reply.result);
+      else if (this.#protocolVersion) this.#link.setProtocolVersion(this.#protocolVersion);
+      if (this.#clientInitialized) await this.#link.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    } finally {
+      this.#internal.delete(id);
+    }
+  }
+}
