@@ -225,6 +225,9 @@ export class DaemonSession {
       this.#internal.set(id, { resolve, reject });
       setTimeout(() => reject(new Error(`the daemon did not answer the replayed initialize within ${REINITIALIZE_TIMEOUT_MS / 1000} s`)), REINITIALIZE_TIMEOUT_MS).unref();
     });
+    // When the send below fails, nothing awaits the answer; its timer must not reject unobserved
+    // later (Node ends a process on an unhandled rejection). The await below still sees it.
+    answer.catch(() => undefined);
     try {
       await this.#sendOn(this.#link, { ...init, id }, true);
       const reply = await answer;
