@@ -79,74 +79,38 @@ export function sharedEndowments(): Record<string, unknown> {
  */
 export function realmGlobals(cell: CallCell): Record<string, unknown> {
   const sync = (method: string, ...args: unknown[]): unknown => callSync(cell, method, args);
-  const scopeOf = (what: string): CallScope => callOf(cell, what).scope;
-  // Output after the call's end is dropped, as before (CallScope.log).
-  const log = (...args: unknown[]): void => cell.call?.scope.log(args);
-  const console = {
-    log,
-    info: log,
-    debug: log,
-    warn: log,
-    error: log,
-    trace: log,
-    dir: (v: unknown) => cell.call?.scope.log([v]),
-    table: (v: unknown) => cell.call?.scope.log([v]),
-  };
-
-  // This realm's skill modules: a realm serves one call, so they are that call's.
-  const modules = new Map<string, Promise<unknown>>();
-  const loading: string[] = [];
-  const importSkill = (name: unknown): Promise<unknown> => {
-    let call: CallState;
-    try {
-      call = callOf(cell, 'import_skill');
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    if (typeof name !== 'string') return Promise.reject(makeError('TypeError', 'import_skill(name): name must be a string'));
-    const inProgress = loading.indexOf(name);
-    if (inProgress >= 0) {
-      const cycle = [...loading.slice(inProgress), name].join(' -> ');
-      return Promise.reject(makeError('ImportError', `import cycle between skills: ${cycle}`));
-    }
-    const cached = modules.get(name);
-    if (cached) return cached;
-    let mod: ModuleSource;
-    try {
-      mod = sync('skill_module', name) as ModuleSource;
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    if (mod.language === 'python') {
-      return Promise.reject(makeError('ImportError', `skill ${name} is Python; import it from Python code, or read it with load_skill`));
-    }
-    loading.push(name);
-    const done = (): void => {
-      const i = loading.lastIndexOf(name);
-      if (i >= 0) loading.splice(i, 1);
-    };
-    const p = (async () => {
-      try {
-        const factory = call.evaluator().evaluate(mod.source) as () => Promise<unknown>;
-        return await factory();
-      } finally {
-        done();
-      }
-    })();
-    modules.set(name, p);
-    return p;
-  };
-
-  const tools = toolsObject(
-    () => sync(TOOL_NAMES_METHOD),
-    (server, tool, args) => callAsync(cell, 'call_tool', [server, tool, args ?? {}]),
-  );
-
+  const console = consoleOf(cell);
   return {
     ...sharedEndowments(),
     ...forwardingFunctions(cell),
     console,
-    print: log,
+    print: console.log,
+    ...timerGlobals(cell),
+    ...hostGlobals(cell, sync),
+    import_skill: skillImporter(cell, sync),
+    tools: toolsObject(
+      () => sync(TOOL_NAMES_METHOD),
+      (server, tool, args) => callAsync(cell, 'call_tool', [server, tool, args ?? {}]),
+    ),
+  };
+  // The functions and containers here are made afresh for each realm and the host never reads
+  // them back, so they need no hardening (which would cost more than the rest of the call);
+  // what is shared between calls (sharedEndowments) is hardened once.
+}
+
+type Sync = (method: string, ...args: unknown[]) => unknown;
+
+/** console.* and print: the call's output lines; output after the call's end is dropped (CallScope.log). */
+function consoleOf(cell: CallCell): Record<'log' | 'info' | 'debug' | 'warn' | 'error' | 'trace' | 'dir' | 'table', (...args: unknown[]) => void> {
+  const log = (...args: unknown[]): void => cell.call?.scope.log(args);
+  const one = (v: unknown): void => cell.call?.scope.log([v]);
+  return { log, info: log, debug: log, warn: log, error: log, trace: log, dir: one, table: one };
+}
+
+/** setTimeout, setInterval, their clears, queueMicrotask and sleep: bound to the call's scope, gone with it. */
+function timerGlobals(cell: CallCell): Record<string, unknown> {
+  const scopeOf = (what: string): CallScope => callOf(cell, what).scope;
+  return {
     setTimeout: (fn: unknown, ms?: unknown, ...args: unknown[]) => scopeOf('setTimeout').setTimer(fn, ms, args, false),
     setInterval: (fn: unknown, ms?: unknown, ...args: unknown[]) => scopeOf('setInterval').setTimer(fn, ms, args, true),
     clearTimeout: (id: unknown) => cell.call?.scope.clearTimer(id),
@@ -171,7 +135,12 @@ export function realmGlobals(cell: CallCell): Record<string, unknown> {
         return Promise.reject(err);
       }
     },
+  };
+}
 
+/** The host functions with behaviour of their own (the plain ones are forwardingFunctions). */
+function hostGlobals(cell: CallCell, sync: Sync): Record<string, unknown> {
+  return {
     read_file: (path: unknown) => {
       const file = str(path, 'read_file', 'path');
       const { scope, task } = callOf(cell, 'read_file');
@@ -191,9 +160,7 @@ export function realmGlobals(cell: CallCell): Record<string, unknown> {
         // {shared: true} publishes the skill (needs the publish permission); read once, as data.
         options === undefined || options === null ? null : { shared: (options as { shared?: unknown }).shared === true },
       ),
-    import_skill: importSkill,
     search_tools: (query: unknown, options?: unknown) => sync('search_tools', optionalStr(query, 'search_tools', 'query') ?? '', options ?? {}),
-    tools,
     // Always there: without a net permission the host refuses with a message naming it, which
     // tells an agent more than a missing global would.
     fetch: async (input: unknown, init?: unknown) => {
@@ -201,9 +168,52 @@ export function realmGlobals(cell: CallCell): Record<string, unknown> {
       return makeResponse(res);
     },
   };
-  // The functions and containers above are made afresh for each realm and the host never reads
-  // them back, so they need no hardening (which would cost more than the rest of the call);
-  // what is shared between calls (sharedEndowments) is hardened once.
+}
+
+/**
+ * import_skill: this realm's skill modules (a realm serves one call, so they are that call's),
+ * evaluated by the call's evaluator, each once, with import cycles refused.
+ */
+function skillImporter(cell: CallCell, sync: Sync): (name: unknown) => Promise<unknown> {
+  const modules = new Map<string, Promise<unknown>>();
+  const loading: string[] = [];
+  return (name: unknown): Promise<unknown> => {
+    let call: CallState;
+    try {
+      call = callOf(cell, 'import_skill');
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (typeof name !== 'string') return Promise.reject(makeError('TypeError', 'import_skill(name): name must be a string'));
+    const inProgress = loading.indexOf(name);
+    if (inProgress >= 0) {
+      const cycle = [...loading.slice(inProgress), name].join(' -> ');
+      return Promise.reject(makeError('ImportError', `import cycle between skills: ${cycle}`));
+    }
+    const cached = modules.get(name);
+    if (cached) return cached;
+    let mod: ModuleSource;
+    try {
+      mod = sync('skill_module', name) as ModuleSource;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (mod.language === 'python') {
+      return Promise.reject(makeError('ImportError', `skill ${name} is Python; import it from Python code, or read it with load_skill`));
+    }
+    loading.push(name);
+    const p = (async () => {
+      try {
+        const factory = call.evaluator().evaluate(mod.source) as () => Promise<unknown>;
+        return await factory();
+      } finally {
+        const i = loading.lastIndexOf(name);
+        if (i >= 0) loading.splice(i, 1);
+      }
+    })();
+    modules.set(name, p);
+    return p;
+  };
 }
 
 /** A call's own values: its workspace's name, an empty result, its context_vars. */
