@@ -31,125 +31,155 @@ const CONTINUES = new Set(['=', '>', '?', ':', '<', '(', '[', '{', ',', '+', '-'
  * scan is linear either way).
  */
 export function nestingDepth(code: string, limit = Number.POSITIVE_INFINITY): number {
-  // One entry per open level: its count of nesting operators; template levels are marked.
-  const pending: number[] = [0];
-  const statements: number[] = [0];
-  const templateLevel: boolean[] = [false];
-  let total = 0;
-  let deepest = 0;
-  let last = '';
-  let lineBreak = false;
-  let i = 0;
-  const n = code.length;
-  const note = (): void => {
-    const depth = pending.length - 1 + total;
-    if (depth > deepest) deepest = depth;
-  };
-  const resetLevel = (): void => {
-    total -= pending[pending.length - 1] as number;
-    pending[pending.length - 1] = 0;
-  };
-  /** Past MAX_NESTED_STATEMENTS, the code counts as nested past any limit. */
-  const statement = (): void => {
-    const count = (statements[statements.length - 1] as number) + 1;
-    statements[statements.length - 1] = count;
-    if (count > MAX_NESTED_STATEMENTS) deepest = Number.POSITIVE_INFINITY;
-  };
-  /** Skips template text from `i` (just past a backtick or a `}` closing `${`), to its end or its next `${`. */
-  const templateText = (): void => {
-    while (i < n) {
+  return new NestingScan(code).run(limit);
+}
+
+const WORD_START = /[A-Za-z_$]/;
+const WORD_CHAR = /[\w$]/;
+
+class NestingScan {
+  readonly #code: string;
+  #i = 0;
+  /** One entry per open level: its count of nesting operators, of brace-less statements, whether it is a template's `${`. */
+  readonly #pending: number[] = [0];
+  readonly #statements: number[] = [0];
+  readonly #template: boolean[] = [false];
+  #total = 0;
+  #deepest = 0;
+  /** The last significant character, and whether a line break came after it. */
+  #last = '';
+  #lineBreak = false;
+
+  constructor(code: string) {
+    this.#code = code;
+  }
+
+  run(limit: number): number {
+    const code = this.#code;
+    while (this.#i < code.length && this.#deepest <= limit) {
+      const c = code[this.#i] as string;
+      const next = code[this.#i + 1];
+      if (c === '/' && (next === '/' || next === '*')) this.#comment(next);
+      else if (c === '"' || c === "'") this.#string(c);
+      else if (c === '`') this.#templateText(1);
+      else if (c === '\n' || c === ' ' || c === '\t' || c === '\r') this.#space(c);
+      else this.#token(c, next);
+    }
+    return this.#deepest;
+  }
+
+  #comment(kind: string | undefined): void {
+    const end = this.#code.indexOf(kind === '/' ? '\n' : '*/', this.#i + 2);
+    this.#i = end < 0 ? this.#code.length : kind === '/' ? end : end + 2;
+  }
+
+  #string(quote: string): void {
+    const code = this.#code;
+    let i = this.#i + 1;
+    while (i < code.length && code[i] !== quote && code[i] !== '\n') i += code[i] === '\\' ? 2 : 1;
+    this.#i = i + 1;
+    this.#last = quote;
+  }
+
+  /** Skips template text from `skip` past the current position, to its end or its next `${`. */
+  #templateText(skip: number): void {
+    const code = this.#code;
+    let i = this.#i + skip;
+    while (i < code.length) {
       const c = code[i];
       if (c === '\\') {
         i += 2;
       } else if (c === '`') {
         i++;
-        return;
+        break;
       } else if (c === '$' && code[i + 1] === '{') {
         i += 2;
-        pending.push(0);
-        statements.push(0);
-        templateLevel.push(true);
-        note();
-        return;
+        this.#open(true);
+        break;
       } else {
         i++;
       }
     }
-  };
-  while (i < n) {
-    if (deepest > limit) return deepest;
-    const c = code[i] as string;
-    const next = code[i + 1];
-    if (c === '/' && next === '/') {
-      while (i < n && code[i] !== '\n') i++;
-      continue;
-    }
-    if (c === '/' && next === '*') {
-      const end = code.indexOf('*/', i + 2);
-      i = end < 0 ? n : end + 2;
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      i++;
-      while (i < n && code[i] !== c && code[i] !== '\n') i += code[i] === '\\' ? 2 : 1;
-      i++;
-      last = c;
-      continue;
-    }
-    if (c === '`') {
-      i++;
-      templateText();
-      last = '`';
-      continue;
-    }
-    if (c === '\n' || c === ' ' || c === '\t' || c === '\r') {
-      if (c === '\n') lineBreak = true;
-      i++;
-      continue;
-    }
-    if (lineBreak) {
-      lineBreak = false;
-      if (!CONTINUES.has(last) && !CONTINUES.has(c)) resetLevel();
-    }
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_' || c === '$') {
-      let end = i + 1;
-      while (end < n && /[\w$]/.test(code[end] as string)) end++;
-      if (STATEMENT_KEYWORDS.has(code.slice(i, end))) statement();
-      last = code[end - 1] as string;
-      i = end;
-      continue;
-    }
-    if (OPEN.has(c)) {
-      pending.push(0);
-      statements.push(0);
-      templateLevel.push(false);
-      note();
-    } else if (CLOSE.has(c)) {
-      if (pending.length > 1) {
-        total -= pending.pop() as number;
-        statements.pop();
-        if (templateLevel.pop() === true && c === '}') {
-          i++;
-          templateText();
-          last = '`';
-          continue;
-        }
-      }
-    } else if (c === ';' || c === ',') {
-      resetLevel();
-      if (c === ';') statements[statements.length - 1] = 0;
-    } else if ((c === '=' && next === '>') || (c === '?' && next !== '.' && next !== '?') || (c === '=' && next !== '=' && !'=!<>'.includes(last)) || (c === '<' && next !== '<' && next !== '=')) {
-      pending[pending.length - 1] = (pending[pending.length - 1] as number) + 1;
-      total++;
-      note();
-      if (c === '=' && next === '>') {
-        i += 2;
-        last = '>';
-        continue;
-      }
-    }
-    last = c;
-    i++;
+    this.#i = i;
+    this.#last = '`';
   }
-  return deepest;
+
+  #space(c: string): void {
+    if (c === '\n') this.#lineBreak = true;
+    this.#i++;
+  }
+
+  #token(c: string, next: string | undefined): void {
+    if (this.#lineBreak) {
+      this.#lineBreak = false;
+      if (!CONTINUES.has(this.#last) && !CONTINUES.has(c)) this.#resetLevel();
+    }
+    if (WORD_START.test(c)) return this.#word();
+    this.#i++;
+    this.#last = c;
+    if (OPEN.has(c)) this.#open(false);
+    else if (CLOSE.has(c)) this.#close(c);
+    else if (c === ';' || c === ',') this.#endOfPart(c);
+    else if (c === '=' && next === '>') {
+      this.#i++;
+      this.#last = '>';
+      this.#operator();
+    } else if ((c === '?' && next !== '.' && next !== '?') || (c === '=' && next !== '=' && !'=!<>'.includes(this.#previous())) || (c === '<' && next !== '<' && next !== '=')) {
+      this.#operator();
+    }
+  }
+
+  /** The character before the current token (for `==`, `<=`, `!=`: no assignment). */
+  #previous(): string {
+    return this.#code[this.#i - 2] ?? '';
+  }
+
+  #word(): void {
+    const code = this.#code;
+    let end = this.#i + 1;
+    while (end < code.length && WORD_CHAR.test(code[end] as string)) end++;
+    if (STATEMENT_KEYWORDS.has(code.slice(this.#i, end))) {
+      const count = (this.#statements[this.#statements.length - 1] as number) + 1;
+      this.#statements[this.#statements.length - 1] = count;
+      // Past MAX_NESTED_STATEMENTS, the code counts as nested past any limit.
+      if (count > MAX_NESTED_STATEMENTS) this.#deepest = Number.POSITIVE_INFINITY;
+    }
+    this.#last = code[end - 1] as string;
+    this.#i = end;
+  }
+
+  #open(template: boolean): void {
+    this.#pending.push(0);
+    this.#statements.push(0);
+    this.#template.push(template);
+    this.#note();
+  }
+
+  #close(c: string): void {
+    if (this.#pending.length === 1) return;
+    this.#total -= this.#pending.pop() as number;
+    this.#statements.pop();
+    if (this.#template.pop() === true && c === '}') this.#templateText(0);
+  }
+
+  #endOfPart(c: string): void {
+    this.#resetLevel();
+    if (c === ';') this.#statements[this.#statements.length - 1] = 0;
+  }
+
+  #operator(): void {
+    this.#pending[this.#pending.length - 1] = (this.#pending[this.#pending.length - 1] as number) + 1;
+    this.#total++;
+    this.#note();
+  }
+
+  #resetLevel(): void {
+    this.#total -= this.#pending[this.#pending.length - 1] as number;
+    this.#pending[this.#pending.length - 1] = 0;
+  }
+
+  #note(): void {
+    const depth = this.#pending.length - 1 + this.#total;
+    if (depth > this.#deepest) this.#deepest = depth;
+  }
 }
