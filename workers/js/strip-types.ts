@@ -63,19 +63,43 @@ export function typeStripperInstalled(): boolean {
  * amaro is not installed.
  */
 export function stripTypeScript(source: string, mode: 'strip-only' | 'transform'): StripResult {
-  const transform = load();
-  if (!transform) throw Object.assign(new Error(TYPESCRIPT_MISSING), { code: 'TYPESCRIPT_MISSING' });
   // Refused before the stripper runs: a trap would cost this thread a reload (nesting.ts).
-  if (nestingDepth(source, MAX_NESTING) > MAX_NESTING) return { ok: false, diagnostic: nestedTooDeeply() };
+  if (nestingDepth(source, MAX_NESTING) > MAX_NESTING) {
+    if (!load()) throw missing();
+    return { ok: false, diagnostic: nestedTooDeeply() };
+  }
+  const first = attempt(source, mode);
+  if (!('trap' in first)) return first;
+  // The code passed the nesting guard, so the trap is the instance's (left unusable by an earlier
+  // input, or out of memory), not this code's: once more on a fresh instance before failing it.
+  const second = attempt(source, mode);
+  if (!('trap' in second)) return second;
+  const message = `the TypeScript type stripper failed on this code (${describe(second.trap)}); pass language "javascript" if it has no types`;
+  return { ok: false, diagnostic: { message, line: 1, column: 1, unsupported: false, trapped: true } };
+}
+
+/** One run of the stripper; a trap (anything but its own syntax report) drops the instance. */
+function attempt(source: string, mode: 'strip-only' | 'transform'): StripResult | { trap: unknown } {
+  const transform = load();
+  if (!transform) throw missing();
   try {
     return { ok: true, code: transform(source, { mode }).code };
   } catch (error) {
     if (typeof error === 'string') return { ok: false, diagnostic: parseDiagnostic(error) };
-    // A trap (RuntimeError, RangeError): this instance is unusable; the next call loads a new one.
+    // A trap (RuntimeError, RangeError): this instance is unusable; the next run loads a new one.
     transformSync = undefined;
     delete requireHere.cache[requireHere.resolve('amaro')];
-    return { ok: false, diagnostic: nestedTooDeeply() };
+    return { trap: error };
   }
+}
+
+function missing(): Error {
+  return Object.assign(new Error(TYPESCRIPT_MISSING), { code: 'TYPESCRIPT_MISSING' });
+}
+
+function describe(error: unknown): string {
+  const e = error as { name?: unknown; message?: unknown } | null;
+  return typeof e?.message === 'string' ? `${typeof e.name === 'string' ? e.name : 'Error'}: ${e.message}` : String(error);
 }
 
 function nestedTooDeeply(): StripDiagnostic {
