@@ -8,6 +8,8 @@
 // path. The relay path (WorkerTask): the pool host hands each call over as a piscina task, as
 // Python's threads are always used and JavaScript's are when a process has no host link.
 
+// First: a standard ArrayBuffer `detached` before SES adds its own (standard-detached.ts).
+import './standard-detached.js';
 import 'ses';
 import { GUEST_ERROR, timedOutText } from '../kit/guest-errors.js';
 import { MAX_RESULT_CHARS } from '../kit/protocol.js';
