@@ -3,11 +3,9 @@
 // deeply nested code), so one agent's big or pathological code never holds the event loop that
 // every agent's calls share. detect-language.ts decides from these facts.
 
-import { Parser } from 'acorn';
 import { readings } from './detect-reading.js';
 import type { Readings } from './detect-reading.js';
-import { preprocess } from '../../workers/js/preprocess.js';
-import { WRAP_PREFIX } from '../../workers/kit/protocol.js';
+import { parseWrapped, preprocess } from '../../workers/js/preprocess.js';
 
 /** Characters the line heuristics read: a sample says enough, and keeps them cheap on the coordinator. */
 export const SIGNAL_SAMPLE_CHARS = 64 * 1024;
@@ -95,7 +93,7 @@ export function parsesAs(code: string, language: 'javascript' | 'typescript'): b
   if (code.length > MAX_PARSE_DETECT_CHARS) return false;
   // The sandbox's own wrapping, without the token and comment bookkeeping preprocess needs.
   try {
-    Parser.parse(`${WRAP_PREFIX}${code}\n})`, { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: false });
+    parseWrapped(code);
     return true;
   } catch {
     return false;

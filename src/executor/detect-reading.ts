@@ -5,8 +5,8 @@
 // names the code reads and writes; for code in the subset of JavaScript that Python also parses
 // (assignments, calls, literals, one statement a line), the names decide without a Python process.
 
-import { Parser } from 'acorn';
 import type { Comment, Token } from 'acorn';
+import { parseWrapped } from '../../workers/js/preprocess.js';
 import { PYTHON_API_NAMES, SANDBOX_API_NAMES } from '../../workers/kit/api-contract.js';
 import { WRAP_PREFIX } from '../../workers/kit/protocol.js';
 
@@ -256,14 +256,7 @@ export function readings(code: string, known: ReadonlySet<string> = new Set()): 
   const comments: Comment[] = [];
   let program: Node;
   try {
-    program = Parser.parse(`${WRAP_PREFIX}${code}\n})`, {
-      ecmaVersion: 'latest',
-      sourceType: 'script',
-      allowHashBang: false,
-      locations: true,
-      onToken: tokens,
-      onComment: comments,
-    }) as unknown as Node;
+    program = parseWrapped(code, { tokens, comments }) as unknown as Node;
   } catch {
     return undefined;
   }

@@ -92,6 +92,11 @@ export const PYTHON_RUNTIME: RuntimeRow = {
 /** The runtimes of this build, in the order they start. */
 export const RUNTIMES: readonly RuntimeRow[] = Object.freeze([JAVASCRIPT_RUNTIME, PYTHON_RUNTIME]);
 
+/** The first language of the runtime whose processes are of `kind` ('js' -> 'javascript'), or undefined. */
+export function languageOfKind(kind: string, runtimes: readonly RuntimeRow[] = RUNTIMES): string | undefined {
+  return runtimes.find((r) => r.process.kind === kind)?.languages[0];
+}
+
 /** The row that runs `language`, or undefined. */
 export function runtimeFor(language: string, runtimes: readonly RuntimeRow[] = RUNTIMES): RuntimeRow | undefined {
   return runtimes.find((r) => r.languages.includes(language));

@@ -14,7 +14,6 @@ const MAX_CACHED_SOURCE = 256 * 1024;
 const cache = new LRUCache<string, Preprocessed>({ max: 500, maxSize: 32 * MB, sizeCalculation: (v, k) => k.length + (v.ok ? v.source.length : 200) });
 
 export function preprocessCached(code: string, language: SandboxLanguage): Preprocessed {
-  if (language === 'python') return { ok: true, source: code };
   const key = `${language}\0${code}`;
   let p = cache.get(key);
   if (!p) {

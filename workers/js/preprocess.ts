@@ -13,6 +13,21 @@ import type { ErrorInfo, Preprocessed, SandboxLanguage } from '../kit/protocol.j
 export { TYPESCRIPT_MISSING, WRAP_PREFIX };
 const WRAP_SUFFIX = '\n})';
 
+/**
+ * Parses `js` as the sandbox runs it: the body of an async function (so a top-level `return` or
+ * `await` parses), as a script, without a hashbang. Throws acorn's SyntaxError. `collect` takes
+ * the tokens and comments; `locations` adds line:column to them. Detection (src/executor) parses
+ * with the same rules, so what it calls JavaScript is what the sandbox accepts.
+ */
+export function parseWrapped(js: string, collect?: { tokens: Token[]; comments: Comment[] }): ReturnType<typeof Parser.parse> {
+  return Parser.parse(WRAP_PREFIX + js + WRAP_SUFFIX, {
+    ecmaVersion: 'latest',
+    sourceType: 'script',
+    allowHashBang: false,
+    ...(collect ? { locations: true, onToken: collect.tokens, onComment: collect.comments } : {}),
+  });
+}
+
 export type { Preprocessed } from '../kit/protocol.js';
 
 /** The patterns SES's evaluator rejects, as it matches them. */
@@ -35,14 +50,7 @@ export function preprocess(code: string, language: SandboxLanguage, url = USER_C
   const tokens: Token[] = [];
   const comments: Comment[] = [];
   try {
-    Parser.parse(wrapped, {
-      ecmaVersion: 'latest',
-      sourceType: 'script',
-      allowHashBang: false,
-      locations: true,
-      onToken: tokens,
-      onComment: comments,
-    });
+    parseWrapped(js, { tokens, comments });
   } catch (err) {
     return { ok: false, error: syntaxError(err, url) };
   }

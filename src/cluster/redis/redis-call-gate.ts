@@ -22,6 +22,7 @@ import type { GuestErrorName } from '../../../workers/kit/guest-errors.js';
 import { refusal } from '../../executor/admission.js';
 import type { CallGate, GatedCall, GateSlot } from '../../executor/call-gate.js';
 import type { Finished } from '../../executor/sandbox-process.js';
+import { languageOfKind } from '../../executor/runtimes.js';
 import type { Logger } from '../../util/logger.js';
 import { HEARTBEAT_MS, PEER_EXPIRY_MS } from '../cluster-membership.js';
 import type { RedisConnection } from './redis-connection.js';
@@ -276,7 +277,7 @@ export class RedisCallGate implements CallGate {
       totalWaiting: 0,
       agentsWaiting: 1,
       maxQueued: Number.POSITIVE_INFINITY,
-      language: line.slot.pool === 'python' ? 'python' : 'javascript',
+      language: languageOfKind(line.slot.pool) ?? line.slot.pool,
       avgCallMs: 1_000,
     });
     return `${message ?? `agent "${line.slot.agent}" has too many calls waiting`} (it may run ${line.slot.limit} at once across the cluster)`;

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { decide, PermissionDenied } from '../../access/index.js';
 import type { ExecutorHealth, ExecutorStats } from '../../executor/executor-types.js';
+import { languageOfKind } from '../../executor/runtimes.js';
 import type { UpstreamServerStatus } from '../../upstream/upstream-types.js';
 import { LATENCY_BUCKETS_MS } from '../call-recorder.js';
 import type { CallRecorder } from '../call-recorder.js';
@@ -109,9 +110,6 @@ export function renderMetrics(s: MetricsSnapshot): string {
   return `${out.join('\n')}\n`;
 }
 
-/** The executor lists its processes by kind ('js', 'python'); metrics name languages. */
-const LANGUAGE_OF_KIND: Readonly<Record<string, string>> = { js: 'javascript', python: 'python' };
-
 type MetricWriter = (name: string, type: 'counter' | 'gauge', help: string, samples: [labels: string, value: number][]) => void;
 
 /** Languages, upstream servers, memory and build. */
@@ -149,7 +147,7 @@ function renderOperatorView(s: MetricsSnapshot, metric: MetricWriter): void {
   const sandboxRss: [string, number][] = [];
   for (const p of s.processes ?? []) {
     const rss = p.pid === undefined ? undefined : rssOf(p.pid);
-    if (rss !== undefined) sandboxRss.push([`{language="${escapeLabel(LANGUAGE_OF_KIND[p.kind] ?? p.kind)}",pid="${String(p.pid)}"}`, rss]);
+    if (rss !== undefined) sandboxRss.push([`{language="${escapeLabel(languageOfKind(p.kind) ?? p.kind)}",pid="${String(p.pid)}"}`, rss]);
   }
   metric('code_exec_sandbox_process_rss_bytes', 'gauge', 'Resident memory of each sandbox process, bytes.', sandboxRss);
   metric('code_exec_build_info', 'gauge', 'The running build: package version and Node.js version.', [[`{version="${escapeLabel(s.version ?? 'unknown')}",node="${escapeLabel(process.version)}"}`, 1]]);
