@@ -325,6 +325,14 @@ export class SandboxProcess {
     else this.kill();
   }
 
+  /** Calls sent ahead that the process says have started: were it to die now, they may have run. */
+  #markStarted(ids: readonly number[] | undefined): void {
+    for (const id of ids ?? []) {
+      const next = this.#inflight.get(id);
+      if (next) next.started = true;
+    }
+  }
+
   #onMessage(msg: FromSandbox): void {
     switch (msg.type) {
       case 'done': {
@@ -334,13 +342,13 @@ export class SandboxProcess {
         this.#links?.release(msg.id, msg.workerReplaced);
         // Direct path: a replaced thread counts again once its link says 'serving'.
         if (msg.workerReplaced && !this.#links) this.#warming++;
-        for (const startedId of msg.started ?? []) {
-          const next = this.#inflight.get(startedId);
-          if (next) next.started = true;
-        }
+        this.#markStarted(msg.started);
         entry.resolve({ outcome: msg.outcome, workerReplaced: msg.workerReplaced });
         return;
       }
+      case 'started':
+        this.#markStarted(msg.ids);
+        return;
       case 'recycled':
         if (this.#probe) this.#probe(true);
         else this.#recycled?.(true);

@@ -96,6 +96,17 @@ describe('a call cannot break its own Python worker', () => {
     expect(valueOf(await proc.run(WORKS))).toEqual(['fine', '{"a": 1}']);
   }, PYTHON_START_MS);
 
+  it('answers a call whose clean-up never ends, and the next call runs on a replaced interpreter', async () => {
+    // The finalizer runs in the clean-up after the answer went out (python-worker.ts answerFirst):
+    // the pool host stops a clean-up past its limit and replaces the interpreter.
+    const hang = ['import json', 'class Hang:', '    def __del__(self):', '        json.hung = True', '        while True:', '            pass', 'h = Hang()', 'h.me = h', 'del h', "result = 'answered'"].join('\n');
+    const started = performance.now();
+    expect(valueOf(await proc.run(hang, { timeoutMs: 60_000 }))).toBe('answered');
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(valueOf(await proc.run("result = hasattr(json, 'hung')"))).toBe(false);
+    expect(valueOf(await proc.run(WORKS))).toEqual(['fine', '{"a": 1}']);
+  }, PYTHON_START_MS);
+
   it('holds memory_mb for a call after an earlier call grew the WebAssembly memory', async () => {
     const grow = 'x = bytearray(300 * 1024 * 1024)\nx[-1] = 1\ndel x\nresult = "grown"';
     expect(valueOf(await proc.run(grow, { memoryMb: 600 }))).toBe('grown');

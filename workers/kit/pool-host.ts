@@ -19,7 +19,8 @@ import { READ_CHARS_SLOT } from './fast-read.js';
 import { runWarmTask, STATE_GROWN_PAGES, STATE_RETIRE, ThreadPool, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from './thread-pool.js';
 import { notStarted, stoppedCall } from './call-errors.js';
 import { DirectThreads } from './direct-threads.js';
-import { HOST_LINK_ENV } from './protocol.js';
+import { ExitWatch, SELF_KILL_MS } from './exit-watch.js';
+import { answeredEarly, HOST_LINK_ENV } from './protocol.js';
 import type { AbortReason, ErrorInfo, FromSandbox, HostLinkInfo, Outcome, Preprocess, Preprocessed, RunRequest, SandboxProcessOptions, ToSandbox, ToThread, WorkerMessage, WorkerTask } from './protocol.js';
 
 const MB = 1024 * 1024;
@@ -56,7 +57,8 @@ function relay(m: WorkerMessage): void {
   }
   const entry = running.get(m.id) ?? direct?.find(m.id);
   if (!entry) return;
-  if (m.kind === 'host-call') send({ type: 'host-call', id: m.id, key: m.key, callId: m.callId, method: m.method, args: m.args });
+  if (m.kind === 'answer') (entry as Running).answer?.(m.outcome);
+  else if (m.kind === 'host-call') send({ type: 'host-call', id: m.id, key: m.key, callId: m.callId, method: m.method, args: m.args });
   else if (m.kind === 'output') send({ type: 'output', id: m.id, lines: m.lines });
   else memory.answer(m.id, entry, m.bytes);
 }
@@ -69,18 +71,10 @@ function channelOf(entry: Running): MessagePort | undefined {
 
 /** Python: how long an interrupted call may take to unwind before its worker is terminated, ms. */
 const INTERRUPT_GRACE_MS = 1_000;
-/**
- * How long a terminated JavaScript worker thread may take to exit, ms. A thread inside a C++
- * builtin (`new Array(1e9).fill(0)`) does not see V8's termination request until the builtin
- * returns, and would go on allocating until a fatal OOM takes the process down with whatever
- * call ran there next. Past this grace the process stops taking calls and is killed.
- */
-const STOP_GRACE_MS = 1_500;
-/** If the coordinator does not kill a process that asked to be (it is gone or stuck), it kills itself. */
-const SELF_KILL_MS = 5_000;
-/** Set once a worker thread would not stop: nothing more starts in this process. */
-let unstoppable = false;
-
+/** What a call gets if its worker said it answered early and no answer came (not expected to happen). */
+const LOST_ANSWER: Outcome = { ok: false, error: { type: 'SandboxCrashError', message: 'the sandbox lost the answer of this call' }, output: [] };
+/** Python: how long the clean-up after an answered call may take before the interpreter is replaced, ms. */
+const CLEAN_UP_LIMIT_MS = 5_000;
 interface Running extends WatchedCall {
   controller: AbortController;
   interrupt: Int32Array;
@@ -88,6 +82,8 @@ interface Running extends WatchedCall {
   wake: Int32Array;
   /** JavaScript, once aborted: settles when the aborted worker thread has really exited. */
   exited?: Promise<void>;
+  /** Python: the outcome came before the task settled (WorkerMessage 'answer'). */
+  answer?: (outcome: Outcome) => void;
 }
 
 const running = new Map<number, Running>();
@@ -105,6 +101,8 @@ const memory = new MemoryWatch(
 const send = batchingSender<FromSandbox>((msg) => {
   if (process.connected) process.send?.(msg);
 });
+const exits = new ExitWatch(() => threads.current.pool.threads, send);
+const watchExit = (entry: { interrupt: Int32Array; reason?: AbortReason }): Promise<void> => exits.watch(entry);
 
 /** For a message sent just before the process exits: written now, after what was queued. */
 function sendNow(msg: FromSandbox): void {
@@ -191,7 +189,7 @@ function recycle(): void {
  */
 function takeStartable(): { id: number; req: RunRequest; pre: Extract<Preprocessed, { ok: true }> }[] {
   const out: { id: number; req: RunRequest; pre: Extract<Preprocessed, { ok: true }> }[] = [];
-  while (!unstoppable && busyThreads < options.threads && waiting.length > 0) {
+  while (!exits.unstoppable && busyThreads < options.threads && waiting.length > 0) {
     if (maybeReplace(waiting[0]?.req)) break;
     const next = waiting.shift() as { id: number; req: RunRequest };
     const pre = prepare(next.req);
@@ -220,7 +218,7 @@ const direct = options.direct && options.hostLink
       prepareRealms: options.prepareRealms !== false,
       watchExit,
       failureOf: (err, call) => failureOf(err, call, { timeoutMs: call.timeoutMs ?? 0, memoryMb: call.memoryMb }),
-      accepting: () => !unstoppable,
+      accepting: () => !exits.unstoppable,
     })
   : undefined;
 
@@ -246,26 +244,45 @@ function launch(id: number, req: RunRequest, pre: Extract<Preprocessed, { ok: tr
     if (!port) return;
     for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) relay(m.message as WorkerMessage);
   };
-  /**
-   * Reports the call and starts what waits, telling the coordinator in the same message which
-   * calls started: a call that never started is re-sent elsewhere if this process dies.
-   */
-  const finish = (result: Outcome, workerReplaced: boolean): void => {
+  let answered = false;
+  let cleanUpLimit: NodeJS.Timeout | undefined;
+  /** Why an interrupted Python call, which ends normally with KeyboardInterrupt, was stopped. */
+  const told = (outcome: Outcome): Outcome => (entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome);
+  /** The call's 'done': once, with the calls that started as it ended (`started`). */
+  const answer = (result: Outcome, workerReplaced: boolean, started: number[] = []): void => {
+    if (answered) return;
+    answered = true;
     drain();
     const readChars = Atomics.load(interrupt, READ_CHARS_SLOT);
     const outcome: Outcome = readChars > 0 ? { ...result, readChars } : result;
+    send({ type: 'done', id, outcome, workerReplaced, ...(started.length > 0 ? { started } : {}) });
+  };
+  // Python answers before its clean-up (WorkerMessage 'answer'): the thread stays this call's until
+  // the task settles, and a clean-up that does not end is stopped like a call (the interpreter goes).
+  entry.answer = (outcome) => {
+    answer(told(outcome), false);
+    cleanUpLimit = setTimeout(() => running.get(id) === entry && entry.controller.abort(), CLEAN_UP_LIMIT_MS).unref();
+  };
+  /** The thread is free: starts what waits, and answers the call if it has not answered yet. */
+  const finish = (result: Outcome, workerReplaced: boolean): void => {
+    if (!answered) drain();
+    clearTimeout(cleanUpLimit);
     running.delete(id);
     busyThreads--;
     maybeReplace(undefined);
     const next = takeStartable();
-    send({ type: 'done', id, outcome, workerReplaced, ...(next.length > 0 ? { started: next.map((n) => n.id) } : {}) });
+    const started = next.map((n) => n.id);
+    if (answered) {
+      if (started.length > 0) send({ type: 'started', ids: started });
+    } else {
+      answer(result, workerReplaced, started);
+    }
     for (const n of next) launch(n.id, n.req, n.pre);
   };
   const { code: _code, ...rest } = req;
   const task: WorkerTask = { ...rest, id, source: pre.source, wake, interrupt };
   threads.current.pool.run(task, { signal: controller.signal }).then(
-    // An interrupted Python call ends normally with KeyboardInterrupt: report why it was stopped.
-    (outcome: Outcome) => finish(entry.reason && !outcome.ok ? { ...outcome, error: failureOf(undefined, entry, req, false) } : outcome, false),
+    (outcome: Outcome) => finish(answeredEarly(outcome) ? LOST_ANSWER : told(outcome), false),
     (err: unknown) => {
       // Python: the standby interpreter takes over at once (a cold Pyodide start takes seconds).
       if (options.dispatch === 'bound') readyOwed++;
@@ -303,30 +320,6 @@ function abort(id: number, reason: AbortReason): void {
   }
   if (options.dispatch === 'hardened') entry.exited = watchExit(entry);
   entry.controller.abort();
-}
-
-/**
- * Settles when the thread running `entry` exits after its abort. One that has not exited
- * STOP_GRACE_MS later is stuck in native code: this process takes no more calls and asks the
- * coordinator to kill it, which bounds how long a memory bomb or a runaway builtin can live.
- */
-function watchExit(entry: { interrupt: Int32Array; reason?: AbortReason }): Promise<void> {
-  const threadId = Atomics.load(entry.interrupt, 1);
-  const worker = threadId === 0 ? undefined : threads.current.pool.threads.find((w) => w.threadId === threadId);
-  if (!worker) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      if (unstoppable) return;
-      unstoppable = true;
-      send({ type: 'unstoppable', message: `a terminated worker thread (${entry.reason ?? 'aborted'} call) did not exit within ${STOP_GRACE_MS} ms` });
-      setTimeout(() => process.kill(process.pid, 'SIGKILL'), SELF_KILL_MS).unref();
-    }, STOP_GRACE_MS);
-    timer.unref();
-    worker.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }
 
 process.on('message', (batch: ToSandbox | Batch<ToSandbox>) => unbatch(batch, onMessage));
@@ -383,7 +376,6 @@ process.on('disconnect', () => {
   setTimeout(() => process.kill(process.pid, 'SIGKILL'), SELF_KILL_MS).unref();
   process.exit(0);
 });
-
 
 // Warm every thread (import ses, lockdown) before saying ready, so no call pays a cold start.
 threads.start().then(

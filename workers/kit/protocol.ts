@@ -99,7 +99,19 @@ export type WorkerMessage =
   /** Answer to a memory probe: what the running call retains, bytes. */
   | { kind: 'memory'; id: number; bytes: number }
   /** Direct path: this process's running-call count went from 0 to 1 (the memory watch wakes). */
-  | { kind: 'busy' };
+  | { kind: 'busy' }
+  /**
+   * Python: the call's outcome, sent before the interpreter's clean-up runs (the clean-up overlaps
+   * the answer's trip). The thread stays busy until its task settles, with ANSWERED_EARLY.
+   */
+  | { kind: 'answer'; id: number; outcome: Outcome };
+
+/** What a worker's task settles with when its outcome already went out as an 'answer' message. */
+export const ANSWERED_EARLY = Object.freeze({ answeredEarly: true } as const);
+
+export function answeredEarly(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { answeredEarly?: unknown }).answeredEarly === true;
+}
 
 /** Pool host → worker on the thread's channel: a reply or probe, with the id of its call. */
 export type ToThread = HostReply & { id: number };
@@ -128,6 +140,8 @@ export type FromSandbox =
   | { type: 'worker-ready' }
   /** `started`: calls sent ahead that this process started as this one ended (see sandbox-process.ts). */
   | { type: 'done'; id: number; outcome: Outcome; workerReplaced: boolean; started?: number[] }
+  /** Calls sent ahead that started after their predecessor's 'done' went out early (Python's answer first). */
+  | { type: 'started'; ids: number[] }
   | { type: 'host-call'; id: number; key: string; callId: number; method: string; args: unknown[] }
   | { type: 'output'; id: number; lines: string[] }
   /** Answer to 'recycle': the interpreter is pristine again (`ms`: how long that took). */

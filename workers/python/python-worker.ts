@@ -11,6 +11,7 @@ import 'ses';
 import { workerData } from 'node:worker_threads';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import { timedOutText, timeoutError } from '../kit/guest-errors.js';
+import { ANSWERED_EARLY } from '../kit/protocol.js';
 import type { ErrorInfo, Json, Outcome, WorkerTask } from '../kit/protocol.js';
 import { ASYNC_HOST_METHODS, HOST_METHODS } from '../kit/api-contract.js';
 import { CallScope } from '../kit/call-scope.js';
@@ -197,7 +198,6 @@ function settle(py: PythonEngine, sweep: PyCallable): boolean {
 
 /** Ends a call: its leftovers closed, its timers cancelled, the shared state put back. */
 function cleanUp(py: PythonEngine): boolean {
-  py.pyodide.setInterruptBuffer(idleInterrupt);
   py.limitMemory(undefined);
   try {
     py.endCall();
@@ -250,7 +250,6 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
   // pool host replaced the interpreter first if that alone was past this call's limit).
   py.limitMemory(Math.max(0, baselineWasmBytes + task.memoryMb * MB * WASM_SHARE_OF_LIMIT - py.wasmBytes()));
   let outcome: Outcome;
-  let sealed = false;
   try {
     let text: string;
     const code = compile(py, task.source);
@@ -273,17 +272,34 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
   } catch (err) {
     outcome = { ok: false, error: { type: 'SandboxCrashError', message: `the Python sandbox could not report the outcome: ${lastLine(err)}` }, output: scope.output };
   } finally {
-    try {
-      sealed = cleanUp(py);
-    } catch {
-      sealed = false;
-    }
+    // Nothing may interrupt the clean-up: the call's buffer is not watched once it has answered.
+    py.pyodide.setInterruptBuffer(idleInterrupt);
     scope.close();
     current = undefined;
     currentTask = undefined;
   }
+  // The answer goes out first, and the clean-up runs while it travels: the pool host keeps this
+  // thread busy until the task settles, so no call starts before the interpreter is clean.
+  const early = answerFirst(task.id, outcome);
+  let sealed = false;
+  try {
+    sealed = cleanUp(py);
+  } catch {
+    sealed = false;
+  }
   // An interpreter that could not be put back, that was damaged, or that Pyodide gave up on, is
   // not reused: the call keeps its outcome and the pool host replaces the interpreter.
   report(py, !sealed || py.dead);
-  return outcome;
+  return early ? (ANSWERED_EARLY as unknown as Outcome) : outcome;
+}
+
+/** Sends the outcome on the thread's channel (WorkerMessage 'answer'); false when it cannot go that way. */
+function answerFirst(id: number, outcome: Outcome): boolean {
+  if (!state) return false;
+  try {
+    threadPort.postMessage({ kind: 'answer', id, outcome });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -60,8 +60,10 @@ OPEN_REFUSED = ("file access is not available in the sandbox; use read_file(), w
                 "list_files() and delete_file() for the workspace")
 
 
-def make_audit_hook(protected_modules, protected_ids):
-    """The hook, with its whole world bound as defaults (see the note at the top)."""
+def make_audit_hook(protected_modules, protected_ids, trusted):
+    """The hook, with its whole world bound as defaults (see the note at the top). `trusted` is a
+    one-item list only the integrity self-check holds besides the hook: set while the check takes
+    the prelude functions' references (gc.get_referents), which the hook refuses to anyone else."""
 
     def audit_hook(event, args, _denied=DENIED_EVENTS, _never=NEVER_LOADED, _protected=protected_modules,
                    _prefix=STDLIB_PREFIX, _str=str, _bytes=bytes, _int=int, _type=type,
@@ -69,12 +71,14 @@ def make_audit_hook(protected_modules, protected_ids):
                    _PermissionError=PermissionError, _ImportError=ImportError,
                    _FunctionType=_types.FunctionType, _typetype=type, _getattr=getattr,
                    _isinstance=isinstance, _open_refused=OPEN_REFUSED, _sandbox=SANDBOX_MODULE,
-                   _ids=protected_ids, _id=id):
+                   _ids=protected_ids, _id=id, _trusted=trusted):
         # The most frequent event by far (every read of a function's __code__, a frame's or a
         # generator's attributes), and one the hook never refuses: answered before anything else.
         if event == 'object.__getattr__':
             return
         if _startswith(event, _denied):
+            if _trusted[0] and event == 'gc.get_referents':
+                return
             if event == 'os.listdir' or event == 'os.scandir':
                 # The import system lists the standard library's folders.
                 path = args[0] if args else None

@@ -3,9 +3,9 @@
 # to a __kwdefaults__ dict, a closure cell, a path nobody found yet) must not leave a worker that
 # breaks every later call: the check notices, and the worker is replaced instead of reused.
 # It compares by identity only, so no user code runs while it is made, in a few C-level passes
-# (map with operator.is_ over one tuple per attribute).
+# (map with operator.is_ over what every function refers to, taken in one gc.get_referents call).
 
-def make_integrity_check(namespace, extra_functions, pinned):
+def make_integrity_check(namespace, extra_functions, pinned, trusted):
     """A function that says whether the prelude is as it was at start-up: every function of the
     namespace and of its classes keeps its code, defaults, keyword defaults and closure, and the
     pinned objects keep their class."""
@@ -25,15 +25,19 @@ def make_integrity_check(namespace, extra_functions, pinned):
                 if isinstance(member, property):
                     add(member.fget)
                     add(member.fset)
-    # One tuple per attribute, so the check is a few passes of C-level identity comparisons (map with
-    # operator.is_) instead of a Python loop over every function: after every call, it is on the
-    # call's path. Function attributes and cell contents are C-level descriptors of builtin types,
-    # which no user code can override, so reading them runs no user code either.
+    # Reading __code__, __defaults__ or __kwdefaults__ raises an audit event, and the hook (a Python
+    # function) runs for each: 3 reads of every function cost more than the rest of the check. So the
+    # check takes every function's references at once, through one gc.get_referents call (C-level,
+    # one audit event, which the hook lets through only while `trusted` is set, inside this check):
+    # code, globals, defaults, keyword defaults, closure, name, qualname, dict, annotations, in that
+    # order. The lazily made ones (__dict__, __annotations__) are made now, so that a call reading
+    # them does not look like damage. Cell contents and kwdefaults' items are read directly (no event).
+    for f in functions:
+        f.__dict__
+        f.__annotations__
     functions = tuple(functions)
-    codes = tuple(f.__code__ for f in functions)
-    defaults = tuple(f.__defaults__ for f in functions)
+    referents = _referents_of(functions, trusted)
     kwdefaults = tuple(f.__kwdefaults__ for f in functions)
-    closures = tuple(f.__closure__ for f in functions)
     kw_records = tuple((kw, tuple(kw), tuple(kw.values())) for kw in kwdefaults if kw is not None)
     all_cells = tuple(c for f in functions for c in f.__closure__ or ())
     cells = tuple(c for c in all_cells if _cell_full(c))
@@ -42,17 +46,13 @@ def make_integrity_check(namespace, extra_functions, pinned):
     pinned = tuple(pinned)
     classes = tuple(type(obj) for obj in pinned)
 
-    def intact(_functions=functions, _codes=codes, _defaults=defaults, _kwdefaults=kwdefaults,
-               _closures=closures, _kw_records=kw_records, _cells=cells, _contents=contents, _empty=empty_cells,
+    def intact(_functions=functions, _referents=referents, _trusted=trusted, _referents_of=_referents_of,
+               _kw_records=kw_records, _cells=cells, _contents=contents, _empty=empty_cells,
                _pinned=pinned, _classes=classes, _all=all, _cell_full=_cell_full, _map=map, _len=len,
-               _is=_operator.is_, _type=type, _get=dict.get, _values=dict.values,
-               _code=_operator.attrgetter('__code__'), _default=_operator.attrgetter('__defaults__'),
-               _kwdefault=_operator.attrgetter('__kwdefaults__'), _closure=_operator.attrgetter('__closure__'),
+               _is=_operator.is_, _type=type, _values=dict.values,
                _content=_operator.attrgetter('cell_contents')):
-        if not (_all(_map(_is, _map(_code, _functions), _codes))
-                and _all(_map(_is, _map(_default, _functions), _defaults))
-                and _all(_map(_is, _map(_kwdefault, _functions), _kwdefaults))
-                and _all(_map(_is, _map(_closure, _functions), _closures))
+        now = _referents_of(_functions, _trusted)
+        if not (_len(now) == _len(_referents) and _all(_map(_is, now, _referents))
                 and _all(_map(_is, _map(_type, _pinned), _classes))):
             return False
         for kw, keys, values in _kw_records:
@@ -75,3 +75,18 @@ def _cell_full(cell):
         return True
     except ValueError:
         return False
+
+
+def _referents_of(functions, trusted, _get_referents=_gc.get_referents, _isenabled=_gc.isenabled,
+                  _disable=_gc.disable, _enable=_gc.enable):
+    """What the functions refer to, in one list; `trusted` lets the audit hook pass this one event.
+    The collector is off meanwhile, so no finalizer (no user code) can run while the flag is up."""
+    enabled = _isenabled()
+    _disable()
+    trusted[0] = True
+    try:
+        return _get_referents(*functions)
+    finally:
+        trusted[0] = False
+        if enabled:
+            _enable()

@@ -15,6 +15,7 @@
 # global of this namespace, but not the defaults of a function from here (the audit hook refuses).
 
 import operator as _operator, gc as _gc, random as _random, os as _os, locale as _locale
+from itertools import chain as _chain
 
 _IMMUTABLE_TYPE = 1 << 8   # Py_TPFLAGS_IMMUTABLETYPE
 # Swept after every call: the classes, objects and containers of the modules every call is handed.
@@ -141,8 +142,42 @@ def take_snapshot(extra_namespaces=()):
     return quick, frozenset(protected)
 
 
+def make_unchanged(records):
+    """A check of every record at once, in C-level passes: the per-container lengths, then every
+    key (or item) and every value in order, by identity. True means each container holds exactly
+    what was recorded; False only means "look closer" (a set that reordered itself, say), and the
+    sweep's per-object pass then decides. Like the sweep, it runs no user code: the containers are
+    exact lists, dicts, sets and class mappingproxies, and cells are read with a C-level getter."""
+    dicts, classes = records['dict'], records['class']
+    mapped = tuple(d for d, _, _ in dicts) + tuple(cls.__dict__ for cls, _, _ in classes)
+    containers = mapped + tuple(lst for lst, _ in records['list']) + tuple(s for s, _, _ in records['set'])
+    lengths = (tuple(len(keys) for _, keys, _ in dicts) + tuple(len(keys) for _, keys, _ in classes)
+               + tuple(len(items) for _, items in records['list']) + tuple(len(items) for _, items, _ in records['set']))
+    flat = _chain.from_iterable
+    keys = tuple(flat(keys for _, keys, _ in dicts + classes)) + tuple(flat(items for _, items in records['list'])) + tuple(flat(items for _, items, _ in records['set']))
+    values = tuple(flat(values for _, _, values in dicts + classes))
+    cells = tuple(cell for cell, _ in records['cell'])
+    contents = tuple(content for _, content in records['cell'])
+
+    def unchanged(_containers=containers, _lengths=lengths, _mapped=mapped, _keys=keys, _values=values,
+                  _cells=cells, _contents=contents, _flat=flat, _tuple=tuple, _map=map, _len=len, _all=all,
+                  _is=_operator.is_, _values_of=_operator.methodcaller('values'),
+                  _content=_operator.attrgetter('cell_contents')):
+        if _tuple(_map(_len, _containers)) != _lengths:
+            return False
+        if not (_all(_map(_is, _flat(_containers), _keys)) and _all(_map(_is, _flat(_map(_values_of, _mapped)), _values))):
+            return False
+        try:
+            return _all(_map(_is, _map(_content, _cells), _contents))
+        except ValueError:
+            return False  # a cell emptied since
+
+    return unchanged
+
+
 def make_sweep(module_state, records, dirty, by_module):
     missing = object()
+    unchanged = make_unchanged(records)
 
     def sweep(_modules=sys.modules, _module_keys=module_state[0], _module_values=module_state[1],
               _dicts=tuple(records['dict']), _classes=tuple(records['class']), _lists=tuple(records['list']),
@@ -150,7 +185,7 @@ def make_sweep(module_state, records, dirty, by_module):
               _missing=missing, _len=len, _all=all, _map=map, _is=_operator.is_, _zip=zip, _dict=dict,
               _tuple=tuple, _id=id, _frozenset=frozenset, _set_attr=type.__setattr__,
               _del_attr=type.__delattr__, _clear=dict.clear, _update=dict.update, _values=dict.values,
-              _get=dict.get, _namespace_of=_module_dict_of):
+              _get=dict.get, _namespace_of=_module_dict_of, _unchanged=unchanged):
         """Puts back what differs from the snapshot; returns how many objects it repaired."""
         repaired = 0
         if (_len(_modules) != _len(_module_keys) or not _all(_map(_is, _values(_modules), _module_values))
@@ -158,11 +193,16 @@ def make_sweep(module_state, records, dirty, by_module):
             _clear(_modules)
             _update(_modules, _zip(_module_keys, _module_values))
             repaired += 1
-        dicts = _dicts
+        # Usually nothing changed: one pass over everything says so, and the per-object pass below
+        # is left for the modules the call touched.
+        if _unchanged():
+            dicts, classes, lists, sets, cells = (), (), (), (), ()
+        else:
+            dicts, classes, lists, sets, cells = _dicts, _classes, _lists, _sets, _cells
         if _dirty is not None:
             touched = _tuple(_dirty)
             _dirty.clear()
-            dicts = _tuple(_get(_by_module, _id(_namespace_of(m)), _missing) for m in touched) + _dicts
+            dicts = _tuple(_get(_by_module, _id(_namespace_of(m)), _missing) for m in touched) + dicts
         for entry in dicts:
             if entry is _missing:
                 continue
@@ -171,7 +211,7 @@ def make_sweep(module_state, records, dirty, by_module):
                 _clear(d)
                 _update(d, _zip(keys, values))
                 repaired += 1
-        for cls, keys, values in _classes:
+        for cls, keys, values in classes:
             mp = cls.__dict__
             if _len(mp) == _len(keys) and _all(_map(_is, mp.values(), values)) and _all(_map(_is, mp, keys)):
                 continue
@@ -183,16 +223,16 @@ def make_sweep(module_state, records, dirty, by_module):
                 if mp.get(k, _missing) is not v:
                     _set_attr(cls, k, v)
             repaired += 1
-        for lst, items in _lists:
+        for lst, items in lists:
             if _len(lst) != _len(items) or not _all(_map(_is, lst, items)):
                 lst[:] = items
                 repaired += 1
-        for s, items, ids in _sets:
+        for s, items, ids in sets:
             if _len(s) != _len(items) or _frozenset(_map(_id, s)) != ids:
                 s.clear()
                 s.update(items)
                 repaired += 1
-        for cell, contents in _cells:
+        for cell, contents in cells:
             try:
                 same = cell.cell_contents is contents
             except ValueError:

@@ -2,8 +2,8 @@
 import sys
 
 
-def hook():
-    return make_audit_hook(frozenset({'json'}), frozenset())
+def hook(trusted=None):
+    return make_audit_hook(frozenset({'json'}), frozenset(), [False] if trusted is None else trusted)
 
 
 def test_audit_hook_refuses_processes_sockets_and_tracing():
@@ -47,7 +47,7 @@ def test_audit_hook_refuses_changes_to_protected_functions():
     victim.__module__ = 'elsewhere'
     h('object.__setattr__', (victim, '__code__', None))
     pinned = object()
-    h2 = make_audit_hook(frozenset(), frozenset({id(pinned)}))
+    h2 = make_audit_hook(frozenset(), frozenset({id(pinned)}), [False])
     raises(PermissionError, h2, 'object.__setattr__', (pinned, '__class__', None))
 
 
@@ -93,3 +93,15 @@ def test_output_emits_whole_lines():
     assert lines == ['a', 'bc', 'd']
     raises(TypeError, out.write, b'bytes')
     raises(OSError, out.fileno)
+
+
+def test_gc_get_referents_passes_only_while_the_self_check_holds_the_flag():
+    trusted = [False]
+    h = hook(trusted)
+    raises(PermissionError, h, 'gc.get_referents', ((),))
+    trusted[0] = True
+    h('gc.get_referents', ((),))
+    for event in ('gc.get_referrers', 'gc.get_objects', 'os.system'):
+        raises(PermissionError, h, event, ())
+    trusted[0] = False
+    raises(PermissionError, h, 'gc.get_referents', ((),))

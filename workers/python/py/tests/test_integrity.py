@@ -2,7 +2,7 @@
 
 
 def make(namespace, extra=(), pinned=()):
-    return make_integrity_check(namespace, extra, pinned)
+    return make_integrity_check(namespace, extra, pinned, [False])
 
 
 def test_intact_until_a_function_changes():
@@ -110,3 +110,52 @@ def test_notices_a_kwdefaults_dict_changed_in_place():
     assert intact()
     f.__kwdefaults__['b'] = 3
     assert not intact()
+
+
+def test_reading_lazily_made_attributes_is_not_damage():
+    def f(a: int = 1):
+        return a
+
+    def g():
+        return 0
+
+    intact = make({'f': f, 'g': g})
+    f.__dict__
+    g.__annotations__
+    f.__annotations__['a']
+    assert intact()
+    g.__name__ = 'renamed'
+    assert not intact()
+
+
+def test_notices_a_replaced_globals_or_closure_and_the_flag_is_left_down():
+    def f():
+        return 1
+
+    trusted = [False]
+    intact = make_integrity_check({'f': f}, (), (), trusted)
+    assert intact() and trusted == [False]
+    import types
+    h = types.FunctionType(f.__code__, {}, 'f')
+    intact = make_integrity_check({'h': h}, (), (), trusted)
+    assert intact()
+    h.__kwdefaults__ = {'x': 1}
+    assert not intact() and trusted == [False]
+
+
+def test_the_collector_is_off_only_while_the_flag_is_up():
+    import gc
+
+    class Probe(list):
+        pass
+
+    trusted = Probe([False])
+    assert gc.isenabled()
+    _referents_of((make,), trusted)
+    assert gc.isenabled() and trusted == [False]
+    gc.disable()
+    try:
+        _referents_of((make,), trusted)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
