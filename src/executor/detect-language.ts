@@ -37,6 +37,8 @@ export interface DetectOptions {
   checkPython?: PythonSyntaxCheck;
   /** Names the call defines in every language (context_vars). */
   names?: readonly string[];
+  /** Whose call this is: parsing on the helper thread takes turns by agent (detect-helper.ts). */
+  agent?: string;
 }
 
 /**
@@ -47,7 +49,7 @@ export interface DetectOptions {
  */
 export async function detectLanguage(code: string, options: DetectOptions): Promise<Detection> {
   // One acorn parse (the readings': undefined when JavaScript does not parse) and the line signals.
-  const { signals, read, jsParses } = await codeFactsOffLoop(code, options.names ?? []);
+  const { signals, read, jsParses } = await codeFactsOffLoop(code, options.names ?? [], options.agent);
   const looksPython = signals.python > 0 && signals.python >= signals.javascript;
   // Code both parsers accept is JavaScript unless it looks at least as much like Python.
   // Code both parse, in the part of JavaScript that Python reads alike: the names each reading
@@ -65,7 +67,7 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
     if (verdict === undefined && (!jsParses || signals.javascript === 0)) return { language: 'python', reason: 'python-looking' };
   }
   if (jsParses) return { language: 'javascript', reason: 'javascript-parses' };
-  if (await parsesOffLoop(code, 'typescript')) return { language: 'typescript', reason: 'typescript-parses' };
+  if (await parsesOffLoop(code, 'typescript', options.agent)) return { language: 'typescript', reason: 'typescript-parses' };
   // Parses nowhere else: CPython has the last word (a conditional expression or a `#` comment
   // gives no line signal), then the signals say where the error should come from.
   if (options.python && !looksPython && (await options.checkPython?.(code)) === null) return { language: 'python', reason: 'python-parses' };
@@ -80,14 +82,14 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
  */
 export async function otherLanguageHint(code: string, language: Language, options: DetectOptions): Promise<string | undefined> {
   if (language === 'python') {
-    if (await parsesOffLoop(code, 'javascript')) return 'this looks like JavaScript; pass language: "javascript"';
-    if (await parsesOffLoop(code, 'typescript')) return 'this looks like TypeScript; pass language: "typescript"';
+    if (await parsesOffLoop(code, 'javascript', options.agent)) return 'this looks like JavaScript; pass language: "javascript"';
+    if (await parsesOffLoop(code, 'typescript', options.agent)) return 'this looks like TypeScript; pass language: "typescript"';
     return undefined;
   }
-  if (language === 'javascript' && (await parsesOffLoop(code, 'typescript')) && !(await parsesOffLoop(code, 'javascript'))) {
+  if (language === 'javascript' && (await parsesOffLoop(code, 'typescript', options.agent)) && !(await parsesOffLoop(code, 'javascript', options.agent))) {
     return 'this looks like TypeScript; pass language: "typescript"';
   }
-  const { signals } = await codeFactsOffLoop(code, []);
+  const { signals } = await codeFactsOffLoop(code, [], options.agent);
   if (signals.python === 0) return undefined;
   if (!options.python) {
     return signals.python >= signals.javascript ? 'this looks like Python, which this daemon does not run (sandbox.pythonProcesses is 0)' : undefined;

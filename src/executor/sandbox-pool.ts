@@ -22,7 +22,7 @@ import type { Logger } from '../util/logger.js';
 import { refusal } from './admission.js';
 import { policyFor } from './dispatch-policy.js';
 import type { DispatchPolicy } from './dispatch-policy.js';
-import { FairQueue } from './fair-queue.js';
+import { FairQueue } from '../util/fair-queue.js';
 import { noSandboxMessage, OnDemand, poolHealth, START_WAIT_MS, stopProcesses } from './on-demand.js';
 import { SandboxProcess } from './sandbox-process.js';
 import type { Finished } from './sandbox-process.js';

@@ -3,9 +3,12 @@
 // agent's calls share the coordinator's one event loop, so work whose cost an agent chooses (size,
 // nesting) runs here, where it delays only the jobs queued behind it, never the event loop.
 // The pool starts with its first job and its threads exit when idle, so an idle daemon holds none.
+// Jobs wait here, one FIFO per agent served in turn, and at most one job per thread is in the pool:
+// an agent's flood waits behind its own jobs, never in front of another agent's.
 
 import { existsSync } from 'node:fs';
 import { Piscina } from 'piscina';
+import { FairQueue } from './fair-queue.js';
 
 export interface HelperThreadsOptions {
   /** At most this many threads. */
@@ -21,11 +24,24 @@ export interface HelperThreadsStats {
   completed: number;
 }
 
+interface Job {
+  task: unknown;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
 export class HelperThreads {
   readonly #file: URL;
   readonly #options: HelperThreadsOptions;
   #pool: Piscina | undefined;
   #missing = false;
+  readonly #waiting = new FairQueue<Job>();
+  /** Jobs handed to the pool and not settled: never more than its threads. */
+  #inPool = 0;
+  /** When each agent with jobs waiting or running was last served (a count of jobs handed out). */
+  readonly #servedAt = new Map<string, number>();
+  readonly #running = new Map<string, number>();
+  #served = 0;
 
   /**
    * `builtFile`: the worker's path under dist/ (e.g. 'src/pii/pii-worker.js'); `callerUrl`: the
@@ -54,20 +70,54 @@ export class HelperThreads {
     return this.#threads() !== undefined;
   }
 
-  /** Runs one job on a helper thread; undefined when there is no worker file (see available). */
-  run<T>(task: unknown): Promise<T> | undefined {
-    return this.#threads()?.run(task) as Promise<T> | undefined;
+  /**
+   * Runs one job on a helper thread, in `agent`'s turn (jobs without an agent share one turn);
+   * undefined when there is no worker file (see available).
+   */
+  run<T>(task: unknown, agent = ''): Promise<T> | undefined {
+    if (!this.#threads()) return undefined;
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push(agent, { task, resolve: resolve as (value: unknown) => void, reject });
+      this.#pump();
+    });
   }
 
-  /** Ends the threads (daemon shutdown, tests); a later job starts them again. */
+  /** Hands waiting jobs to free threads: the agent served longest ago (or never) first. */
+  #pump(): void {
+    const pool = this.#threads();
+    while (pool && this.#inPool < this.#options.threads && this.#waiting.size > 0) {
+      let agent = '';
+      let oldest = Infinity;
+      for (const candidate of this.#waiting.agents()) {
+        const at = this.#servedAt.get(candidate) ?? -1;
+        if (at < oldest) [agent, oldest] = [candidate, at];
+      }
+      const job = this.#waiting.take(agent) as Job;
+      this.#servedAt.set(agent, this.#served++);
+      this.#running.set(agent, (this.#running.get(agent) ?? 0) + 1);
+      this.#inPool++;
+      pool.run(job.task).then(job.resolve, job.reject).finally(() => {
+        this.#inPool--;
+        const left = (this.#running.get(agent) ?? 1) - 1;
+        if (left > 0) this.#running.set(agent, left);
+        else this.#running.delete(agent);
+        // An agent with nothing waiting or running starts afresh: the map stays as small as the queue.
+        if (left <= 0 && this.#waiting.sizeOf(agent) === 0) this.#servedAt.delete(agent);
+        this.#pump();
+      });
+    }
+  }
+
+  /** Ends the threads (daemon shutdown, tests); jobs still waiting fail; a later job starts them again. */
   async close(): Promise<void> {
     const running = this.#pool;
     this.#pool = undefined;
+    for (const job of this.#waiting.clear()) job.reject(new Error('the helper threads were closed'));
     await running?.destroy();
   }
 
   stats(): HelperThreadsStats {
     const pool = this.#pool;
-    return pool ? { threads: pool.threads.length, queued: pool.queueSize, completed: pool.completed } : { threads: 0, queued: 0, completed: 0 };
+    return pool ? { threads: pool.threads.length, queued: pool.queueSize + this.#waiting.size, completed: pool.completed } : { threads: 0, queued: this.#waiting.size, completed: 0 };
   }
 }

@@ -50,4 +50,18 @@ describe('language detection off the event loop', () => {
     expect((await detectLanguage(code, options)).language).toBe('javascript');
     expect(detectHelperStats().completed).toBe(before);
   });
+
+  it("takes turns by agent on the helper: another agent's long code waits behind one of alpha's detections, not all", async () => {
+    const finished: string[] = [];
+    // Long enough for the helper (inline below INLINE_DETECT_CHARS), plain JavaScript: one parse each.
+    const js = (name: string, n: number): string => Array.from({ length: n }, (_, i) => `const ${name}${i} = ${i};`).join('\n') + `\nreturn ${name}1`;
+    const alpha = Array.from({ length: 8 }, (_, i) => detectLanguage(js('a', 3000), { ...options, agent: 'alpha' }).then(() => finished.push(`alpha-${i}`)));
+    const betaCode = js('b', 200);
+    expect(betaCode.length).toBeGreaterThan(INLINE_DETECT_CHARS);
+    const beta = detectLanguage(betaCode, { ...options, agent: 'beta' }).then((d) => (finished.push('beta'), d));
+    expect((await beta).language).toBe('javascript');
+    await Promise.all(alpha);
+    // One FIFO for everyone put beta behind all 8 of alpha's parses; taking turns, behind the first.
+    expect(finished.indexOf('beta'), finished.join(' ')).toBeLessThanOrEqual(1);
+  });
 });

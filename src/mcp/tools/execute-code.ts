@@ -129,7 +129,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
           now: services.now,
           transformLine: (line) => services.boundary.outgoingText(line, session),
         });
-  const detect = detectOptions(services.config.limits.defaultLanguage, services.config.sandbox.pythonProcesses > 0, services.executor);
+  const detect = { ...detectOptions(services.config.limits.defaultLanguage, services.config.sandbox.pythonProcesses > 0, services.executor), agent: session.agent.name };
   const language = (input.language as Language | undefined) ?? (await detectLanguage(input.code, { ...detect, names: Object.keys(input.context_vars ?? {}) })).language;
   reporter?.start();
   let result: ExecutionResult;
