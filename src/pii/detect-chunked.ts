@@ -16,15 +16,15 @@ const LEFT_CONTEXT_CHARS = 1024;
 /** Characters after a slice, longer than the longest match (PEM bodies stop at 64 KiB). */
 const OVERLAP_CHARS = 80 * 1024;
 
-/** findPii, off the event loop and in slices for a long text. */
-export async function findPiiYielding(text: string): Promise<readonly PiiMatch[]> {
-  if (text.length <= CHUNK_CHARS) return findPiiOffLoop(text);
+/** findPii, off the event loop and in slices for a long text; `turn`: whose turn its slices take (an agent). */
+export async function findPiiYielding(text: string, turn?: string): Promise<readonly PiiMatch[]> {
+  if (text.length <= CHUNK_CHARS) return findPiiOffLoop(text, turn);
   const out: PiiMatch[] = [];
   let keptEnd = 0;
   for (let start = 0; start < text.length; start += CHUNK_CHARS) {
     const from = Math.max(0, start - LEFT_CONTEXT_CHARS);
     const to = Math.min(text.length, start + CHUNK_CHARS + OVERLAP_CHARS);
-    for (const m of await findPiiOffLoop(text.slice(from, to))) {
+    for (const m of await findPiiOffLoop(text.slice(from, to), turn)) {
       const matchStart = m.start + from;
       if (matchStart < start || matchStart >= start + CHUNK_CHARS || matchStart < keptEnd) continue;
       out.push({ type: m.type, start: matchStart, end: m.end + from, value: m.value });
@@ -35,6 +35,6 @@ export async function findPiiYielding(text: string): Promise<readonly PiiMatch[]
 }
 
 /** The distinct PII types in a text of any size, in PII_TYPES order (flow checks), off the event loop. */
-export async function piiTypesInYielding(text: string): Promise<PiiType[]> {
-  return sortTypes(new Set((await findPiiYielding(text)).map((m) => m.type)));
+export async function piiTypesInYielding(text: string, turn?: string): Promise<PiiType[]> {
+  return sortTypes(new Set((await findPiiYielding(text, turn)).map((m) => m.type)));
 }

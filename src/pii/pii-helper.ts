@@ -3,8 +3,9 @@
 // seconds. So: a short text (up to INLINE_MAX_CHARS) is detected inline, and all callers together
 // detect at most TURN_INLINE_CHARS inline per turn of the event loop (past that a caller waits a
 // turn); anything longer goes to a helper thread (pii-worker.ts, a piscina pool) in
-// slices (detect-chunked.ts), one slice of a job in the queue at a time, so concurrent jobs of
-// different agents take turns on the helper instead of waiting behind one agent's megabytes.
+// slices (detect-chunked.ts), one slice of a job in the queue at a time, each in its owner's turn
+// (util/helper-threads.ts), so agents take turns on the helper instead of waiting behind one agent's
+// megabytes, however many jobs that agent runs at once.
 // Bound per turn of the coordinator: about TURN_INLINE_CHARS of detection (a few milliseconds on
 // the slowest shapes) plus copying slices to the helper.
 
@@ -43,8 +44,8 @@ async function takeInlineTurn(chars: number): Promise<void> {
  * findPii of one text of at most a slice's length (detect-chunked.ts slices longer ones), without
  * holding the event loop: short texts inline under the per-turn allowance, others on the helper.
  */
-export async function findPiiOffLoop(text: string): Promise<readonly PiiMatch[]> {
-  const onHelper = text.length > INLINE_MAX_CHARS ? helper.run<PiiMatch[]>({ text }) : undefined;
+export async function findPiiOffLoop(text: string, turn?: string): Promise<readonly PiiMatch[]> {
+  const onHelper = text.length > INLINE_MAX_CHARS ? helper.run<PiiMatch[]>({ text }, turn) : undefined;
   if (onHelper) return onHelper;
   // Without a helper (a build without its worker file), a long text still waits its turns.
   await takeInlineTurn(Math.min(text.length, TURN_INLINE_CHARS));

@@ -70,6 +70,8 @@ export interface PiiVaultOptions {
   ttlMs?: number;
   /** Clock in epoch milliseconds, for tests. Default Date.now. */
   now?: () => number;
+  /** Whose turn this vault's detection takes on the PII helper thread (its owner): owners take turns. */
+  turn?: string;
 }
 
 export interface PiiVaultsOptions {

@@ -69,6 +69,9 @@ export class PiiVault {
   #oldest: Entry | undefined;
   #newest: Entry | undefined;
 
+  /** Its owner's turn on the PII helper thread (PiiVaultOptions.turn). */
+  readonly #turn: string | undefined;
+
   constructor(options: PiiVaultOptions = {}) {
     this.#maxEntries = checkPositiveInteger('maxEntries', options.maxEntries ?? DEFAULT_MAX_TOKENS);
     if (options.secret !== undefined && options.secret.length < SECRET_BYTES) {
@@ -78,6 +81,7 @@ export class PiiVault {
     this.#ttlMs = options.ttlMs ?? Infinity;
     if (!(this.#ttlMs > 0)) throw new RangeError(`ttlMs must be positive, got ${this.#ttlMs}`);
     this.#now = options.now ?? Date.now;
+    this.#turn = options.turn;
   }
 
   /** The HMAC key, for the journal (sealed there); never shown to anyone. */
@@ -145,7 +149,7 @@ export class PiiVault {
    * loop between them (see detect-chunked.ts), so one agent's megabytes do not stall the others.
    */
   async tokenizeAsync(text: string): Promise<TokenizeResult> {
-    const matches = await findPiiYielding(text);
+    const matches = await findPiiYielding(text, this.#turn);
     if (matches.length === 0) return { text, found: 0, types: [] };
     return this.#replace(text, matches);
   }
@@ -178,7 +182,7 @@ export class PiiVault {
    */
   async tokenizeValueAsync(value: unknown): Promise<unknown> {
     const byString = new Map<string, readonly PiiMatch[]>();
-    for (const s of stringsIn(value)) if (!byString.has(s)) byString.set(s, await findPiiYielding(s));
+    for (const s of stringsIn(value)) if (!byString.has(s)) byString.set(s, await findPiiYielding(s, this.#turn));
     return mapStrings(value, (s) => {
       const matches = byString.get(s);
       return matches !== undefined && matches.length > 0 ? this.#replace(s, matches).text : s;

@@ -58,6 +58,7 @@ export class PiiVaults {
       ...(secret !== undefined ? { secret } : {}),
       ...(this.#tokenTtlMs !== undefined ? { ttlMs: this.#tokenTtlMs } : {}),
       ...(this.#epochNow !== undefined ? { now: this.#epochNow } : {}),
+      turn: key,
     });
     this.#vaults.set(key, vault);
     return vault;

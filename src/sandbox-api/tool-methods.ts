@@ -36,7 +36,7 @@ export function toolMethods(config: Config, upstream: UpstreamManager, vaults: V
       }
       if (config.pii.flows.length > 0) {
         // Off the event loop: arguments of tens of MB took the coordinator for 20-40 s here.
-        const types = await piiTypesInYielding(JSON.stringify(outgoing) ?? '');
+        const types = await piiTypesInYielding(JSON.stringify(outgoing) ?? '', ctx.identity.agent);
         const decision = checkFlow(config.pii.flows, server, tool, types);
         if (!decision.allowed) throw new HostError('PII_FLOW_REFUSED', decision.message, 'PermissionError');
       }

@@ -5,6 +5,7 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { findPii } from '../../src/pii/detectors.js';
+import { CHUNK_CHARS, findPiiYielding } from '../../src/pii/detect-chunked.js';
 import { closePiiHelper, findPiiOffLoop, INLINE_MAX_CHARS, piiHelperStats } from '../../src/pii/pii-helper.js';
 
 afterAll(() => closePiiHelper());
@@ -21,5 +22,19 @@ describe('PII helper thread', () => {
     const inline = findPii(text).map(({ type, start, end, value }) => ({ type, start, end, value }));
     expect(found).toEqual(inline);
     expect(found.length).toBeGreaterThan(0);
+  });
+
+  it("takes turns by owner: one agent's many concurrent scans do not queue in front of another agent's", async () => {
+    const line = 'mail alice@example.com or call +1 415 555 0100 about card 4111 1111 1111 1111. ';
+    // Two slices each (detect-chunked.ts), alpha's six and beta's one alike.
+    const text = line.repeat(Math.ceil((CHUNK_CHARS * 1.5) / line.length));
+    const finished: string[] = [];
+    const alpha = Array.from({ length: 6 }, (_, i) => findPiiYielding(text, 'alpha').then(() => finished.push(`alpha-${i}`)));
+    const beta = findPiiYielding(text, 'beta').then((m) => (finished.push('beta'), m));
+    expect((await beta).length).toBeGreaterThan(0);
+    await Promise.all(alpha);
+    // One FIFO of slices for everyone finished beta last (its second slice queued behind alpha's
+    // six); taking turns, beta's slices go next whenever a thread frees.
+    expect(finished.indexOf('beta'), finished.join(' ')).toBeLessThanOrEqual(2);
   });
 });

@@ -73,7 +73,7 @@ export class RedisVaultStore implements VaultStore {
   }
 
   async tokenize(owner: VaultOwner, text: string): Promise<TokenizeResult> {
-    const matches = await findPiiYielding(text);
+    const matches = await findPiiYielding(text, owner.agent);
     if (matches.length === 0) return { text, found: 0, types: [] };
     const tokens = await this.#tokensFor(owner, matches);
     return replaceMatches(text, matches, tokenIn(tokens));
