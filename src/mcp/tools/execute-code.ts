@@ -129,7 +129,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
           now: services.now,
           transformLine: (line) => services.boundary.outgoingText(line, session),
         });
-  const detect = { ...detectOptions(services.config.limits.defaultLanguage, services.config.sandbox.pythonProcesses > 0, services.executor), agent: session.agent.name };
+  const detect = detectOptions(services.config.limits.defaultLanguage, services.config.sandbox.pythonProcesses > 0, services.executor, session.agent.name);
   const language = (input.language as Language | undefined) ?? (await detectLanguage(input.code, { ...detect, names: Object.keys(input.context_vars ?? {}) })).language;
   reporter?.start();
   let result: ExecutionResult;
@@ -166,7 +166,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
   };
 }
 
-/** The daemon's own parse checks: no workspace, skills, tools or network. */
+/** The parse checks of language detection: no workspace, skills, tools or network. */
 const CHECKER_IDENTITY: CallIdentity = {
   agent: DAEMON_AGENT_NAME,
   sessionId: 'daemon-language-checks',
@@ -174,13 +174,21 @@ const CHECKER_IDENTITY: CallIdentity = {
   permissions: { workspace: 'none', skills: 'none', tools: [], net: [] },
 };
 
-/** How execute_code (and the exec command) detect a language: CPython's ast.parse in the Python pool confirms Python. */
-export function detectOptions(defaultLanguage: Language, python: boolean, executor: Executor): DetectOptions {
+/**
+ * How execute_code (and the exec command) detect a language: CPython's ast.parse in the Python pool
+ * confirms Python. With `agent`, the check runs as that agent (with no powers), as skill checks do:
+ * in the agent's own share of the Python pool, taking turns with other agents' calls and checks, in
+ * an interpreter bound to the agent (whose Python call is likely next). Under one identity of its
+ * own, every agent's checks waited in one queue, and one agent's flood of long code delayed all.
+ */
+export function detectOptions(defaultLanguage: Language, python: boolean, executor: Executor, agent?: string): DetectOptions {
+  const identity = agent === undefined ? CHECKER_IDENTITY : { ...CHECKER_IDENTITY, agent, sessionId: `daemon-language-checks-${agent}` };
   return {
     python,
     defaultLanguage,
+    ...(agent === undefined ? {} : { agent }),
     checkPython: async (code) => {
-      const r = await executor.execute(parseCheckRequest(PYTHON_RUNTIME, code, 30), CHECKER_IDENTITY);
+      const r = await executor.execute(parseCheckRequest(PYTHON_RUNTIME, code, 30), identity);
       return r.success ? ((r.result as { line: number; message: string } | null) ?? null) : undefined;
     },
   };
