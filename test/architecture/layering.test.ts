@@ -204,7 +204,7 @@ describe('layering', () => {
       writeFileSync(docPath, doc.slice(0, start) + expected + doc.slice(end + DOC_END.length));
       return;
     }
-    const message = `${DOC}'s "Layers" table differs from LAYERS in test/architecture/layering.test.ts. Rewrite it with\n  UPDATE_LAYERS_DOC=1 npx vitest run test/architecture/layering.test.ts\nor put this between the markers:\n${expected}`;
+    const message = `${DOC}'s "Layers" table differs from LAYERS in test/architecture/layering.test.ts. Rewrite it with\n  UPDATE_LAYERS_DOC=1 npm test -- test/architecture/layering.test.ts\nor put this between the markers:\n${expected}`;
     expect(current, message).toBe(expected);
   });
 });
