@@ -10,7 +10,8 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsc } from 'node:fs';
-import { mkdir, open, readFile, readdir } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Sealer, SEALING_KEY_BYTES } from '../util/sealing.js';
 import { createFileAtomic, writeFileAtomic } from '../util/atomic-write.js';
@@ -21,6 +22,12 @@ const KEY_FILE = 'vault.key';
 const SUFFIX = '.vault';
 /** Compact when the file holds this many more lines than live tokens (renewals, expired tokens). */
 const SLACK_LINES = 1000;
+/** Beside a vault file while a process compacts it. */
+const LOCK_SUFFIX = '.compacting';
+/** A compaction lock older than this belongs to a process that died mid-way, ms. */
+const STALE_LOCK_MS = 60_000;
+/** Appends that find the file swapped by a compaction write again, at most this many times. */
+const MAX_APPEND_ATTEMPTS = 4;
 
 export interface LoadedVault {
   secret: Uint8Array;
@@ -194,26 +201,59 @@ export class VaultJournal {
     return theirs;
   }
 
-  /** Writes a vault afresh: its secret and live tokens (a compaction). */
-  async rewrite(id: string, secret: Uint8Array, records: readonly VaultRecord[]): Promise<void> {
+  /**
+   * Writes a vault afresh (a compaction): its secret and the live tokens read at `from`. Another
+   * process on the folder may append meanwhile: what it appended to the old file after `from` is
+   * carried over once the new file is in place, and an append that lands in the old file later
+   * sees the swap and writes again (append()). One compaction per file at a time across processes
+   * (a lock file beside it); false when it was skipped (another compacts, or did since `from`).
+   */
+  async rewrite(id: string, secret: Uint8Array, records: readonly VaultRecord[], from: JournalPosition): Promise<boolean> {
     const sealer = await this.#key();
+    const file = this.#file(id);
     const body = [JSON.stringify({ v: 1, secret: sealer.seal(secret, id) }), ...records.map((r) => recordLine(sealer, id, r))].join('\n');
-    await this.#serial(id, () => writeFileAtomic(this.#file(id), `${body}\n`, 0o600));
+    return this.#serial(id, async () => {
+      const lock = await takeLock(`${file}${LOCK_SUFFIX}`);
+      if (!lock) return false;
+      try {
+        let old;
+        try {
+          old = await open(file, fsc.O_RDONLY | fsc.O_NOFOLLOW);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+          throw error;
+        }
+        try {
+          if ((await old.stat()).ino !== from.ino) return false;
+          await writeFileAtomic(file, `${body}\n`, 0o600);
+          // The old file stays readable through `old`: lines appended to it since `from`, whole.
+          const tail = await readWholeLines(old, from.bytes);
+          if (tail.length > 0) await appendDurably(file, tail);
+        } finally {
+          await old.close();
+        }
+        return true;
+      } finally {
+        await unlink(lock).catch(() => undefined);
+      }
+    });
   }
 
-  /** Appends tokens issued or renewed; resolves once they are on disk. */
+  /** Appends tokens issued or renewed; resolves once they are on disk, in the file that is current. */
   async append(id: string, records: readonly VaultRecord[]): Promise<void> {
     if (records.length === 0) return;
     const sealer = await this.#key();
     const text = `${records.map((r) => recordLine(sealer, id, r)).join('\n')}\n`;
+    const file = this.#file(id);
     await this.#serial(id, async () => {
-      const handle = await open(this.#file(id), fsc.O_WRONLY | fsc.O_APPEND | fsc.O_NOFOLLOW);
-      try {
-        await handle.write(text);
-        await handle.datasync();
-      } finally {
-        await handle.close();
+      // A compaction by another process may swap the file while this appends to the old one; the
+      // lines are then written to the new one too (a duplicate line is harmless: the last one wins).
+      for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+        const wrote = await appendDurably(file, text);
+        const now = await stat(file).catch(() => undefined);
+        if (now === undefined || now.ino === wrote) return;
       }
+      throw new Error(`${file} was replaced ${MAX_APPEND_ATTEMPTS} times while tokens were written to it; the call did not keep its tokens`);
     });
   }
 
@@ -234,4 +274,48 @@ function parseLine(line: string | undefined): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Appends `text` with O_APPEND and fsyncs it; resolves with the inode it went to. */
+async function appendDurably(file: string, text: string): Promise<number> {
+  const handle = await open(file, fsc.O_WRONLY | fsc.O_APPEND | fsc.O_NOFOLLOW);
+  try {
+    await handle.write(text);
+    await handle.datasync();
+    return (await handle.stat()).ino;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The whole lines of an open file from byte `start` on (a line still being written is left). */
+async function readWholeLines(handle: FileHandle, start: number): Promise<string> {
+  const size = (await handle.stat()).size;
+  if (size <= start) return '';
+  const buffer = Buffer.alloc(size - start);
+  let got = 0;
+  while (got < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, got, buffer.length - got, start + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return buffer.subarray(0, buffer.subarray(0, got).lastIndexOf(0x0a) + 1).toString('utf8');
+}
+
+/** Takes a lock file (O_EXCL); a stale one (its process died) is broken once. Undefined when held. */
+async function takeLock(lock: string): Promise<string | undefined> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(lock, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, 0o600);
+      await handle.writeFile(`${process.pid}\n`);
+      await handle.close();
+      return lock;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const held = await stat(lock).catch(() => undefined);
+      if (held !== undefined && Date.now() - held.mtimeMs < STALE_LOCK_MS) return undefined;
+      await unlink(lock).catch(() => undefined);
+    }
+  }
+  return undefined;
 }

@@ -97,7 +97,7 @@ export class MemoryVaultStore implements VaultStore {
         this.#positions.set(agent, loaded.position);
         for (const r of loaded.records) vault.restoreRecord(r);
         vault.takeChanges();
-        if (VaultJournal.needsCompaction(loaded.lines, vault.size)) await journal.rewrite(id, vault.secret, vault.records());
+        if (VaultJournal.needsCompaction(loaded.lines, vault.size)) await journal.rewrite(id, vault.secret, vault.records(), loaded.position);
         return vault;
       })().finally(() => this.#loading.delete(agent));
       this.#loading.set(agent, pending);
