@@ -26,7 +26,7 @@ import { UpstreamManager } from './upstream/index.js';
 import type { UpstreamTool } from './upstream/index.js';
 import type { Logger } from './util/logger.js';
 import { OPTIONAL_PACKAGES, isInstalled, missingPackageMessage } from './util/optional-package.js';
-import { measureTokensWhenLoaded, prepareTokenizer } from './util/tokens.js';
+import { measureTokens, measureTokensWhenLoaded, prepareTokenizer } from './util/tokens.js';
 
 /** The daemon's own calls (skill checks): no workspace, skills, tools or network. */
 const CHECKER_IDENTITY: CallIdentity = {
@@ -258,7 +258,8 @@ async function startExecutor(config: Readonly<Config>, logger: Logger, options: 
     hostApi,
     logger: logger.child({ subsystem: 'executor' }),
     workspace,
-    countTokens: measureTokensWhenLoaded,
+    // One call (exec) counts exactly at once: nobody waits on this event loop while the tokenizer loads.
+    countTokens: options.oneShot ? measureTokens : measureTokensWhenLoaded,
     gate: shared.gate,
     ...(options.oneShot ? { pool: { jsOnDemand: true, pythonStandby: 'never' as const } } : {}),
   });

@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measureTokens } from '../../src/util/tokens.js';
 import { runCli, scratch, startDaemon } from '../fixtures/mcp/cli.js';
 import type { Scratch } from '../fixtures/mcp/cli.js';
 
@@ -40,6 +41,15 @@ describe('exec', () => {
     const { code, stdout } = await runCli(['exec', '-'], home.env, 'console.log("hello"); return { sum: 1 + 2 }');
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ success: true, result: { sum: 3 }, output: ['hello'] });
+  });
+
+  it('counts context_savings with the tokenizer, not the estimate (one call: nothing waits on the load)', async () => {
+    const { code, stdout } = await runCli(['exec', '-'], home.env, 'return "a".repeat(4000)');
+    expect(code).toBe(0);
+    const printed = JSON.parse(stdout) as { result: string; output: string[]; context_savings: { tokens_out: number } };
+    // The estimate alone (characters / 4) says about 1,000 (what exec printed before); counted, about half.
+    expect(printed.context_savings.tokens_out).toBe(measureTokens({ result: printed.result, output: printed.output }).tokens);
+    expect(printed.context_savings.tokens_out).toBeLessThan(800);
   });
 
   it('--progress writes each output line to stderr as it is printed; stdout keeps only the JSON', async () => {
