@@ -255,9 +255,13 @@ class Settings:
 
 def make_reset(_settings=(Settings.recursion_limit, Settings.int_max_str_digits, Settings.gc_threshold, Settings.locale)):
     def reset_settings(_s=_settings, _sys=sys, _gc=_gc, _random=_random, _urandom=_os.urandom,
-                       _from_bytes=int.from_bytes, _locale=_locale, _LC_ALL=_locale.LC_ALL):
+                       _from_bytes=int.from_bytes, _locale=_locale, _LC_ALL=_locale.LC_ALL,
+                       _callbacks=_gc.callbacks, _clear=list.clear):
         _sys.setrecursionlimit(_s[0])
         _sys.set_int_max_str_digits(_s[1])
+        # A call's gc callbacks would run in the clean-ups and in the next calls (the collector
+        # calls the list it was born with, whatever gc.callbacks is rebound to).
+        _clear(_callbacks)
         _gc.enable()
         _gc.set_threshold(*_s[2])
         try:
