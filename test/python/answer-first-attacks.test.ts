@@ -37,18 +37,26 @@ const PLANT_IN_INT = [
   "        return 'refused'",
 ];
 
-/** What runs in the clean-up, after the answer went out: output, host calls, planted state. */
+/**
+ * What runs in the clean-up, after the answer went out: output, a host call, planted state. The
+ * call's namespace is gone by then, so it takes what it uses as defaults; it leaves a mark where
+ * the sweep does not look (a function's __dict__), which shows the next call that it ran.
+ */
 const LATE_WORK = [
   'import json',
-  'def late(*_):',
-  "    print('late print')",
+  'def late(*_, _print=print, _write=write_file, _json=json, _vars=vars, _Exception=Exception):',
+  "    _json.dumps.late_ran = True",
+  "    _print('late print')",
   '    try:',
-  "        write_file('late.txt', 'after the answer')",
-  '    except Exception:',
+  "        _write('late.txt', 'after the answer')",
+  '    except _Exception:',
   '        pass',
-  "    json.planted = 'late'",
-  "    vars(json)['planted_raw'] = 'late'",
+  "    _json.planted = 'late'",
+  "    _vars(_json)['planted_raw'] = 'late'",
 ];
+/** The next call's view: [late code ran, json.planted, json.planted_raw, json.keep_ref, gc callbacks]. */
+const LATE_CHECK =
+  "import json\nresult = [getattr(json.dumps, 'late_ran', False), hasattr(json, 'planted'), hasattr(json, 'planted_raw'), hasattr(json, 'keep_ref'), len(read_file.__globals__['_gc'].callbacks)]\njson.dumps.late_ran = False";
 
 function errorOf(f: Finished): { type: string; message: string } {
   if (f.outcome.ok) throw new Error(`the call succeeded with ${JSON.stringify(f.outcome.value)}; expected a refusal`);
@@ -121,25 +129,42 @@ describe('answer first: two agents attack the clean-up, the quick sweep and the 
   }, PYTHON_START_MS);
 
   const lateRoutes: [string, string[]][] = [
-    ['a finalizer collected in the clean-up', ['class Late:', '    def __del__(self):', '        late()', 'x = Late()', 'x.me = x', 'del x']],
+    ['a finalizer collected in the clean-up', ['class Late:', '    def __del__(self, _late=late):', '        _late()', 'x = Late()', 'x.me = x', 'del x']],
     ['a gc callback', ['gc = read_file.__globals__["_gc"]', 'gc.callbacks.append(late)']],
-    ['a weakref callback', ['import weakref', 'class Box:', '    pass', 'b = Box()', 'b.me = b', 'keep = weakref.ref(b, late)', "json.keep_ref = keep", 'del b']],
+    ['a weakref callback', ['import weakref', 'class Box:', '    pass', 'b = Box()', 'b.me = b', 'json.keep_ref = weakref.ref(b, late)', 'del b']],
   ];
   for (const [route, code] of lateRoutes) {
     it(`keeps what ${route} does after the answer out of the next calls (output, files, state)`, async () => {
       const first = await alpha([...LATE_WORK, ...code, "result = 'answered'"].join('\n'));
       expect(valueOf(first)).toBe('answered');
-      const check = "import json\nresult = [hasattr(json, 'planted'), hasattr(json, 'planted_raw'), hasattr(json, 'keep_ref'), len(read_file.__globals__['_gc'].callbacks)]";
-      const next = await alpha(check);
-      expect(valueOf(next)).toEqual([false, false, false, 0]);
+      const next = await alpha(LATE_CHECK);
+      // The late code did run (its mark is there), and nothing else it did is. A gc callback runs
+      // at every collection of the clean-up, planting again each time: the sweep never converges
+      // and the interpreter is replaced (its mark goes with it).
+      expect(valueOf(next)).toEqual([route !== 'a gc callback', false, false, false, 0]);
       expect([...first.outcome.output, ...next.outcome.output]).not.toContain('late print');
       expect(proc.files.get('alpha')?.has('late.txt') ?? false).toBe(false);
-      const other = await beta(check);
-      expect(valueOf(other)).toEqual([false, false, false, 0]);
+      const other = await beta(LATE_CHECK);
+      expect(valueOf(other)).toEqual([false, false, false, false, 0]);
       expect(other.outcome.output).not.toContain('late print');
       expect(proc.files.get('beta')?.has('late.txt') ?? false).toBe(false);
     }, PYTHON_START_MS);
   }
+
+  it('drops the gc callbacks a call registered: they would run in every later clean-up and call of alpha', async () => {
+    const register = [
+      'import json',
+      "gc = read_file.__globals__['_gc']",
+      'def count(*_, _d=json.dumps, _getattr=getattr):',
+      "    _d.runs = _getattr(_d, 'runs', 0) + 1",
+      'gc.callbacks.append(count)',
+      "result = 'registered'",
+    ].join('\n');
+    expect(valueOf(await alpha(register))).toBe('registered');
+    const check = "import json\nruns = getattr(json.dumps, 'runs', 0)\nread_file.__globals__['_gc'].collect()\nresult = [runs > 0, getattr(json.dumps, 'runs', 0) == runs, len(read_file.__globals__['_gc'].callbacks)]";
+    // It ran in the clean-up (after the answer), and no more: not in this call's collection.
+    expect(valueOf(await alpha(check))).toEqual([true, true, 0]);
+  }, PYTHON_START_MS);
 
   it('starts a call sent during the clean-up only once the interpreter is clean', async () => {
     // The finalizer runs after the answer for a while, then plants: a call started meanwhile would see it.
@@ -147,11 +172,11 @@ describe('answer first: two agents attack the clean-up, the quick sweep and the 
       ...LATE_WORK,
       'import time',
       'class Slow:',
-      '    def __del__(self, _now=time.monotonic):',
+      '    def __del__(self, _now=time.monotonic, _late=late):',
       '        end = _now() + 1.5',
       '        while _now() < end:',
       '            pass',
-      '        late()',
+      '        _late()',
       'x = Slow()',
       'x.me = x',
       'del x',
@@ -159,9 +184,9 @@ describe('answer first: two agents attack the clean-up, the quick sweep and the 
     ].join('\n');
     const order: string[] = [];
     const first = alpha(slow).then((f) => (order.push('first'), f));
-    const second = alpha("import json\nresult = [hasattr(json, 'planted'), hasattr(json, 'planted_raw')]").then((f) => (order.push('second'), f));
+    const second = alpha(LATE_CHECK).then((f) => (order.push('second'), f));
     expect(valueOf(await first)).toBe('answered');
-    expect(valueOf(await second)).toEqual([false, false]);
+    expect(valueOf(await second)).toEqual([true, false, false, false, 0]);
     expect(order).toEqual(['first', 'second']);
     expect(valueOf(await beta(WORKS))).toEqual(['fine', '{"a": 1}']);
   }, PYTHON_START_MS);
@@ -179,6 +204,25 @@ describe('answer first: two agents attack the clean-up, the quick sweep and the 
       expect(proc.alive).toBe(true);
     }, PYTHON_START_MS);
   }
+
+  it('replaces an interpreter whose clean-up allocated past memory_mb, and serves alpha and beta after it', async () => {
+    const big = [
+      'import json',
+      'class Big:',
+      '    def __del__(self, _d=json.dumps, _bytearray=bytearray):',
+      "        _d.marker = 'grown'",
+      '        b = _bytearray(400 * 1024 * 1024)',
+      '        b[-1] = 1',
+      'x = Big()',
+      'x.me = x',
+      'del x',
+      "result = 'answered'",
+    ].join('\n');
+    expect(valueOf(await proc.run(big, { agent: 'alpha', memoryMb: 100 }))).toBe('answered');
+    const next = await proc.run("import json\nresult = getattr(json.dumps, 'marker', None)", { agent: 'alpha', memoryMb: 100 });
+    expect(valueOf(next)).toBeNull();
+    expect(valueOf(await beta(WORKS))).toEqual(['fine', '{"a": 1}']);
+  }, PYTHON_START_MS);
 
   it('puts back shared containers changed in place without a change of length (the one-pass check)', async () => {
     const change = [
