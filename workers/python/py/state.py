@@ -132,6 +132,10 @@ def take_snapshot(extra_namespaces=()):
         for value in tuple(namespace.values()):
             record_value(value, 0, _is_hot(name))
 
+    # The collector calls this list (whatever gc.callbacks is rebound to) in every clean-up and call:
+    # a call's callbacks go with the quick sweep, which repeats while a repair drops something.
+    hot['list'].append((_gc.callbacks, tuple(_gc.callbacks)))
+
     # From now on, module assignments are noticed.
     for m in modules.values():
         if type(m) is _types.ModuleType:
@@ -255,13 +259,9 @@ class Settings:
 
 def make_reset(_settings=(Settings.recursion_limit, Settings.int_max_str_digits, Settings.gc_threshold, Settings.locale)):
     def reset_settings(_s=_settings, _sys=sys, _gc=_gc, _random=_random, _urandom=_os.urandom,
-                       _from_bytes=int.from_bytes, _locale=_locale, _LC_ALL=_locale.LC_ALL,
-                       _callbacks=_gc.callbacks, _clear=list.clear):
+                       _from_bytes=int.from_bytes, _locale=_locale, _LC_ALL=_locale.LC_ALL):
         _sys.setrecursionlimit(_s[0])
         _sys.set_int_max_str_digits(_s[1])
-        # A call's gc callbacks would run in the clean-ups and in the next calls (the collector
-        # calls the list it was born with, whatever gc.callbacks is rebound to).
-        _clear(_callbacks)
         _gc.enable()
         _gc.set_threshold(*_s[2])
         try:

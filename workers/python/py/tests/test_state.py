@@ -79,15 +79,3 @@ def test_the_sweep_repairs_what_the_one_pass_check_flagged():
     assert sweep() == 3
     assert sweep() == 0
     assert d == {'a': 1, 'b': 'two'} and C.x == 1 and lst == [1, 2]
-
-
-def test_reset_drops_the_gc_callbacks_a_call_left():
-    import gc
-    reset = make_reset()
-
-    def callback(phase, info):
-        pass
-
-    gc.callbacks.append(callback)
-    reset()
-    assert callback not in gc.callbacks and gc.isenabled()
