@@ -257,6 +257,39 @@ describe('answer first: two agents attack the clean-up, the quick sweep and the 
     expect(valueOf(await alpha(check))).toEqual([all, '{"a": 1}', 'frozenset', 'set']);
   }, PYTHON_START_MS);
 
+  // KNOWN GAP, same agent only (state.py's header: the sweep is hygiene, not a boundary; beta gets
+  // a fresh interpreter, as the last line shows), and older than answer-first: a finalizer that the
+  // sweep's own repair runs finds the sweep's live frame (a traceback's tb_frame.f_back) and, since
+  // Python 3.13 (PEP 667), writes its locals through frame.f_locals: the lists are skipped and the
+  // sweep returns 0, so alpha's next call sees json.__all__ planted. The same route reaches the
+  // sweep's defaults (its mutable by_module records). Fixing it needs the sweep's result checked
+  // from JavaScript (no Python frame of the sweep live then), or frames kept from user code.
+  // `it.fails`: this test reports when the gap closes.
+  it.fails('KNOWN GAP: a finalizer run by the sweep rewrites the live sweep frame and alpha keeps planted state', async () => {
+    const rewire = [
+      'import json',
+      'class Rewire:',
+      '    def __del__(self, _RuntimeError=RuntimeError, _d=json.dumps):',
+      '        try:',
+      '            raise _RuntimeError',
+      '        except _RuntimeError as e:',
+      '            f = e.__traceback__.tb_frame.f_back',
+      "        while f is not None and f.f_code.co_name != 'sweep':",
+      '            f = f.f_back',
+      '        if f is not None:',
+      "            f.f_locals['lists'] = ()",
+      "            f.f_locals['repaired'] = -1",
+      '            _d.rewired = True',
+      "json.__all__.append('planted')",
+      'json.evil = Rewire()',
+      "result = 'planted'",
+    ].join('\n');
+    expect(valueOf(await alpha(rewire))).toBe('planted');
+    expect(valueOf(await beta("import json\nresult = 'planted' in json.__all__"))).toBe(false);
+    expect(valueOf(await alpha(rewire))).toBe('planted');
+    expect(valueOf(await alpha("import json\nresult = [getattr(json.dumps, 'rewired', False), 'planted' in json.__all__]"))).toEqual([true, false]);
+  }, PYTHON_START_MS);
+
   it("never runs a planted object's __eq__, __hash__, __len__ or __iter__ in the sweep or the self-check", async () => {
     // Were the clean-up to call one of them, it would fail, the interpreter would be retired, and
     // the marker on json.dumps (which the sweep does not look at) would be gone in the next call.
