@@ -210,6 +210,7 @@ describe('answer first: two agents attack the clean-up, the quick sweep and the 
 
   const hangs: [string, string[]][] = [
     ['a gc callback that never returns', ['gc = read_file.__globals__["_gc"]', 'def spin(*_):', '    while True:', '        pass', 'gc.callbacks.append(spin)']],
+    ['a finalizer that overflows the stack', ['import sys', 'sys.setrecursionlimit(1000000)', 'class Deep:', '    def __del__(self):', '        def r(n):', '            return r(n + 1) + 1', '        r(0)', 'd = Deep()', 'd.me = d', 'del d']],
     ["a finalizer in the runtime's own long sleep", ['import time', 'real_sleep = time.sleep.__defaults__[0]', 'class Nap:', '    def __del__(self, _s=real_sleep):', '        _s(3600)', 'n = Nap()', 'n.me = n', 'del n']],
   ];
   for (const [route, code] of hangs) {
