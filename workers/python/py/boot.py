@@ -29,9 +29,8 @@ def boot():
     protected_modules = frozenset(name for name in sys.modules if name != '__main__')
     quick, protected_ids = take_snapshot((globals(),))
     reset = make_reset()
-    trusted = [False]
-    hook = make_audit_hook(protected_modules, protected_ids | {id(SYS_VIEW)}, trusted)
-    intact = make_integrity_check(globals(), (hook, quick, reset), (SYS_VIEW,), trusted)
+    hook = make_audit_hook(protected_modules, protected_ids | {id(SYS_VIEW)})
+    intact = make_integrity_check(globals(), (hook, quick, reset), (SYS_VIEW,))
     sys.addaudithook(hook)
     _gc.collect()
     _gc.freeze()

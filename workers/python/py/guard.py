@@ -8,7 +8,8 @@
 # arguments: Python code can rebind module globals and closure cells, but changing a function's
 # __defaults__ or __code__ raises an audit event that this hook refuses.
 
-import sys, builtins as _builtins_module, types as _types
+import sys, builtins as _builtins_module, types as _types, operator as _operator
+from itertools import repeat as _repeat
 
 SANDBOX_MODULE = '_sandbox'
 USER_FILENAME = '<code>'
@@ -60,10 +61,11 @@ OPEN_REFUSED = ("file access is not available in the sandbox; use read_file(), w
                 "list_files() and delete_file() for the workspace")
 
 
-def make_audit_hook(protected_modules, protected_ids, trusted):
-    """The hook, with its whole world bound as defaults (see the note at the top). `trusted` is a
-    one-item list only the integrity self-check holds besides the hook: set while the check takes
-    the prelude functions' references (gc.get_referents), which the hook refuses to anyone else."""
+def make_audit_hook(protected_modules, protected_ids):
+    """The hook, with its whole world bound as defaults (see the note at the top). gc.get_referents
+    passes only for functions (the self-check takes the prelude functions' references that way):
+    what a function refers to, its attributes give anyway. The hook holds no flag to allow more:
+    its frame, and so its locals, reach user code in the traceback of every event it refuses."""
 
     def audit_hook(event, args, _denied=DENIED_EVENTS, _never=NEVER_LOADED, _protected=protected_modules,
                    _prefix=STDLIB_PREFIX, _str=str, _bytes=bytes, _int=int, _type=type,
@@ -71,13 +73,15 @@ def make_audit_hook(protected_modules, protected_ids, trusted):
                    _PermissionError=PermissionError, _ImportError=ImportError,
                    _FunctionType=_types.FunctionType, _typetype=type, _getattr=getattr,
                    _isinstance=isinstance, _open_refused=OPEN_REFUSED, _sandbox=SANDBOX_MODULE,
-                   _ids=protected_ids, _id=id, _trusted=trusted):
+                   _ids=protected_ids, _id=id, _all=all, _map=map, _repeat=_repeat, _is=_operator.is_,
+                   _len=len, _tuple=tuple):
         # The most frequent event by far (every read of a function's __code__, a frame's or a
         # generator's attributes), and one the hook never refuses: answered before anything else.
         if event == 'object.__getattr__':
             return
         if _startswith(event, _denied):
-            if _trusted[0] and event == 'gc.get_referents':
+            if (event == 'gc.get_referents' and _len(args) == 1 and _type(args[0]) is _tuple
+                    and _all(_map(_is, _map(_type, args[0]), _repeat(_FunctionType)))):
                 return
             if event == 'os.listdir' or event == 'os.scandir':
                 # The import system lists the standard library's folders.

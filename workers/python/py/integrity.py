@@ -5,7 +5,7 @@
 # It compares by identity only, so no user code runs while it is made, in a few C-level passes
 # (map with operator.is_ over what every function refers to, taken in one gc.get_referents call).
 
-def make_integrity_check(namespace, extra_functions, pinned, trusted):
+def make_integrity_check(namespace, extra_functions, pinned):
     """A function that says whether the prelude is as it was at start-up: every function of the
     namespace and of its classes keeps its code, defaults, keyword defaults and closure, and the
     pinned objects keep their class."""
@@ -28,7 +28,7 @@ def make_integrity_check(namespace, extra_functions, pinned, trusted):
     # Reading __code__, __defaults__ or __kwdefaults__ raises an audit event, and the hook (a Python
     # function) runs for each: 3 reads of every function cost more than the rest of the check. So the
     # check takes every function's references at once, through one gc.get_referents call (C-level,
-    # one audit event, which the hook lets through only while `trusted` is set, inside this check):
+    # one audit event, which the hook lets through for functions only: it reveals nothing more):
     # code, globals, defaults, keyword defaults, closure, name, qualname, dict, annotations, in that
     # order. The lazily made ones (__dict__, __annotations__) are made now, so that a call reading
     # them does not look like damage. Cell contents and kwdefaults' items are read directly (no event).
@@ -36,7 +36,7 @@ def make_integrity_check(namespace, extra_functions, pinned, trusted):
         f.__dict__
         f.__annotations__
     functions = tuple(functions)
-    referents = _referents_of(functions, trusted)
+    referents = _referents_of(functions)
     kwdefaults = tuple(f.__kwdefaults__ for f in functions)
     kw_records = tuple((kw, tuple(kw), tuple(kw.values())) for kw in kwdefaults if kw is not None)
     all_cells = tuple(c for f in functions for c in f.__closure__ or ())
@@ -46,12 +46,12 @@ def make_integrity_check(namespace, extra_functions, pinned, trusted):
     pinned = tuple(pinned)
     classes = tuple(type(obj) for obj in pinned)
 
-    def intact(_functions=functions, _referents=referents, _trusted=trusted, _referents_of=_referents_of,
+    def intact(_functions=functions, _referents=referents, _referents_of=_referents_of,
                _kw_records=kw_records, _cells=cells, _contents=contents, _empty=empty_cells,
                _pinned=pinned, _classes=classes, _all=all, _cell_full=_cell_full, _map=map, _len=len,
                _is=_operator.is_, _type=type, _values=dict.values,
                _content=_operator.attrgetter('cell_contents')):
-        now = _referents_of(_functions, _trusted)
+        now = _referents_of(_functions)
         if not (_len(now) == _len(_referents) and _all(_map(_is, now, _referents))
                 and _all(_map(_is, _map(_type, _pinned), _classes))):
             return False
@@ -77,16 +77,7 @@ def _cell_full(cell):
         return False
 
 
-def _referents_of(functions, trusted, _get_referents=_gc.get_referents, _isenabled=_gc.isenabled,
-                  _disable=_gc.disable, _enable=_gc.enable):
-    """What the functions refer to, in one list; `trusted` lets the audit hook pass this one event.
-    The collector is off meanwhile, so no finalizer (no user code) can run while the flag is up."""
-    enabled = _isenabled()
-    _disable()
-    trusted[0] = True
-    try:
-        return _get_referents(*functions)
-    finally:
-        trusted[0] = False
-        if enabled:
-            _enable()
+def _referents_of(functions, _get_referents=_gc.get_referents):
+    """What the functions refer to, in one list (the audit hook lets gc.get_referents pass for
+    functions only, which refer to nothing their attributes do not give)."""
+    return _get_referents(*functions)

@@ -132,6 +132,10 @@ def take_snapshot(extra_namespaces=()):
         for value in tuple(namespace.values()):
             record_value(value, 0, _is_hot(name))
 
+    # The collector calls this list (whatever gc.callbacks is rebound to) in every clean-up and call:
+    # a call's callbacks go with the quick sweep, which repeats while a repair drops something.
+    hot['list'].append((_gc.callbacks, tuple(_gc.callbacks)))
+
     # From now on, module assignments are noticed.
     for m in modules.values():
         if type(m) is _types.ModuleType:

@@ -2,8 +2,8 @@
 import sys
 
 
-def hook(trusted=None):
-    return make_audit_hook(frozenset({'json'}), frozenset(), [False] if trusted is None else trusted)
+def hook():
+    return make_audit_hook(frozenset({'json'}), frozenset())
 
 
 def test_audit_hook_refuses_processes_sockets_and_tracing():
@@ -47,7 +47,7 @@ def test_audit_hook_refuses_changes_to_protected_functions():
     victim.__module__ = 'elsewhere'
     h('object.__setattr__', (victim, '__code__', None))
     pinned = object()
-    h2 = make_audit_hook(frozenset(), frozenset({id(pinned)}), [False])
+    h2 = make_audit_hook(frozenset(), frozenset({id(pinned)}))
     raises(PermissionError, h2, 'object.__setattr__', (pinned, '__class__', None))
 
 
@@ -95,13 +95,25 @@ def test_output_emits_whole_lines():
     raises(OSError, out.fileno)
 
 
-def test_gc_get_referents_passes_only_while_the_self_check_holds_the_flag():
-    trusted = [False]
-    h = hook(trusted)
-    raises(PermissionError, h, 'gc.get_referents', ((),))
-    trusted[0] = True
+def test_gc_get_referents_passes_for_functions_only():
+    h = hook()
+
+    def f():
+        return 1
+
     h('gc.get_referents', ((),))
+    h('gc.get_referents', ((f, hook, make_audit_hook),))
+    for objs in ((1,), (int.__dict__,), (f, int.__dict__), (f.__globals__,), (staticmethod(f),)):
+        raises(PermissionError, h, 'gc.get_referents', (objs,))
+    # sys.audit can raise the event with any arguments: nothing but one tuple of functions passes.
+    for args in ((), ([f],), ((f,), (f,)), (iter((f,)),)):
+        raises(PermissionError, h, 'gc.get_referents', args)
     for event in ('gc.get_referrers', 'gc.get_objects', 'os.system'):
-        raises(PermissionError, h, event, ())
-    trusted[0] = False
-    raises(PermissionError, h, 'gc.get_referents', ((),))
+        raises(PermissionError, h, event, ((f,),))
+
+
+def test_the_hook_keeps_nothing_mutable_that_could_widen_what_it_allows():
+    # Its frame reaches user code in the traceback of every event it refuses (f_locals: its defaults).
+    h = hook()
+    mutable = [v for v in h.__defaults__ if type(v) in (list, dict, set, bytearray)]
+    assert mutable == []
