@@ -23,6 +23,8 @@ export const SLOW_SUITES = [
   // Denial-of-service shapes and Python's limits: bombs and floods that take a minute each.
   'test/executor/dos.test.ts',
   'test/python/limits.test.ts',
+  // Attacks on Python's clean-up after the answer: hung, crashing and memory-hungry clean-ups.
+  'test/python/answer-first-attacks.test.ts',
   // Everything that needs a real redis-server or nginx (Debian packages .ci/run installs), so the
   // README's `npm ci && npm test` needs nothing but Node: three daemons behind nginx (routing,
   // failover, Redis outages), the Redis stores, membership and nginx's consistent hash.
