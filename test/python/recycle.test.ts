@@ -131,6 +131,16 @@ describe('recycling a Python interpreter for another agent', () => {
     expect(valueOf(seen)).toEqual(['$', false, 'a b']);
   }, PYTHON_START_MS);
 
+  it('answers every recycle sent while the interpreter still cleans up after an answered call', async () => {
+    // The answer goes out before the clean-up (python-worker.ts answerFirst); this clean-up runs a
+    // finalizer for a second. Each of the three recycles gets its answer (one got it before).
+    const slow = ['import time', 'class Slow:', '    def __del__(self, _now=time.monotonic):', '        end = _now() + 1', '        while _now() < end:', '            pass', 's = Slow()', 's.me = s', 'del s', "result = 'answered'"].join('\n');
+    expect(valueOf(await proc.run(slow, { agent: 'dave' }))).toBe('answered');
+    const ms = await Promise.all([proc.recycle(), proc.recycle(), proc.recycle()]);
+    expect(ms.length).toBe(3);
+    expect(valueOf(await proc.run("import json\nresult = hasattr(json, 'x')", { agent: 'erin' }))).toBe(false);
+  }, PYTHON_START_MS);
+
   it('recycles back to back and while a replacement is under way, answering each request', async () => {
     await Promise.all([proc.recycle(), proc.recycle(), proc.recycle()]);
     expect(valueOf(await proc.run('result = 6 * 7', { agent: 'carol' }))).toBe(42);

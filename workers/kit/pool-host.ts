@@ -130,8 +130,11 @@ function pump(): void {
   for (const next of takeStartable()) launch(next.id, next.req, next.pre);
 }
 
-/** Python: a 'recycle' that arrived while a call ran, answered once the interpreter is replaced. */
-let recycleRequested = false;
+/**
+ * Python: 'recycle's that arrived while a call ran or cleaned up after its answer, each answered
+ * once the interpreter is replaced (the coordinator may send several before the first answer).
+ */
+let recyclesOwed = 0;
 /** Python: crashed calls whose 'worker-ready' is sent when the replacement is in place. */
 let readyOwed = 0;
 
@@ -143,7 +146,7 @@ let readyOwed = 0;
 function wantsFresh(req: RunRequest | undefined): boolean {
   if (options.dispatch !== 'bound') return false;
   const state = threads.current.state;
-  if (recycleRequested || readyOwed > 0 || Atomics.load(state, STATE_RETIRE) === 1) return true;
+  if (recyclesOwed > 0 || readyOwed > 0 || Atomics.load(state, STATE_RETIRE) === 1) return true;
   return req !== undefined && Atomics.load(state, STATE_GROWN_PAGES) * WASM_PAGE_BYTES > req.memoryMb * MB * WASM_SHARE_OF_LIMIT;
 }
 
@@ -151,13 +154,13 @@ function wantsFresh(req: RunRequest | undefined): boolean {
 function maybeReplace(req: RunRequest | undefined): boolean {
   if (threads.replacing) return true;
   if (busyThreads > 0 || !wantsFresh(req)) return false;
-  const answer = recycleRequested;
+  const answers = recyclesOwed;
   const owed = readyOwed;
-  recycleRequested = false;
+  recyclesOwed = 0;
   readyOwed = 0;
   threads.replace().then(
     (ms) => {
-      if (answer) send({ type: 'recycled', ms });
+      for (let i = 0; i < answers; i++) send({ type: 'recycled', ms });
       for (let i = 0; i < owed; i++) send({ type: 'worker-ready' });
       pump();
     },
@@ -178,7 +181,7 @@ function recycle(): void {
     // The replacement under way was started after the last call ended: it is pristine too.
     void threads.replace().then((ms) => send({ type: 'recycled', ms }), () => {});
   } else {
-    recycleRequested = true;
+    recyclesOwed++;
     maybeReplace(undefined);
   }
 }
