@@ -113,8 +113,9 @@ export class PooledExecutor implements Executor {
 
   async execute(request: ExecutionRequest, identity: CallIdentity, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     const started = performance.now();
-    const invalid = this.#validate(request);
-    if (invalid) return this.#finish(started, failure('ValidationError', invalid), identity, NO_TOKENS);
+    // The context's JSON is made once: its size is checked on it and it is what the sandbox gets.
+    const checked = this.#validate(request);
+    if (typeof checked === 'string') return this.#finish(started, failure('ValidationError', checked), identity, NO_TOKENS);
     const { row, pool } = this.#pools.find(request.language) as { row: RuntimeRow; pool: SandboxPool | undefined };
     if (!pool) {
       const others = orList(this.#pools.languages(true));
@@ -125,7 +126,7 @@ export class PooledExecutor implements Executor {
     const run: RunRequest = {
       code: request.code,
       language: request.language,
-      contextJson: request.contextVars && Object.keys(request.contextVars).length > 0 ? JSON.stringify(request.contextVars) : undefined,
+      contextJson: checked?.contextJson,
       timeoutMs,
       memoryMb: request.memoryMb,
       workspaceName: identity.workspaceNamespace || 'workspace',
@@ -237,7 +238,8 @@ export class PooledExecutor implements Executor {
     return limit === undefined ? undefined : { pool, agent, limit, maxQueued: agentLimits(this.#config, agent, 1).maxQueued };
   }
 
-  #validate(r: ExecutionRequest): string | undefined {
+  /** The error text of an invalid request; else the context_vars as JSON when there are any. */
+  #validate(r: ExecutionRequest): string | { contextJson?: string } | undefined {
     const { limits } = this.#config;
     if (typeof r.code !== 'string') return 'code must be a string';
     if (Buffer.byteLength(r.code) > limits.maxCodeBytes) return `code is ${Buffer.byteLength(r.code)} bytes; the limit is ${limits.maxCodeBytes}`;
@@ -256,13 +258,15 @@ export class PooledExecutor implements Executor {
         if (RESERVED.has(key)) return `context_vars key "${key}" would hide the sandbox's own ${key}; rename it`;
         if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) return `context_vars key ${JSON.stringify(key.slice(0, 80))} is not a valid identifier`;
       }
-      let size: number;
+      if (Object.keys(r.contextVars).length === 0) return undefined;
+      let contextJson: string;
       try {
-        size = JSON.stringify(r.contextVars).length;
+        contextJson = JSON.stringify(r.contextVars);
       } catch {
         return 'context_vars must be JSON data';
       }
-      if (size > MAX_CONTEXT_CHARS) return `context_vars is ${size} characters of JSON; the limit is ${MAX_CONTEXT_CHARS}`;
+      if (contextJson.length > MAX_CONTEXT_CHARS) return `context_vars is ${contextJson.length} characters of JSON; the limit is ${MAX_CONTEXT_CHARS}`;
+      return { contextJson };
     }
     return undefined;
   }

@@ -80,7 +80,7 @@ export const JAVASCRIPT_RUNTIME: RuntimeRow = {
 export const PYTHON_RUNTIME: RuntimeRow = {
   ...PYTHON_LANGUAGE,
   worker: 'python/python-worker',
-  process: { kind: 'python', stackSizeMb: 64, dispatch: 'bound', startupTimeoutMs: 120_000 },
+  process: { kind: 'python', stackSizeMb: 64, dispatch: 'bound', startupTimeoutMs: 120_000, serialization: 'advanced' },
   callPath: 'relay',
   start: 'background',
   toolNamesUpFront: true,
