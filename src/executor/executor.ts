@@ -41,6 +41,7 @@ import type { SandboxPool } from './sandbox-pool.js';
 import type { AgentLimits, PoolCall } from './sandbox-pool.js';
 import type { LaunchSandbox } from './sandbox-process.js';
 import { guestNameOf } from '../util/errors.js';
+import { contextForRun } from './context-vars.js';
 
 export interface ExecutorOptions {
   config: Config;
@@ -126,7 +127,7 @@ export class PooledExecutor implements Executor {
     const run: RunRequest = {
       code: request.code,
       language: request.language,
-      contextJson: checked?.contextJson,
+      ...contextForRun(checked?.contextJson, request.contextVars, row.contextStrings === true),
       timeoutMs,
       memoryMb: request.memoryMb,
       workspaceName: identity.workspaceNamespace || 'workspace',

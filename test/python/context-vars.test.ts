@@ -86,6 +86,13 @@ describe('long context_vars reach Python intact', () => {
     expect(r.result).toEqual({ a: fingerprint(a), b: 33_000, n: 7, s: 'short', deep: 40_000, rest: [1, 2.5, null, true], empty: '', none: null });
   });
 
+  it('a large structure without long strings (long JSON text) arrives whole', async () => {
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({ i, name: `n${i}é😀`, tags: ['a', 'b'], score: i / 3 }));
+    const r = await run("result = [len(rows), rows[-1], sum(r['i'] for r in rows)]", { rows });
+    expect(r.success, `${r.error_type}: ${r.error}`).toBe(true);
+    expect(r.result).toEqual([5_000, rows[4_999], (4_999 * 5_000) / 2]);
+  });
+
   it('a long string context var is a plain str the code may change', async () => {
     const r = await run("text = text.upper()\nresult = [type(text).__name__, text[:3], len(text)]", { text: 'abc'.repeat(20_000) });
     expect(r.result).toEqual(['str', 'ABC', 60_000]);

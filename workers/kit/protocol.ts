@@ -13,6 +13,12 @@ export interface RunRequest {
   language: SandboxLanguage;
   /** JSON text of context_vars, parsed afresh inside the worker. */
   contextJson?: string;
+  /**
+   * Long string values of context_vars, as [name, value], held out of contextJson for runtimes
+   * whose row asks for it (RuntimeRow.contextStrings): megabytes of JSON text given to the code to
+   * parse itself then reach it without being JSON-escaped and decoded once more on the way.
+   */
+  contextStrings?: [string, string][];
   timeoutMs: number;
   memoryMb: number;
   /** The agent's workspace name as the guest sees it (`workspace` global). */

@@ -58,29 +58,18 @@ function reply(value: unknown): string | Uint8Array {
 }
 
 /**
- * How context_vars reach Python. Short: the JSON text as is. Long: parsed here (V8's parser is
- * several times faster than Python's on escaped text), and each long string value crosses as its
- * UTF-8 bytes, which Python decodes without a JSON layer (megabytes of JSON text passed for the
- * code to parse itself are the common case); the other values cross as one JSON text. A string
- * with a lone surrogate, which UTF-8 cannot carry, stays in the JSON text.
+ * How context_vars reach Python: their JSON text (as UTF-8 bytes when long, like long host
+ * replies), and each long string value the coordinator sent apart (RunRequest.contextStrings) as
+ * its UTF-8 bytes, which Python decodes without a JSON layer.
  */
-/** No lone surrogate (String.prototype.isWellFormed: Node 20 has it, TypeScript's ES2023 lib does not). */
-const wellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
-
-function contextForPython(contextJson: string | undefined): { json: string; longNames: string; longValues: Uint8Array[] } {
-  const none = { json: contextJson ?? '', longNames: '', longValues: [] };
-  if (!contextJson || contextJson.length <= BYTES_REPLY_CHARS) return none;
-  const vars = JSON.parse(contextJson) as Record<string, unknown>;
-  const names: string[] = [];
-  const longValues: Uint8Array[] = [];
-  for (const [name, value] of Object.entries(vars)) {
-    if (typeof value === 'string' && value.length > BYTES_REPLY_CHARS && wellFormed(value)) {
-      names.push(name);
-      longValues.push(utf8.encode(value));
-      delete vars[name];
-    }
-  }
-  return names.length === 0 ? none : { json: JSON.stringify(vars), longNames: JSON.stringify(names), longValues };
+function contextForPython(task: WorkerTask): { json: string | Uint8Array; longNames: string; longValues: Uint8Array[] } {
+  const json = task.contextJson ?? '';
+  const strings = task.contextStrings ?? [];
+  return {
+    json: json.length > BYTES_REPLY_CHARS ? utf8.encode(json) : json,
+    longNames: strings.length > 0 ? JSON.stringify(strings.map(([name]) => name)) : '',
+    longValues: strings.map(([, value]) => utf8.encode(value)),
+  };
 }
 
 function replyError(err: unknown): string {
@@ -286,7 +275,7 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
       // Async code answers through bridge.done: listen before the task can possibly finish.
       const pending = awaitOutcome(py, task.interrupt, deadline);
       try {
-        const context = contextForPython(task.contextJson);
+        const context = contextForPython(task);
         const started = py.begin(code, task.source, context.json, task.workspaceName, JSON.stringify(task.toolNames ?? []), task.fetchAllowed, context.longNames, ...context.longValues) as unknown;
         if (typeof started === 'string') finishAsync?.(started);
         text = await pending.outcome;

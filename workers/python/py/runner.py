@@ -246,11 +246,11 @@ def _run_sync(call, code):
     return success(call)
 
 
-def begin(code, source, context_json, workspace, tool_names_json, fetch_allowed, long_names_json='', *long_values, _zip=zip):
+def begin(code, source, context_json, workspace, tool_names_json, fetch_allowed, long_names_json='', *long_values, _zip=zip, _str=str, _type=type):
     """Starts a call: returns its outcome (JSON text), or None when it runs as a task (async code)
-    whose outcome comes through Bridge.done. context_json: the context_vars as JSON text, but for
-    the long string values named in long_names_json, which come as their UTF-8 bytes (Uint8Arrays)
-    in long_values."""
+    whose outcome comes through Bridge.done. context_json: the context_vars as JSON text (UTF-8
+    bytes, a Uint8Array, when long: no string conversion per character), but for the long string
+    values named in long_names_json, which come as their UTF-8 bytes in long_values."""
     call = CallState(source)
     Current.call = call
     call.output = Output(Bridge.emit)
@@ -264,7 +264,7 @@ def begin(code, source, context_json, workspace, tool_names_json, fetch_allowed,
         g['__code_return__'] = TopLevelReturn
         g['result'] = None
         if context_json:
-            g.update(_loads(context_json))
+            g.update(_loads(context_json if _type(context_json) is _str else context_json.to_bytes()))
         if long_names_json:
             for name, value in _zip(_loads(long_names_json), long_values):
                 g[name] = value.to_bytes().decode('utf-8')
