@@ -5,8 +5,12 @@
 
 import type { RunRequest } from '../../workers/kit/protocol.js';
 
+/** Largest context_vars, as characters of JSON (of the whole, however it travels). */
+export const MAX_CONTEXT_CHARS = 16 * 1024 * 1024;
 /** String values at least this long travel apart (the Python worker hands them over as UTF-8 bytes). */
 export const LONG_CONTEXT_CHARS = 32 * 1024;
+
+export type ContextFields = Pick<RunRequest, 'contextJson' | 'contextStrings'>;
 
 /** No lone surrogate (String.prototype.isWellFormed: Node 20 has it, TypeScript's ES2023 lib does not). */
 function wellFormed(text: string): boolean {
@@ -14,17 +18,34 @@ function wellFormed(text: string): boolean {
 }
 
 /**
- * The request's context fields: `contextJson` (the whole of context_vars as JSON, already made and
- * checked against the size limit) as is, or, when `apart`, without its long string values, which
- * go in `contextStrings`. A string with a lone surrogate stays in the JSON (UTF-8 cannot carry it).
+ * The request's context fields for `vars` (keys already checked), or the error text: `contextJson`,
+ * and when `apart`, the long top-level string values in `contextStrings` instead. A string with a
+ * lone surrogate stays in the JSON (UTF-8 cannot carry it), and so do strings inside structures.
  */
-export function contextForRun(contextJson: string | undefined, vars: Record<string, unknown> | undefined, apart: boolean): Pick<RunRequest, 'contextJson' | 'contextStrings'> {
-  if (contextJson === undefined || vars === undefined || !apart || contextJson.length < LONG_CONTEXT_CHARS) return { contextJson };
-  const rest: Record<string, unknown> = {};
+export function packContext(vars: Record<string, unknown>, apart: boolean): ContextFields | string {
+  if (Object.keys(vars).length === 0) return {};
+  let rest = vars;
   const strings: [string, string][] = [];
-  for (const [name, value] of Object.entries(vars)) {
-    if (typeof value === 'string' && value.length >= LONG_CONTEXT_CHARS && wellFormed(value)) strings.push([name, value]);
-    else rest[name] = value;
+  if (apart) {
+    rest = {};
+    for (const [name, value] of Object.entries(vars)) {
+      if (typeof value === 'string' && value.length >= LONG_CONTEXT_CHARS && wellFormed(value)) strings.push([name, value]);
+      else rest[name] = value;
+    }
   }
-  return strings.length === 0 ? { contextJson } : { contextJson: JSON.stringify(rest), contextStrings: strings };
+  let json: string;
+  try {
+    json = JSON.stringify(rest);
+  } catch {
+    return 'context_vars must be JSON data';
+  }
+  // The limit counts the whole as one JSON text. A character takes at most 6 in JSON (\uXXXX):
+  // when even that bound fits, the exact size (as costly to make as the JSON itself) is not needed.
+  let bound = json.length;
+  for (const [name, value] of strings) bound += 6 * (name.length + value.length) + 6;
+  if (bound > MAX_CONTEXT_CHARS) {
+    const size = strings.length === 0 ? json.length : JSON.stringify(vars).length;
+    if (size > MAX_CONTEXT_CHARS) return `context_vars is ${size} characters of JSON; the limit is ${MAX_CONTEXT_CHARS}`;
+  }
+  return strings.length === 0 ? { contextJson: json } : { contextJson: json, contextStrings: strings };
 }
