@@ -113,7 +113,7 @@ export class PooledExecutor implements Executor {
 
   async execute(request: ExecutionRequest, identity: CallIdentity, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     const started = performance.now();
-    // The context's JSON is made once: its size is checked on it and it is what the sandbox gets.
+    // context_vars are packed once, as this language's sandbox takes them, their size checked on the way.
     const context = this.#validate(request);
     if (typeof context === 'string') return this.#finish(started, failure('ValidationError', context), identity, NO_TOKENS);
     const { row, pool } = this.#pools.find(request.language) as { row: RuntimeRow; pool: SandboxPool | undefined };
