@@ -2,7 +2,8 @@
 // other values (workers/python/python-worker.ts contextForPython), and the Python processes take
 // V8's serializer on their channel (runtimes.ts). What arrives must be exactly what was sent
 // (astral characters, lone surrogates, nesting), limits still refuse clearly, two agents' context
-// never meet, and a host answer that is not JSON data cannot take the daemon down.
+// never meet, a host answer that is not JSON data cannot take the daemon down, and large results
+// (shaped by workers/python/py/bridge.py, sent as ASCII JSON) come back whole.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor, createHostApi } from '../../src/executor/index.js';
@@ -96,6 +97,16 @@ describe('long context_vars reach Python intact', () => {
   it('a long string context var is a plain str the code may change', async () => {
     const r = await run("text = text.upper()\nresult = [type(text).__name__, text[:3], len(text)]", { text: 'abc'.repeat(20_000) });
     expect(r.result).toEqual(['str', 'ABC', 60_000]);
+  });
+});
+
+describe('large results come back intact', () => {
+  it('records with accents, CJK, astral characters and a lone surrogate', async () => {
+    const code = "result = {'rows': [{'id': i, 'name': f'é{i}中😀', 'tags': ['a', i % 7 == 0], 'score': i / 4} for i in range(300)], 'lone': '\\ud800'}";
+    const r = await run(code);
+    expect(r.success, `${r.error_type}: ${r.error}`).toBe(true);
+    const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, name: `é${i}中😀`, tags: ['a', i % 7 === 0], score: i / 4 }));
+    expect(r.result).toEqual({ rows, lone: '\ud800' });
   });
 });
 

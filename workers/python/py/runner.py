@@ -116,7 +116,9 @@ def error_info(e, source_lines):
 
 
 def _dump(envelope):
-    return _dumps(envelope, ensure_ascii=False, allow_nan=False, separators=(',', ':'))
+    # ASCII only (other characters as \u escapes): Pyodide hands an ASCII str to JavaScript as a
+    # block, but any other str character by character (about 75 ns each: 130 ms for 1.7 MB).
+    return _dumps(envelope, ensure_ascii=True, allow_nan=False, separators=(',', ':'))
 
 
 def failure(e, source_lines):
