@@ -41,6 +41,8 @@ import type { SandboxPool } from './sandbox-pool.js';
 import type { AgentLimits, PoolCall } from './sandbox-pool.js';
 import type { LaunchSandbox } from './sandbox-process.js';
 import { guestNameOf } from '../util/errors.js';
+import { packContext } from './context-vars.js';
+import type { ContextFields } from './context-vars.js';
 
 export interface ExecutorOptions {
   config: Config;
@@ -66,8 +68,6 @@ export interface ExecutorOptions {
 const RESERVED = new Set<string>([...SANDBOX_API_NAMES, '__proto__', 'constructor', 'globalThis', 'eval', 'Function', 'Compartment', 'harden', 'lockdown']);
 /** Characters per token when a count is estimated (English text and JSON average about 4). */
 const CHARS_PER_TOKEN = 4;
-/** Largest context_vars, as JSON characters. */
-const MAX_CONTEXT_CHARS = 16 * 1024 * 1024;
 
 /** The reason a call's signal carries once it ended (a shared value: no stack captured per call). */
 const CALL_ENDED = Object.freeze(new Error('the execute_code call ended'));
@@ -113,8 +113,9 @@ export class PooledExecutor implements Executor {
 
   async execute(request: ExecutionRequest, identity: CallIdentity, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     const started = performance.now();
-    const invalid = this.#validate(request);
-    if (invalid) return this.#finish(started, failure('ValidationError', invalid), identity, NO_TOKENS);
+    // context_vars are packed once, as this language's sandbox takes them, their size checked on the way.
+    const context = this.#validate(request);
+    if (typeof context === 'string') return this.#finish(started, failure('ValidationError', context), identity, NO_TOKENS);
     const { row, pool } = this.#pools.find(request.language) as { row: RuntimeRow; pool: SandboxPool | undefined };
     if (!pool) {
       const others = orList(this.#pools.languages(true));
@@ -125,7 +126,7 @@ export class PooledExecutor implements Executor {
     const run: RunRequest = {
       code: request.code,
       language: request.language,
-      contextJson: request.contextVars && Object.keys(request.contextVars).length > 0 ? JSON.stringify(request.contextVars) : undefined,
+      ...context,
       timeoutMs,
       memoryMb: request.memoryMb,
       workspaceName: identity.workspaceNamespace || 'workspace',
@@ -237,11 +238,13 @@ export class PooledExecutor implements Executor {
     return limit === undefined ? undefined : { pool, agent, limit, maxQueued: agentLimits(this.#config, agent, 1).maxQueued };
   }
 
-  #validate(r: ExecutionRequest): string | undefined {
+  /** The error text of an invalid request; else its context_vars as the sandbox gets them (context-vars.ts). */
+  #validate(r: ExecutionRequest): string | ContextFields {
     const { limits } = this.#config;
     if (typeof r.code !== 'string') return 'code must be a string';
     if (Buffer.byteLength(r.code) > limits.maxCodeBytes) return `code is ${Buffer.byteLength(r.code)} bytes; the limit is ${limits.maxCodeBytes}`;
-    if (!this.#pools.find(r.language).row) {
+    const { row } = this.#pools.find(r.language);
+    if (!row) {
       return `language must be ${orList(this.#pools.languages().map((l) => JSON.stringify(l)))}, got ${JSON.stringify(r.language)}`;
     }
     if (typeof r.timeoutSeconds !== 'number' || !(r.timeoutSeconds > 0) || r.timeoutSeconds > limits.maxTimeoutSeconds) {
@@ -256,15 +259,9 @@ export class PooledExecutor implements Executor {
         if (RESERVED.has(key)) return `context_vars key "${key}" would hide the sandbox's own ${key}; rename it`;
         if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) return `context_vars key ${JSON.stringify(key.slice(0, 80))} is not a valid identifier`;
       }
-      let size: number;
-      try {
-        size = JSON.stringify(r.contextVars).length;
-      } catch {
-        return 'context_vars must be JSON data';
-      }
-      if (size > MAX_CONTEXT_CHARS) return `context_vars is ${size} characters of JSON; the limit is ${MAX_CONTEXT_CHARS}`;
+      return packContext(r.contextVars, row.contextStrings === true);
     }
-    return undefined;
+    return {};
   }
 
   /** The host's grant to serve read_file in the worker; without one (or if it fails) reads go to the host. */

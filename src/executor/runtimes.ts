@@ -42,6 +42,8 @@ export interface RuntimeRow extends LanguageRow {
   readonly start: 'awaited' | 'background';
   /** The call carries the agent's tool names up front (Python's prelude defines a function per tool). */
   readonly toolNamesUpFront: boolean;
+  /** The call carries long string context_vars apart from their JSON (RunRequest.contextStrings). */
+  readonly contextStrings?: boolean;
   /** The pool's size and start policy, or undefined when the config disables the runtime. */
   pool(config: Config, tuning: RuntimeTuning): RuntimePoolPlan | undefined;
   /** What the one-shot `exec` command sets of sandbox.*: one process of the language it runs, none of the others it can do without. */
@@ -80,10 +82,11 @@ export const JAVASCRIPT_RUNTIME: RuntimeRow = {
 export const PYTHON_RUNTIME: RuntimeRow = {
   ...PYTHON_LANGUAGE,
   worker: 'python/python-worker',
-  process: { kind: 'python', stackSizeMb: 64, dispatch: 'bound', startupTimeoutMs: 120_000 },
+  process: { kind: 'python', stackSizeMb: 64, dispatch: 'bound', startupTimeoutMs: 120_000, serialization: 'advanced' },
   callPath: 'relay',
   start: 'background',
   toolNamesUpFront: true,
+  contextStrings: true,
   pool: (config, tuning) => (config.sandbox.pythonProcesses > 0 ? pythonPoolOptions(config, tuning) : undefined),
   oneShot: (used) => ({ pythonProcesses: used ? 1 : 0, pythonWarm: false }),
   poolFailedCode: 'PYTHON_POOL_FAILED',

@@ -7,6 +7,7 @@ import type { ForkOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { HOST_LINK_ENV } from '../../workers/kit/protocol.js';
 import type { HostLinkInfo, Outcome, SandboxProcessOptions, ToSandbox } from '../../workers/kit/protocol.js';
+import { unbatch } from '../../workers/kit/ipc-batch.js';
 import type { Batch } from '../../workers/kit/ipc-batch.js';
 
 /** What the pool needs of a child process; node's ChildProcess fits, and tests pass doubles. */
@@ -35,8 +36,9 @@ export function launchSandbox(launch: LaunchSandbox, options: SandboxProcessOpti
   const forkOptions: ForkOptions = {
     execArgv: ['--enable-experimental-regexp-engine-on-excessive-backtracks'],
     // Every message is plain JSON data (results and host values are made JSON-safe in the worker):
-    // JSON framing costs about half the CPU of the structured-clone serializer per message.
-    serialization: 'json',
+    // JSON framing costs about half the CPU of the structured-clone serializer per message. A
+    // runtime whose calls carry long text (Python: every call takes this channel) asks for V8's.
+    serialization: options.serialization ?? 'json',
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     // A process group of its own: a terminal's Ctrl-C reaches the daemon only, which stops its
     // sandboxes in order (and a sandbox whose daemon is gone exits on 'disconnect').
@@ -53,6 +55,33 @@ export function launchSandbox(launch: LaunchSandbox, options: SandboxProcessOpti
     process.nextTick(() => child.emit('error', err));
     return child;
   }
+}
+
+/**
+ * Writes `msg` (one message or a batch) to the process. A value the channel cannot carry (V8's
+ * serializer refuses functions, JSON refuses BigInt and cycles) throws before anything is written:
+ * then each message goes alone as JSON data, and a host reply that is not JSON data fails its
+ * host call instead of the daemon.
+ */
+export function sendToSandbox(child: SandboxChild, msg: ToSandbox | Batch<ToSandbox>, failed: (err: Error) => void): void {
+  const sent = (err: Error | null): void => {
+    if (err) failed(err);
+  };
+  try {
+    child.send(msg, sent);
+    return;
+  } catch {
+    // below, one by one
+  }
+  unbatch(msg, (m) => {
+    try {
+      child.send(JSON.parse(JSON.stringify(m)) as ToSandbox, sent);
+    } catch (err) {
+      if (m.type !== 'host-reply' || m.reply.kind !== 'host-reply') return failed(err as Error);
+      const error = { name: 'TypeError', message: `the host's answer is not JSON data (${(err as Error).message})` };
+      child.send({ ...m, reply: { kind: 'host-reply', callId: m.reply.callId, ok: false, error } }, sent);
+    }
+  });
 }
 
 /** What a call in flight gets when its process dies: `started` calls fail, the others go elsewhere. */

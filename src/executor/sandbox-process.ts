@@ -13,7 +13,7 @@ import type { Logger } from '../util/logger.js';
 import type { HostLinkServer } from './host-link-server.js';
 import { ThreadLinks } from './thread-links.js';
 import { notStarted } from '../../workers/kit/call-errors.js';
-import { diedWith, launchSandbox, launchWithFork } from './sandbox-launch.js';
+import { diedWith, launchSandbox, launchWithFork, sendToSandbox } from './sandbox-launch.js';
 import type { Finished, LaunchSandbox, SandboxChild } from './sandbox-launch.js';
 
 export { launchWithFork, workerScript } from './sandbox-launch.js';
@@ -308,9 +308,7 @@ export class SandboxProcess {
   /** Batched: one IPC write per turn (see workers/kit/ipc-batch.ts). */
   readonly #send = batchingSender<ToSandbox>((msg) => {
     if (this.#state === 'dead' || !this.#child.connected) return;
-    this.#child.send(msg, (err) => {
-      if (err) this.#log.warn({ code: 'SANDBOX_SEND_FAILED', pid: this.pid, err: err.message }, 'could not reach sandbox process');
-    });
+    sendToSandbox(this.#child, msg, (err) => this.#log.warn({ code: 'SANDBOX_SEND_FAILED', pid: this.pid, err: err.message }, 'could not reach sandbox process'));
   });
 
   /**

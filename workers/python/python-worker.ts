@@ -58,6 +58,21 @@ function reply(value: unknown): string | Uint8Array {
   return `j${JSON.stringify(value === undefined ? null : value)}`;
 }
 
+/**
+ * How context_vars reach Python: their JSON text (as UTF-8 bytes when long, like long host
+ * replies), and each long string value the coordinator sent apart (RunRequest.contextStrings) as
+ * its UTF-8 bytes, which Python decodes without a JSON layer.
+ */
+function contextForPython(task: WorkerTask): { json: string | Uint8Array; longNames: string; longValues: Uint8Array[] } {
+  const json = task.contextJson ?? '';
+  const strings = task.contextStrings ?? [];
+  return {
+    json: json.length > BYTES_REPLY_CHARS ? utf8.encode(json) : json,
+    longNames: strings.length > 0 ? JSON.stringify(strings.map(([name]) => name)) : '',
+    longValues: strings.map(([, value]) => utf8.encode(value)),
+  };
+}
+
 function replyError(err: unknown): string {
   const e = err as { name?: unknown; message?: unknown };
   return `e${JSON.stringify({ name: typeof e?.name === 'string' ? e.name : 'Error', message: typeof e?.message === 'string' ? e.message : String(err) })}`;
@@ -259,9 +274,8 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
       // Async code answers through bridge.done: listen before the task can possibly finish.
       const pending = awaitOutcome(py, task.interrupt, deadline);
       try {
-        // A long context_vars crosses as UTF-8 bytes, like long host replies (see reply()).
-        const context = task.contextJson && task.contextJson.length > BYTES_REPLY_CHARS ? utf8.encode(task.contextJson) : (task.contextJson ?? '');
-        const started = py.begin(code, task.source, context, task.workspaceName, JSON.stringify(task.toolNames ?? []), task.fetchAllowed) as unknown;
+        const context = contextForPython(task);
+        const started = py.begin(code, task.source, context.json, task.workspaceName, JSON.stringify(task.toolNames ?? []), task.fetchAllowed, context.longNames, ...context.longValues) as unknown;
         if (typeof started === 'string') finishAsync?.(started);
         text = await pending.outcome;
       } finally {

@@ -69,7 +69,8 @@ def _reply_value(reply, _str=str, _type=type):
 
 
 def _encode_args(args):
-    return _dumps([to_json_data(a, [1 << 28]) for a in args], ensure_ascii=False)
+    # ASCII only, as the runner's outcome (runner.py _dump): it crosses to JavaScript as a block.
+    return _dumps([to_json_data(a, [1 << 28]) for a in args], ensure_ascii=True)
 
 
 def host_sync(method, *args):
@@ -120,61 +121,88 @@ def to_json_data(value, budget, depth=0, ancestors=None):
     if budget[0] <= 0:
         return '[truncated]'
     t = type(value)
-    if value is None or t is bool:
-        budget[0] -= 5
-        return value
-    if t is int or (isinstance(value, int) and not isinstance(value, bool) and not isinstance(value, _enum.Enum)):
-        budget[0] -= 8
-        v = int(value)
-        return v if -9007199254740992 <= v <= 9007199254740992 else str(v)
-    if t is float or isinstance(value, float):
-        budget[0] -= 8
-        v = float(value)
-        return v if _isfinite(v) else None
-    if t is str or isinstance(value, str):
-        v = str(value)
-        budget[0] -= len(v) + 2
+    # Exact str, int, float, dict and list first (what results are mostly made of): the same
+    # outcome as the general checks below, without a dozen isinstance checks per value.
+    if t is str:
+        budget[0] -= len(value) + 2
         if budget[0] < 0:
-            keep = max(0, len(v) + budget[0])
-            return v[:keep] + f"...[truncated {len(v) - keep} chars]"
-        return v
-    if isinstance(value, _enum.Enum):
-        return to_json_data(value.value, budget, depth, ancestors)
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
-        return to_json_data(value.isoformat(), budget, depth, ancestors)
-    if isinstance(value, _dt.timedelta):
-        return to_json_data(value.total_seconds(), budget, depth, ancestors)
-    if isinstance(value, _decimal.Decimal):
-        return to_json_data(float(value) if value.is_finite() else str(value), budget, depth, ancestors)
-    if isinstance(value, _fractions.Fraction):
-        return to_json_data(float(value), budget, depth, ancestors)
-    if isinstance(value, complex):
-        return to_json_data(str(value), budget, depth, ancestors)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return to_json_data(f"<{len(value)} bytes>", budget, depth, ancestors)
-    if isinstance(value, BaseException):
-        return {'name': type(value).__name__, 'message': to_json_data(_safe_str(value), budget, depth + 1, ancestors)}
+            keep = max(0, len(value) + budget[0])
+            return value[:keep] + f"...[truncated {len(value) - keep} chars]"
+        return value
+    if t is int:
+        budget[0] -= 8
+        return value if -9007199254740992 <= value <= 9007199254740992 else str(value)
+    if t is float:
+        budget[0] -= 8
+        return value if _isfinite(value) else None
+    if t is not dict and t is not list:
+        if value is None or t is bool:
+            budget[0] -= 5
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) and not isinstance(value, _enum.Enum):
+            budget[0] -= 8
+            v = int(value)
+            return v if -9007199254740992 <= v <= 9007199254740992 else str(v)
+        if isinstance(value, float):
+            budget[0] -= 8
+            v = float(value)
+            return v if _isfinite(v) else None
+        if isinstance(value, str):
+            v = str(value)
+            budget[0] -= len(v) + 2
+            if budget[0] < 0:
+                keep = max(0, len(v) + budget[0])
+                return v[:keep] + f"...[truncated {len(v) - keep} chars]"
+            return v
+        if isinstance(value, _enum.Enum):
+            return to_json_data(value.value, budget, depth, ancestors)
+        if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+            return to_json_data(value.isoformat(), budget, depth, ancestors)
+        if isinstance(value, _dt.timedelta):
+            return to_json_data(value.total_seconds(), budget, depth, ancestors)
+        if isinstance(value, _decimal.Decimal):
+            return to_json_data(float(value) if value.is_finite() else str(value), budget, depth, ancestors)
+        if isinstance(value, _fractions.Fraction):
+            return to_json_data(float(value), budget, depth, ancestors)
+        if isinstance(value, complex):
+            return to_json_data(str(value), budget, depth, ancestors)
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return to_json_data(f"<{len(value)} bytes>", budget, depth, ancestors)
+        if isinstance(value, BaseException):
+            return {'name': type(value).__name__, 'message': to_json_data(_safe_str(value), budget, depth + 1, ancestors)}
+    # The containers being converted, outermost first, compared by identity. Not a set of id()s:
+    # each id() is an audit event, and the sandbox's audit hook (guard.py) runs on every one.
     if ancestors is None:
-        ancestors = set()
-    if id(value) in ancestors:
-        budget[0] -= 10
-        return '[Circular]'
+        ancestors = []
+    for outer in ancestors:
+        if outer is value:
+            budget[0] -= 10
+            return '[Circular]'
     if depth >= MAX_DEPTH:
         return '[too deep]'
-    ancestors.add(id(value))
+    ancestors.append(value)
     try:
-        if _is_dataclass(value) and not isinstance(value, type):
+        if t is not dict and t is not list and _is_dataclass(value) and not isinstance(value, type):
             value = {f.name: getattr(value, f.name, None) for f in _fields(value)}
-        if isinstance(value, (dict, _Mapping)):
+        if t is dict or (t is not list and isinstance(value, (dict, _Mapping))):
             out = {}
             for k, v in value.items():
                 if budget[0] <= 0:
                     break
-                key = _key(k)
+                key = k if type(k) is str else _key(k)
                 budget[0] -= len(key) + 4
-                out[key] = to_json_data(v, budget, depth + 1, ancestors)
+                # A short exact str or a safe exact int, as to_json_data would give it, without the call.
+                tv = type(v)
+                if tv is str and budget[0] >= len(v) + 2:
+                    budget[0] -= len(v) + 2
+                    out[key] = v
+                elif tv is int and budget[0] > 0 and -9007199254740992 <= v <= 9007199254740992:
+                    budget[0] -= 8
+                    out[key] = v
+                else:
+                    out[key] = to_json_data(v, budget, depth + 1, ancestors)
             return out
-        if isinstance(value, (list, tuple, set, frozenset, _deque, range)):
+        if t is list or isinstance(value, (list, tuple, set, frozenset, _deque, range)):
             out = []
             n = len(value)
             for i, item in enumerate(value):
@@ -182,7 +210,15 @@ def to_json_data(value, budget, depth=0, ancestors=None):
                     out.append(f"[... {n - i} more items]")
                     break
                 budget[0] -= 1
-                out.append(to_json_data(item, budget, depth + 1, ancestors))
+                ti = type(item)
+                if ti is str and budget[0] >= len(item) + 2:
+                    budget[0] -= len(item) + 2
+                    out.append(item)
+                elif ti is int and budget[0] > 0 and -9007199254740992 <= item <= 9007199254740992:
+                    budget[0] -= 8
+                    out.append(item)
+                else:
+                    out.append(to_json_data(item, budget, depth + 1, ancestors))
             return out
         return to_json_data(_describe(value), budget, depth, None)
     except (KeyboardInterrupt, MemoryError):
@@ -190,7 +226,7 @@ def to_json_data(value, budget, depth=0, ancestors=None):
     except Exception as err:
         return f"[unserializable: {type(err).__name__}: {_safe_str(err)}]"
     finally:
-        ancestors.discard(id(value))
+        ancestors.pop()
 
 
 def _safe_str(value):

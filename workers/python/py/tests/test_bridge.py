@@ -114,3 +114,37 @@ def test_host_call_follow_blocks_outside_async_code():
     with fake_host({'call_tool': {'ok': 1}}) as host:
         assert host_call_follow('call_tool', 'demo', 'echo', {}) == {'ok': 1}
     assert host.calls == [('call_tool', ['demo', 'echo', {}])]
+
+
+def test_exact_values_in_containers_convert_as_alone():
+    # Strings and ints inside dicts and lists take a shorter path: the same values and budget.
+    big = 2 ** 53 + 1
+
+    class Text(str):
+        def __str__(self):
+            return 'told'
+
+    value = {'s': 'abc', 'n': 5, 'big': big, 'list': ['x', 7, big, True, None, 1.5, Text('t')], 't': Text('t')}
+    assert data(value) == {'s': 'abc', 'n': 5, 'big': str(big), 'list': ['x', 7, str(big), True, None, 1.5, 'told'], 't': 'told'}
+    # Cut at the budget exactly where a lone string would be.
+    for budget in range(1, 40):
+        whole = data({'k': 'y' * 30}, budget=budget)
+        alone = data('y' * 30, budget=budget - 5)
+        assert whole == ({'k': alone} if budget > 5 else {'k': '[truncated]'}), budget
+        assert data(['y' * 30], budget=budget) == [data('y' * 30, budget=budget - 1)], budget
+
+
+def test_the_same_object_twice_side_by_side_is_not_a_cycle():
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    p, row = Point(1), {'a': 1}
+    assert data([p, p, row, row]) == [{'x': 1}, {'x': 1}, {'a': 1}, {'a': 1}]
+
+
+def test_host_call_arguments_cross_as_ascii_json():
+    with fake_host({'write_file': 'ok'}) as host:
+        host_sync('write_file', 'a.txt', 'é中😀')
+    assert host.calls == [('write_file', ['a.txt', 'é中😀'])]
+    assert _encode_args(['é中😀', '\ud800']).isascii()

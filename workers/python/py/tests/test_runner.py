@@ -41,3 +41,9 @@ def test_asyncio_run_points_to_top_level_await():
 
     e = raises(RuntimeError, asyncio.run, main())
     assert 'top-level await' in str(e)
+
+
+def test_outcomes_are_ascii_json_that_decodes_to_the_same_text():
+    text = _dump({'ok': True, 'value': ['é', '中', '😀', '\ud800', 'plain']})
+    assert text.isascii()
+    assert _loads(text) == {'ok': True, 'value': ['é', '中', '😀', '\ud800', 'plain']}
