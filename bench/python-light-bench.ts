@@ -17,6 +17,7 @@ import { silentLogger } from '../src/util/logger.js';
 import { Workspace } from '../src/workspace/index.js';
 import type { BenchRow, BenchSection } from './bench-types.js';
 import { benchConfig } from './executor-bench.js';
+import { DATA_PY, records } from './python-data.js';
 import { closeLeanSession, leanCallTool, openLeanSession, withChildren } from './http-lean-client.js';
 import { load, percentile, round, rssMb, summary } from './stats.js';
 
@@ -26,7 +27,6 @@ const repo = path.resolve(here, '..', '..');
 const cli = path.join(repo, 'bin', 'code-execution-mcp.js');
 const identity: CallIdentity = { agent: 'bench', sessionId: 'bench', workspaceNamespace: '', permissions: { workspace: 'read-write', skills: 'read-write', tools: ['*'], net: [] } };
 
-const DATA_PY = ['import json', 'data = json.loads(raw)', "active = [d for d in data if d['status'] == 'active' and d['score'] > 50]", "result = {'count': len(active), 'top': [d['id'] for d in active[:3]]}"].join('\n');
 /** The seed's approach: the same snippet through CPython's exec with restricted builtins (no isolation). */
 const SEED_RUNNER = `
 import json, sys, time
@@ -43,11 +43,6 @@ times.sort()
 print(json.dumps({'p50': times[len(times) // 2], 'count': g['result']['count']}))
 `;
 
-function records(): string {
-  const list = Array.from({ length: 14_000 }, (_, i) => ({ id: i, status: i % 3 === 0 ? 'active' : 'inactive', score: i % 100, name: `user-${i}`, email: `user-${i}@example.com` }));
-  return JSON.stringify(list);
-}
-
 /** The seed's approach in python3, the JSON text on its stdin; its p50, ms. */
 function seedRun(raw: string, runs: number): Promise<{ p50: number }> {
   return new Promise((resolve, reject) => {
@@ -58,6 +53,12 @@ function seedRun(raw: string, runs: number): Promise<{ p50: number }> {
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { p50: number }) : reject(new Error(`python3 exited ${code}`))));
     child.stdin.end(raw);
   });
+}
+
+/** Pyodide alone on the data snippet (python-floor-probe.ts); its p50, ms. */
+async function floorRun(dir: string, runs: number): Promise<{ p50: number }> {
+  const { stdout } = await run(process.execPath, [path.join(here, 'python-floor-probe.js'), dir, String(runs)], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop() as string) as { p50: number };
 }
 
 async function probeStart(dir: string | undefined): Promise<{ startupMs: number; fromSnapshot: boolean }> {
@@ -194,6 +195,9 @@ export const pythonLightBench: BenchSection = {
       const seedP50 = seed ? seed.p50 : NaN;
       rows.push({ group: 'python-light', name: `data snippet: ${(raw.length / 1e6).toFixed(1)} MB JSON in context_vars, json.loads + filter (p50)`, value: round(ours, 1), unit: 'ms', extra: summary(data.latencies), ...(seed ? { baseline: { name: "the seed's own exec (python3)", ratio: round(seedP50 / ours, 2) } } : {}), target: '>= 0.5x the seed', ...(seed ? { met: seedP50 / ours >= 0.5 } : {}) });
       if (seed) rows.push({ group: 'python-light', name: "data snippet, the seed's own approach (CPython exec, restricted builtins, no isolation) (p50)", value: round(seedP50, 1), unit: 'ms' });
+      // What no Pyodide-based sandbox can beat: the snippet in a bare interpreter, the string already in Python.
+      const floor = await floorRun(snapshots, 20).catch(() => undefined);
+      if (floor) rows.push({ group: 'python-light', name: 'data snippet, Pyodide alone (the floor: no sandbox, IPC or clean-up around it) (p50)', value: round(floor.p50, 1), unit: 'ms', ...(seed ? { baseline: { name: "the seed's own exec (python3)", ratio: round(seedP50 / floor.p50, 2) } } : {}) });
     } finally {
       await executor.close();
     }
