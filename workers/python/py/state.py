@@ -51,6 +51,19 @@ def _is_hot(module_name):
     return module_name in HOT_MODULES
 
 
+# Exact types take_snapshot has nothing to record for: built-in and immutable, not modules, classes,
+# functions or containers, and their objects cannot claim another __class__ (so every check of
+# record_value falls through for them). Half the values it meets are of these: one set lookup
+# instead of those checks. The filter keeps the claim true whatever is listed. By id: hashing an
+# arbitrary class could run its metaclass's code (these built-in types live as long as the process).
+_PLAIN_TYPE_IDS = frozenset(id(t) for t in (
+    str, int, float, complex, bool, type(None), bytes, tuple, frozenset, range, type(Ellipsis),
+    staticmethod, classmethod, property, _types.BuiltinFunctionType, _types.MethodDescriptorType,
+    _types.WrapperDescriptorType, _types.GetSetDescriptorType, _types.MemberDescriptorType,
+    _types.ClassMethodDescriptorType, _types.MethodWrapperType,
+) if t.__flags__ & _IMMUTABLE_TYPE and not issubclass(t, (type, _types.ModuleType, _types.FunctionType, list, dict, set)))
+
+
 def take_snapshot(extra_namespaces=()):
     """Records the shared state; returns (the quick sweep, protected object ids)."""
     modules = dict(sys.modules)
@@ -89,7 +102,13 @@ def take_snapshot(extra_namespaces=()):
                 except ValueError:
                     pass
 
-    def record_value(v, depth, is_hot):
+    def record_value(v, depth, is_hot, _plain=_PLAIN_TYPE_IDS):
+        t = type(v)
+        if id(t) in _plain:
+            return
+        if t is _types.FunctionType:
+            record_function(v, is_hot)
+            return
         if isinstance(v, _types.ModuleType):
             return
         if _mutable_class(v):
@@ -128,8 +147,9 @@ def take_snapshot(extra_namespaces=()):
         entry = (namespace, tuple(namespace), tuple(namespace.values()))
         record('dict', entry, name == SANDBOX_MODULE)
         by_module[id(namespace)] = entry
+        is_hot = _is_hot(name)
         for value in tuple(namespace.values()):
-            record_value(value, 0, _is_hot(name))
+            record_value(value, 0, is_hot)
 
     # From now on, module assignments are noticed.
     for m in modules.values():
