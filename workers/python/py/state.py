@@ -67,28 +67,27 @@ _PLAIN_TYPE_IDS = frozenset(id(t) for t in (
 def take_snapshot(extra_namespaces=()):
     """Records the shared state; returns (the quick sweep, protected object ids)."""
     modules = dict(sys.modules)
-    records = {'dict': [], 'class': [], 'list': [], 'set': [], 'cell': []}
+    # Only the hot records are swept after every call; elsewhere the walk finds the protected
+    # functions and classes, and marks what it has seen exactly as before (which decides what it
+    # walks next), without building records nobody reads.
     hot = {'dict': [], 'class': [], 'list': [], 'set': [], 'cell': []}
     by_module = {}
     seen = set()
     protected = set()
 
-    def record(kind, entry, is_hot):
-        records[kind].append(entry)
-        if is_hot:
-            hot[kind].append(entry)
-
     def record_container(v, is_hot):
         if id(v) in seen:
             return
         seen.add(id(v))
+        if not is_hot:
+            return
         t = type(v)
         if t is list:
-            record('list', (v, tuple(v)), is_hot)
+            hot['list'].append((v, tuple(v)))
         elif t is dict:
-            record('dict', (v, tuple(v), tuple(v.values())), is_hot)
+            hot['dict'].append((v, tuple(v), tuple(v.values())))
         elif t is set:
-            record('set', (v, tuple(v), frozenset(map(id, v))), is_hot)
+            hot['set'].append((v, tuple(v), frozenset(map(id, v))))
 
     def record_function(f, is_hot):
         protected.add(id(f))
@@ -97,10 +96,11 @@ def take_snapshot(extra_namespaces=()):
         for cell in f.__closure__ or ():
             if id(cell) not in seen:
                 seen.add(id(cell))
-                try:
-                    record('cell', (cell, cell.cell_contents), is_hot)
-                except ValueError:
-                    pass
+                if is_hot:
+                    try:
+                        hot['cell'].append((cell, cell.cell_contents))
+                    except ValueError:
+                        pass
 
     def record_value(v, depth, is_hot, _plain=_PLAIN_TYPE_IDS):
         t = type(v)
@@ -117,10 +117,12 @@ def take_snapshot(extra_namespaces=()):
             seen.add(id(v))
             protected.add(id(v))
             mp = v.__dict__
-            record('class', (v, tuple(mp), tuple(mp.values())), is_hot)
+            if is_hot:
+                hot['class'].append((v, tuple(mp), tuple(mp.values())))
             if depth == 0:
                 for item in tuple(mp.values()):
-                    record_value(item, 1, is_hot)
+                    if id(type(item)) not in _plain:
+                        record_value(item, 1, is_hot)
             return
         if type(v) is _types.FunctionType:
             record_function(v, is_hot)
@@ -145,7 +147,8 @@ def take_snapshot(extra_namespaces=()):
             continue
         seen.add(id(namespace))
         entry = (namespace, tuple(namespace), tuple(namespace.values()))
-        record('dict', entry, name == SANDBOX_MODULE)
+        if name == SANDBOX_MODULE:
+            hot['dict'].append(entry)
         by_module[id(namespace)] = entry
         is_hot = _is_hot(name)
         for value in tuple(namespace.values()):
