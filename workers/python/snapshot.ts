@@ -1,7 +1,8 @@
 // Pyodide interpreters from a memory snapshot. A cold start (load the WebAssembly, boot CPython,
 // import the modules the prelude needs) takes seconds; restoring the memory of an interpreter
 // that already did it takes a fraction. The snapshot holds only that: Pyodide booted and the
-// standard modules the prelude imports or preloads, and the prelude compiled (not run). The sandbox prelude (engine.ts) then runs on the
+// standard modules the prelude imports or preloads, and the prelude compiled (not run), every
+// object frozen out of the collector's way (snapshot-maker.ts). The sandbox prelude (engine.ts) then runs on the
 // restored interpreter exactly as on a cold one, so the audit hook, the recorded shared state and
 // the integrity self-check are made fresh for every interpreter, never taken from the file.
 //
