@@ -89,9 +89,10 @@ describe('the snapshot file', () => {
       (b: Buffer) => b.subarray(0, b.length - 16),
       () => Buffer.from('not a snapshot at all'),
       (b: Buffer) => Buffer.concat([b, Buffer.from([0])]),
-      // The checksum, the snapshot's length, the run count, a run's offset.
+      // The checksum, the snapshot's length (and one of terabytes, refused before allocating), the run count, a run's offset.
       flipAt(9),
       flipAt(13),
+      flipAt(17),
       flipAt(20),
       flipAt(24),
     ];

@@ -26,6 +26,8 @@ const RUN_BYTES = 16;
 const PAGE = 64 * 1024;
 /** More runs than a real snapshot has (about ten): a larger count is damage. */
 const MAX_RUNS = 1 << 16;
+/** A 32-bit WebAssembly memory (4 GiB) and Pyodide's header: a longer snapshot is damage (checked before allocating). */
+const MAX_SNAPSHOT_BYTES = 2 ** 32 + 2 ** 24;
 
 interface Run {
   offset: number;
@@ -118,7 +120,7 @@ function readIntact(fd: number): Uint8Array | undefined {
   const sizes = header.subarray(MAGIC.length + 4);
   const length = Number(sizes.readBigUInt64LE(0));
   const count = sizes.readUInt32LE(8);
-  if (count > MAX_RUNS || length > Number.MAX_SAFE_INTEGER || HEADER_BYTES + count * RUN_BYTES > size) return undefined;
+  if (count > MAX_RUNS || length > MAX_SNAPSHOT_BYTES || HEADER_BYTES + count * RUN_BYTES > size) return undefined;
   const table = Buffer.alloc(count * RUN_BYTES);
   if (!readExactly(fd, table, HEADER_BYTES)) return undefined;
   // Runs in order, inside the snapshot, and exactly filling the rest of the file.
