@@ -102,7 +102,16 @@ def take_snapshot(extra_namespaces=()):
                     except ValueError:
                         pass
 
-    def record_value(v, depth, is_hot, _plain=_PLAIN_TYPE_IDS):
+    def _mark_function(f, _add=seen.add):
+        # What record_function(f, False) does, in one call instead of two: no records, the same marks.
+        protected.add(id(f))
+        kw = f.__kwdefaults__
+        if kw:
+            _add(id(kw))
+        for cell in f.__closure__ or ():
+            _add(id(cell))
+
+    def record_value(v, depth, is_hot, _plain=_PLAIN_TYPE_IDS, _FunctionType=_types.FunctionType):
         t = type(v)
         if id(t) in _plain:
             return
@@ -121,8 +130,13 @@ def take_snapshot(extra_namespaces=()):
                 hot['class'].append((v, tuple(mp), tuple(mp.values())))
             if depth == 0:
                 for item in tuple(mp.values()):
-                    if id(type(item)) not in _plain:
-                        record_value(item, 1, is_hot)
+                    t = type(item)
+                    if id(t) in _plain:
+                        continue
+                    if t is _FunctionType and not is_hot:
+                        _mark_function(item)
+                        continue
+                    record_value(item, 1, is_hot)
             return
         if type(v) is _types.FunctionType:
             record_function(v, is_hot)
@@ -152,6 +166,12 @@ def take_snapshot(extra_namespaces=()):
         by_module[id(namespace)] = entry
         is_hot = _is_hot(name)
         for value in tuple(namespace.values()):
+            t = type(value)
+            if id(t) in _PLAIN_TYPE_IDS:
+                continue
+            if t is _types.FunctionType and not is_hot:
+                _mark_function(value)
+                continue
             record_value(value, 0, is_hot)
 
     # From now on, module assignments are noticed.
