@@ -2,7 +2,8 @@
 // the dangerous built-in C modules are taken out of every copy of CPython's table (found with a
 // native search of the heap), and the snapshot's objects are already in the collector's permanent
 // generation when the prelude starts (so boot()'s collections scan only what the prelude made),
-// and the values take_snapshot skips by type are ones it has nothing to record for.
+// the values take_snapshot skips by type are ones it has nothing to record for, and its walk,
+// which builds records only for the hot modules, still protects every module's functions and classes.
 
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
