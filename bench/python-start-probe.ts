@@ -1,5 +1,6 @@
 // One Pyodide interpreter started the way a Python worker starts it (workers/python/engine.ts),
-// from the memory snapshot in argv[2] or cold without it; prints {startupMs, fromSnapshot} as JSON.
+// from the memory snapshot in argv[2] or cold without it; prints {startupMs, fromSnapshot, phases}
+// as JSON (phases: where startupMs went, PythonEngine.startupPhases).
 // A process of its own per start: bench/python-light-bench.ts runs it for both kinds in turn.
 
 import fs from 'node:fs';
@@ -10,4 +11,4 @@ await import('ses');
 const { startPython } = await import('../workers/python/engine.js');
 const bridge = { sync: () => 'jnull', async: () => Promise.resolve('jnull'), emit: () => {}, done: () => {} };
 const engine = await startPython(bridge, () => {}, process.argv[2] || undefined);
-write(1, `${JSON.stringify({ startupMs: engine.startupMs, fromSnapshot: engine.fromSnapshot })}\n`);
+write(1, `${JSON.stringify({ startupMs: engine.startupMs, fromSnapshot: engine.fromSnapshot, phases: engine.startupPhases })}\n`);

@@ -48,6 +48,12 @@ export interface PythonEngine {
   /** Set once Pyodide hit a fatal error: the interpreter cannot run anything any more. */
   readonly dead: boolean;
   startupMs: number;
+  /**
+   * Where startupMs went, ms: load (the snapshot's key, file and loadPyodide, or a cold start),
+   * modules (the bridge modules dropped, the built-in C modules disabled), prelude, boot, seal
+   * (host powers, lockdown, hardening). Printed by bench/python-start-probe.ts.
+   */
+  startupPhases: Record<'load' | 'modules' | 'prelude' | 'boot' | 'seal', number>;
   /** Restored from the memory snapshot (snapshot.ts) rather than started cold. */
   fromSnapshot: boolean;
 }
@@ -70,8 +76,16 @@ interface PyodideInternals {
  */
 export async function startPython(bridge: Bridge, fallbackOutput: (line: string) => void, snapshotDir?: string): Promise<PythonEngine> {
   const started = performance.now();
+  let last = started;
+  const lap = (): number => {
+    const now = performance.now();
+    const ms = Math.round((now - last) * 10) / 10;
+    last = now;
+    return ms;
+  };
   const jsglobals = Object.freeze(Object.create(null) as object);
   const { pyodide, fromSnapshot } = await loadInterpreter(snapshotDir, jsglobals, fallbackOutput);
+  const phases = { load: lap(), modules: 0, prelude: 0, boot: 0, seal: 0 };
   const internals = pyodide as unknown as PyodideInternals;
   let dead = false;
   internals._api.on_fatal = () => {
@@ -80,6 +94,7 @@ export async function startPython(bridge: Bridge, fallbackOutput: (line: string)
   pyodide.unregisterJsModule('js');
   pyodide.unregisterJsModule('pyodide_js');
   disableBuiltinModules(internals._module);
+  phases.modules = lap();
 
   const namespace = pyodide.runPython(
     "import builtins\n{'__name__': '_sandbox', '__builtins__': dict(builtins.__dict__)}",
@@ -95,6 +110,7 @@ export async function startPython(bridge: Bridge, fallbackOutput: (line: string)
   } else {
     pyodide.runPython(PRELUDE_PY, { globals: namespace, filename: '<sandbox>' });
   }
+  phases.prelude = lap();
   const get = (name: string): PyCallable => namespace.get(name) as PyCallable;
   (get('install') as unknown as (...fns: unknown[]) => void)(bridge.sync, bridge.async, bridge.emit, bridge.done);
   const booted = get('boot')() as PyProxy & { get(i: number): unknown };
@@ -115,10 +131,12 @@ export async function startPython(bridge: Bridge, fallbackOutput: (line: string)
       return dead;
     },
     startupMs: 0,
+    startupPhases: phases,
     fromSnapshot,
   };
   booted.destroy();
   namespace.destroy();
+  phases.boot = lap();
 
   disableHostPowers();
   installCallTimers();
@@ -137,6 +155,7 @@ export async function startPython(bridge: Bridge, fallbackOutput: (line: string)
     if (reachable !== undefined && reachable !== null) harden(reachable);
   }
   disableCodeGeneration();
+  phases.seal = lap();
   engine.startupMs = Math.round(performance.now() - started);
   return engine;
 }

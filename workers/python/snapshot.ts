@@ -1,17 +1,19 @@
 // Pyodide interpreters from a memory snapshot. A cold start (load the WebAssembly, boot CPython,
 // import the modules the prelude needs) takes seconds; restoring the memory of an interpreter
 // that already did it takes a fraction. The snapshot holds only that: Pyodide booted and the
-// standard modules the prelude imports or preloads, and the prelude compiled (not run). The sandbox prelude (engine.ts) then runs on the
+// standard modules the prelude imports or preloads, and the prelude compiled (not run), every
+// object frozen out of the collector's way (snapshot-maker.ts). The sandbox prelude (engine.ts) then runs on the
 // restored interpreter exactly as on a cold one, so the audit hook, the recorded shared state and
 // the integrity self-check are made fresh for every interpreter, never taken from the file.
 //
 // The file lives in the data directory under a key made from the Pyodide build and everything
 // the snapshot or the prelude depends on: a new Pyodide or a changed prelude is a new file. A file
-// whose checksum, key or Pyodide build does not match is deleted and made again, never trusted.
+// whose checksum, key or Pyodide build does not match is deleted and made again, never trusted
+// (its layout and checksum: snapshot-file.ts).
 // It is made in a thread of its own (snapshot-maker.ts) that exits when done, so the interpreter
 // that made it does not stay in memory.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -19,6 +21,9 @@ import { Worker } from 'node:worker_threads';
 import { loadPyodide } from 'pyodide';
 import type { PyodideAPI } from 'pyodide';
 import { preludeSource, snapshotSource } from './prelude.js';
+import { SNAPSHOT_FORMAT, discardSnapshot, readSnapshot } from './snapshot-file.js';
+
+export { SNAPSHOT_FORMAT, discardSnapshot, readSnapshot, writeSnapshot } from './snapshot-file.js';
 
 /**
  * What the snapshot's interpreter runs before its memory is taken (py/preloaded.py, py/snapshot.py):
@@ -33,8 +38,6 @@ export const PRELUDE_PY = preludeSource();
  */
 export const PRELUDE_CODE_NAME = '_cem_prelude_code';
 
-const MAGIC = Buffer.from('CEMPYSN1');
-const HEADER_BYTES = MAGIC.length + 32;
 /** How long the thread that makes a snapshot may take before the interpreter starts cold instead, ms. */
 const MAKE_TIMEOUT_MS = 180_000;
 
@@ -60,63 +63,19 @@ export function loadOptions(jsglobals: object, output: (line: string) => void): 
   };
 }
 
-/** The snapshot's file name: changes with the Pyodide package, the snapshot's code and the prelude (every .py file). */
+/**
+ * The snapshot's file name: changes with the Pyodide package, the snapshot's code, the prelude
+ * (every .py file) and the file's format (SNAPSHOT_FORMAT, which also names the maker's steps).
+ */
 export function snapshotFile(dir: string, prelude: string = PRELUDE_PY, snapshotCode: string = SNAPSHOT_PY): string {
   const folder = pyodideFolder();
   const pkg = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { version: string };
   const wasm = fs.statSync(path.join(folder, 'pyodide.asm.wasm'));
   const key = createHash('sha256')
-    .update(JSON.stringify([pkg.version, wasm.size, Math.round(wasm.mtimeMs), process.versions.node, snapshotCode, prelude]))
+    .update(JSON.stringify([pkg.version, wasm.size, Math.round(wasm.mtimeMs), process.versions.node, SNAPSHOT_FORMAT, snapshotCode, prelude]))
     .digest('hex')
     .slice(0, 24);
   return path.join(dir, `pyodide-${pkg.version}-${key}.snap`);
-}
-
-/** The snapshot's bytes, or undefined when there is none or it is not intact (then it is deleted). */
-export function readSnapshot(file: string): Uint8Array | undefined {
-  let data: Buffer;
-  try {
-    data = fs.readFileSync(file);
-  } catch {
-    return undefined;
-  }
-  const body = data.subarray(HEADER_BYTES);
-  const intact = data.length > HEADER_BYTES && data.subarray(0, MAGIC.length).equals(MAGIC) && createHash('sha256').update(body).digest().equals(data.subarray(MAGIC.length, HEADER_BYTES));
-  if (!intact) {
-    discardSnapshot(file);
-    return undefined;
-  }
-  // Pyodide reads the body as 32-bit words: it must start on an aligned offset.
-  return new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
-}
-
-export function discardSnapshot(file: string): void {
-  try {
-    fs.rmSync(file, { force: true });
-  } catch {
-    // another process removed or replaced it
-  }
-}
-
-/** Writes the snapshot atomically (a temporary file renamed over), and removes snapshots of other keys. */
-export function writeSnapshot(file: string, snapshot: Uint8Array): void {
-  const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const body = Buffer.from(snapshot.buffer, snapshot.byteOffset, snapshot.byteLength);
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = fs.openSync(temp, 'wx', 0o600);
-  try {
-    fs.writeSync(fd, MAGIC);
-    fs.writeSync(fd, createHash('sha256').update(body).digest());
-    fs.writeSync(fd, body);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temp, file);
-  for (const name of fs.readdirSync(dir)) {
-    if (name.startsWith('pyodide-') && name.endsWith('.snap') && path.join(dir, name) !== file) discardSnapshot(path.join(dir, name));
-  }
 }
 
 /** Makes the snapshot in a thread of its own; resolves true once the file is written. */

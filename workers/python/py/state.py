@@ -52,31 +52,43 @@ def _is_hot(module_name):
     return module_name in HOT_MODULES
 
 
+# Exact types take_snapshot has nothing to record for: built-in and immutable, not modules, classes,
+# functions or containers, and their objects cannot claim another __class__ (so every check of
+# record_value falls through for them). Half the values it meets are of these: one set lookup
+# instead of those checks. The filter keeps the claim true whatever is listed. By id: hashing an
+# arbitrary class could run its metaclass's code (these built-in types live as long as the process).
+_PLAIN_TYPE_IDS = frozenset(id(t) for t in (
+    str, int, float, complex, bool, type(None), bytes, tuple, frozenset, range, type(Ellipsis),
+    staticmethod, classmethod, property, _types.BuiltinFunctionType, _types.MethodDescriptorType,
+    _types.WrapperDescriptorType, _types.GetSetDescriptorType, _types.MemberDescriptorType,
+    _types.ClassMethodDescriptorType, _types.MethodWrapperType,
+) if t.__flags__ & _IMMUTABLE_TYPE and not issubclass(t, (type, _types.ModuleType, _types.FunctionType, list, dict, set)))
+
+
 def take_snapshot(extra_namespaces=()):
     """Records the shared state; returns (the quick sweep, protected object ids)."""
     modules = dict(sys.modules)
-    records = {'dict': [], 'class': [], 'list': [], 'set': [], 'cell': []}
+    # Only the hot records are swept after every call; elsewhere the walk finds the protected
+    # functions and classes, and marks what it has seen exactly as before (which decides what it
+    # walks next), without building records nobody reads.
     hot = {'dict': [], 'class': [], 'list': [], 'set': [], 'cell': []}
     by_module = {}
     seen = set()
     protected = set()
 
-    def record(kind, entry, is_hot):
-        records[kind].append(entry)
-        if is_hot:
-            hot[kind].append(entry)
-
     def record_container(v, is_hot):
         if id(v) in seen:
             return
         seen.add(id(v))
+        if not is_hot:
+            return
         t = type(v)
         if t is list:
-            record('list', (v, tuple(v)), is_hot)
+            hot['list'].append((v, tuple(v)))
         elif t is dict:
-            record('dict', (v, tuple(v), tuple(v.values())), is_hot)
+            hot['dict'].append((v, tuple(v), tuple(v.values())))
         elif t is set:
-            record('set', (v, tuple(v), frozenset(map(id, v))), is_hot)
+            hot['set'].append((v, tuple(v), frozenset(map(id, v))))
 
     def record_function(f, is_hot):
         protected.add(id(f))
@@ -85,12 +97,28 @@ def take_snapshot(extra_namespaces=()):
         for cell in f.__closure__ or ():
             if id(cell) not in seen:
                 seen.add(id(cell))
-                try:
-                    record('cell', (cell, cell.cell_contents), is_hot)
-                except ValueError:
-                    pass
+                if is_hot:
+                    try:
+                        hot['cell'].append((cell, cell.cell_contents))
+                    except ValueError:
+                        pass
 
-    def record_value(v, depth, is_hot):
+    def _mark_function(f, _add=seen.add):
+        # What record_function(f, False) does, in one call instead of two: no records, the same marks.
+        protected.add(id(f))
+        kw = f.__kwdefaults__
+        if kw:
+            _add(id(kw))
+        for cell in f.__closure__ or ():
+            _add(id(cell))
+
+    def record_value(v, depth, is_hot, _plain=_PLAIN_TYPE_IDS, _FunctionType=_types.FunctionType):
+        t = type(v)
+        if id(t) in _plain:
+            return
+        if t is _types.FunctionType:
+            record_function(v, is_hot)
+            return
         if isinstance(v, _types.ModuleType):
             return
         if _mutable_class(v):
@@ -99,9 +127,16 @@ def take_snapshot(extra_namespaces=()):
             seen.add(id(v))
             protected.add(id(v))
             mp = v.__dict__
-            record('class', (v, tuple(mp), tuple(mp.values())), is_hot)
+            if is_hot:
+                hot['class'].append((v, tuple(mp), tuple(mp.values())))
             if depth == 0:
                 for item in tuple(mp.values()):
+                    t = type(item)
+                    if id(t) in _plain:
+                        continue
+                    if t is _FunctionType and not is_hot:
+                        _mark_function(item)
+                        continue
                     record_value(item, 1, is_hot)
             return
         if type(v) is _types.FunctionType:
@@ -127,10 +162,18 @@ def take_snapshot(extra_namespaces=()):
             continue
         seen.add(id(namespace))
         entry = (namespace, tuple(namespace), tuple(namespace.values()))
-        record('dict', entry, name == SANDBOX_MODULE)
+        if name == SANDBOX_MODULE:
+            hot['dict'].append(entry)
         by_module[id(namespace)] = entry
+        is_hot = _is_hot(name)
         for value in tuple(namespace.values()):
-            record_value(value, 0, _is_hot(name))
+            t = type(value)
+            if id(t) in _PLAIN_TYPE_IDS:
+                continue
+            if t is _types.FunctionType and not is_hot:
+                _mark_function(value)
+                continue
+            record_value(value, 0, is_hot)
 
     # The collector calls this list (whatever gc.callbacks is rebound to) in every clean-up and call:
     # a call's callbacks go with the quick sweep, which repeats while a repair drops something.
