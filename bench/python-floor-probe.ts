@@ -4,6 +4,7 @@
 // thread, context crossing or clean-up. Prints {p50} (ms) as JSON. A process of its own (lockdown).
 
 import fs from 'node:fs';
+import type { PyProxy } from 'pyodide/ffi';
 
 const write = fs.writeSync.bind(fs);
 await import('ses');
@@ -12,7 +13,7 @@ const { DATA_PY, records } = await import('./python-data.js');
 const bridge = { sync: () => 'jnull', async: () => Promise.resolve('jnull'), emit: () => {}, done: () => {} };
 const engine = await startPython(bridge, () => {}, process.argv[2] || undefined);
 const runs = Number(process.argv[3] ?? 20);
-const ns = engine.pyodide.runPython('{}') as import('pyodide/ffi').PyProxy & { set(key: string, value: unknown): void };
+const ns = engine.pyodide.runPython('{}') as PyProxy & { set(key: string, value: unknown): void };
 ns.set('RAW', records());
 ns.set('CODE', DATA_PY);
 ns.set('RUNS', runs);
