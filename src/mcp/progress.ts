@@ -8,6 +8,8 @@ import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 export const MAX_STREAMED_LINES = 1000;
 /** Longest line sent in one notification, characters. */
 export const MAX_LINE_CHARS = 2000;
+/** How long the end of a call waits for lines still being made safe (PII boundary), ms. */
+export const FLUSH_LIMIT_MS = 2000;
 
 export interface ProgressOptions {
   token: string | number;
@@ -25,6 +27,8 @@ export class ProgressReporter {
   #lastMs = 0;
   #lines = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** The call ended: no more lines are taken; those taken still leave (stop()). */
+  #closing = false;
   #stopped = false;
   /** Transformed lines leave one after another, in the order the code printed them. */
   #lineChain: Promise<void> = Promise.resolve();
@@ -41,7 +45,7 @@ export class ProgressReporter {
 
   /** An output line was written by the code. */
   line(text: string): void {
-    if (this.#stopped) return;
+    if (this.#closing) return;
     this.#lines++;
     if (this.#lines > MAX_STREAMED_LINES) return;
     const line = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text;
@@ -57,13 +61,22 @@ export class ProgressReporter {
     });
   }
 
-  stop(): void {
-    this.#stopped = true;
+  /**
+   * Ends the ticks. Lines the code printed before the end still go out, in order and before the
+   * result (a line's PII check can outlast the call on a loaded machine); after FLUSH_LIMIT_MS the
+   * rest is dropped.
+   */
+  async stop(): Promise<void> {
+    this.#closing = true;
     if (this.#timer) clearInterval(this.#timer);
+    let limit: NodeJS.Timeout | undefined;
+    await Promise.race([this.#lineChain, new Promise<void>((resolve) => (limit = setTimeout(resolve, FLUSH_LIMIT_MS)))]);
+    clearTimeout(limit);
+    this.#stopped = true;
   }
 
   #tick(): void {
-    if (this.#stopped) return;
+    if (this.#closing) return;
     const elapsed = (this.#options.now() - this.#started) / 1000;
     const held = this.#lines - MAX_STREAMED_LINES;
     const more = held > 0 ? `, ${held} output lines not streamed` : '';

@@ -151,7 +151,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
       { signal, ...(reporter ? { onOutput: (line: string) => reporter.line(line) } : {}) },
     );
   } finally {
-    reporter?.stop();
+    await reporter?.stop();
   }
 
   result = await withLanguage(result, input.code, language, detect);
