@@ -55,15 +55,19 @@ function seedRun(raw: string, runs: number): Promise<{ p50: number }> {
   });
 }
 
-/** Pyodide alone on the data snippet (python-floor-probe.ts); its p50, ms. */
-async function floorRun(dir: string, runs: number): Promise<{ p50: number }> {
-  const { stdout } = await run(process.execPath, [path.join(here, 'python-floor-probe.js'), dir, String(runs)], { maxBuffer: 1 << 20 });
-  return JSON.parse(stdout.trim().split('\n').pop() as string) as { p50: number };
+/** Runs a probe script of this folder in a process of its own; the JSON of its last output line. */
+async function probe<T>(script: string, args: string[]): Promise<T> {
+  const { stdout } = await run(process.execPath, [path.join(here, script), ...args], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop() as string) as T;
 }
 
-async function probeStart(dir: string | undefined): Promise<{ startupMs: number; fromSnapshot: boolean }> {
-  const { stdout } = await run(process.execPath, [path.join(here, 'python-start-probe.js'), ...(dir ? [dir] : [])], { maxBuffer: 1 << 20 });
-  return JSON.parse(stdout.trim().split('\n').pop() as string) as { startupMs: number; fromSnapshot: boolean };
+/** Pyodide alone on the data snippet (python-floor-probe.ts); its p50, ms. */
+function floorRun(dir: string, runs: number): Promise<{ p50: number }> {
+  return probe('python-floor-probe.js', [dir, String(runs)]);
+}
+
+function probeStart(dir: string | undefined): Promise<{ startupMs: number; fromSnapshot: boolean }> {
+  return probe('python-start-probe.js', dir ? [dir] : []);
 }
 
 /** Spawns `serve` on a free port; resolves with its pid, URL and when it started. */

@@ -145,16 +145,10 @@ export class VaultJournal {
       const info = await handle.stat();
       if (from !== undefined && (info.ino !== from.ino || info.size < from.bytes)) return undefined;
       const start = from?.bytes ?? 0;
-      const buffer = Buffer.alloc(info.size - start);
-      let got = 0;
-      while (got < buffer.length) {
-        const { bytesRead } = await handle.read(buffer, got, buffer.length - got, start + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
+      const bytes = await readFrom(handle, start, info.size);
       // A line still being appended (or torn by a crash) is read again next time, whole.
-      const whole = buffer.subarray(0, got).lastIndexOf(0x0a) + 1;
-      const text = buffer.subarray(0, from === undefined ? got : whole).toString('utf8');
+      const whole = bytes.lastIndexOf(0x0a) + 1;
+      const text = (from === undefined ? bytes : bytes.subarray(0, whole)).toString('utf8');
       return { text, position: { ino: info.ino, bytes: start + whole } };
     } finally {
       await handle.close();
@@ -288,18 +282,22 @@ async function appendDurably(file: string, text: string): Promise<number> {
   }
 }
 
-/** The whole lines of an open file from byte `start` on (a line still being written is left). */
-async function readWholeLines(handle: FileHandle, start: number): Promise<string> {
-  const size = (await handle.stat()).size;
-  if (size <= start) return '';
-  const buffer = Buffer.alloc(size - start);
+/** The bytes of an open file from `start` up to `end` (fewer if it is shorter). */
+async function readFrom(handle: FileHandle, start: number, end: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(Math.max(0, end - start));
   let got = 0;
   while (got < buffer.length) {
     const { bytesRead } = await handle.read(buffer, got, buffer.length - got, start + got);
     if (bytesRead === 0) break;
     got += bytesRead;
   }
-  return buffer.subarray(0, buffer.subarray(0, got).lastIndexOf(0x0a) + 1).toString('utf8');
+  return buffer.subarray(0, got);
+}
+
+/** The whole lines of an open file from byte `start` on (a line still being written is left). */
+async function readWholeLines(handle: FileHandle, start: number): Promise<string> {
+  const bytes = await readFrom(handle, start, (await handle.stat()).size);
+  return bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1).toString('utf8');
 }
 
 /** Takes a lock file (O_EXCL); a stale one (its process died) is broken once. Undefined when held. */

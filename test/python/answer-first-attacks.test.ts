@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PYTHON_START_MS } from './helpers.js';
-import { PythonProcess, valueOf } from './process-driver.js';
+import { errorOf, PythonProcess, valueOf } from './process-driver.js';
 import type { Finished } from './process-driver.js';
 
 const WORKS = "write_file('ok.txt', 'fine')\nresult = [read_file('ok.txt'), json.dumps({'a': 1})]";
@@ -57,11 +57,6 @@ const LATE_WORK = [
 /** The next call's view: [late code ran, json.planted, json.planted_raw, json.keep_ref, gc callbacks]. */
 const LATE_CHECK =
   "import json\nresult = [getattr(json.dumps, 'late_ran', False), hasattr(json, 'planted'), hasattr(json, 'planted_raw'), hasattr(json, 'keep_ref'), len(read_file.__globals__['_gc'].callbacks)]\njson.dumps.late_ran = False";
-
-function errorOf(f: Finished): { type: string; message: string } {
-  if (f.outcome.ok) throw new Error(`the call succeeded with ${JSON.stringify(f.outcome.value)}; expected a refusal`);
-  return f.outcome.error;
-}
 
 describe('answer first: two agents attack the clean-up, the quick sweep and the self-check', () => {
   let proc: PythonProcess;

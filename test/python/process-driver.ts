@@ -149,3 +149,9 @@ export function valueOf(f: Finished): unknown {
   if (!f.outcome.ok) throw new Error(`the call failed: ${f.outcome.error.type}: ${f.outcome.error.message}`);
   return f.outcome.value;
 }
+
+/** The error of a call that must have been refused (throws when it succeeded). */
+export function errorOf(f: Finished): { type: string; message: string } {
+  if (f.outcome.ok) throw new Error(`the call succeeded with ${JSON.stringify(f.outcome.value)}; expected a refusal`);
+  return f.outcome.error;
+}

@@ -5,15 +5,9 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PYTHON_START_MS } from './helpers.js';
-import { PythonProcess, valueOf } from './process-driver.js';
-import type { Finished } from './process-driver.js';
+import { errorOf, PythonProcess, valueOf } from './process-driver.js';
 
 const WORKS = "write_file('ok.txt', 'fine')\nresult = [read_file('ok.txt'), json.dumps({'a': 1})]";
-
-function errorOf(f: Finished): { type: string; message: string } {
-  if (f.outcome.ok) throw new Error(`the call succeeded with ${JSON.stringify(f.outcome.value)}; expected a refusal`);
-  return f.outcome.error;
-}
 
 describe('a call cannot break its own Python worker', () => {
   let proc: PythonProcess;

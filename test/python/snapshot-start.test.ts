@@ -18,6 +18,13 @@ import { PRELUDE_PY } from '../../workers/python/snapshot.js';
 import { PYTHON_START_MS } from './helpers.js';
 
 /** A heap with NUL-terminated names at `names`, as Emscripten lays out C strings. */
+/** Runs `lines` in a fresh prelude namespace of the test's interpreter, after the preloaded modules. */
+function inPrelude(pyodide: PyodideAPI, lines: string[]): unknown {
+  const ns = pyodide.runPython("import builtins\n{'__name__': '_sandbox', '__builtins__': dict(builtins.__dict__)}") as PyProxy;
+  pyodide.runPython(PRELUDE_PY, { globals: ns, filename: '<sandbox>' });
+  return pyodide.runPython(['import sys, types, importlib', 'for name in PRELOADED:', '    importlib.import_module(name)', ...lines].join('\n'), { globals: ns });
+}
+
 function fakeHeap(words: number): { module: EmscriptenHeap; heap: Uint32Array; name(text: string): number } {
   const heap = new Uint32Array(words);
   const bytes = new Uint8Array(heap.buffer);
@@ -95,13 +102,7 @@ describe('an interpreter restored from the snapshot, before the prelude runs', (
     // after the prelude: a value of a listed type is no module, class, function or container,
     // its type is immutable, and it does not claim another __class__ (so record_value's checks
     // would all fall through for it).
-    const ns = pyodide.runPython("import builtins\n{'__name__': '_sandbox', '__builtins__': dict(builtins.__dict__)}") as PyProxy;
-    pyodide.runPython(PRELUDE_PY, { globals: ns, filename: '<sandbox>' });
-    const check = pyodide.runPython(
-      [
-        'import sys, types, importlib',
-        'for name in PRELOADED:',
-        '    importlib.import_module(name)',
+    const check = inPrelude(pyodide, [
         'values = []',
         'for m in list(sys.modules.values()):',
         "    d = getattr(m, '__dict__', None)",
@@ -114,9 +115,7 @@ describe('an interpreter restored from the snapshot, before the prelude runs', (
         'bad = [repr(v)[:80] for v in plain if isinstance(v, (type, types.ModuleType, types.FunctionType, list, dict, set))',
         '       or _mutable_class(type(v)) or v.__class__ is not type(v)]',
         '[len(values), len(plain), bad]',
-      ].join('\n'),
-      { globals: ns },
-    ) as PyProxy & { toJs(): [number, number, string[]] };
+    ]) as PyProxy & { toJs(): [number, number, string[]] };
     const [all, plain, bad] = check.toJs();
     expect(bad).toEqual([]);
     // Most values are plain: the shortcut is worth having.
@@ -126,13 +125,7 @@ describe('an interpreter restored from the snapshot, before the prelude runs', (
   it('protects every function and mutable class of every module namespace (take_snapshot, which makes no record for most of them)', () => {
     // Last: take_snapshot gives every module the tracking class. The audit hook refuses changes
     // to the code, defaults and special names of what these ids name.
-    const ns = pyodide.runPython("import builtins\n{'__name__': '_sandbox', '__builtins__': dict(builtins.__dict__)}") as PyProxy;
-    pyodide.runPython(PRELUDE_PY, { globals: ns, filename: '<sandbox>' });
-    const check = pyodide.runPython(
-      [
-        'import sys, types, importlib',
-        'for name in PRELOADED:',
-        '    importlib.import_module(name)',
+    const check = inPrelude(pyodide, [
         'quick, protected = take_snapshot((globals(),))',
         'expected = set()',
         // builtins is not walked as a namespace: the walk meets its dict first as a module's
@@ -143,9 +136,7 @@ describe('an interpreter restored from the snapshot, before the prelude runs', (
         "    if type(d) is dict and n != 'builtins':",
         '        expected.update(id(v) for v in d.values() if type(v) is types.FunctionType or _mutable_class(v))',
         '[len(expected), len(protected), len(expected - protected)]',
-      ].join('\n'),
-      { globals: ns },
-    ) as PyProxy & { toJs(): number[] };
+    ]) as PyProxy & { toJs(): number[] };
     const [expected, protectedIds, missing] = check.toJs();
     expect(missing).toBe(0);
     expect(expected).toBeGreaterThan(1_000);
