@@ -60,7 +60,8 @@ describe('MemoryVaultStore keyed by agent', () => {
     for (const f of files) {
       const raw = readFileSync(path.join(dir, f), 'latin1');
       expect(raw).not.toContain('jane.doe');
-      expect(raw).not.toContain('555');
+      // The whole number: its digits alone turn up in random base64 ciphertext now and then (CI saw '555').
+      expect(raw).not.toContain('415 555 0100');
     }
 
     const second = new MemoryVaultStore({ dir });
