@@ -6,6 +6,8 @@
 import { readings } from './detect-reading.js';
 import type { Readings } from './detect-reading.js';
 import { parseWrapped, preprocess } from '../../workers/js/preprocess.js';
+import { tooDeepForStripper } from '../../workers/js/strip-types.js';
+import { WRAP_PREFIX } from '../../workers/kit/protocol.js';
 
 /** Characters the line heuristics read: a sample says enough, and keeps them cheap on the coordinator. */
 export const SIGNAL_SAMPLE_CHARS = 64 * 1024;
@@ -80,24 +82,68 @@ export function languageSignals(code: string): { python: number; javascript: num
   return { python, javascript };
 }
 
+/**
+ * What the type stripper says of code JavaScript does not parse: it parses, it fails, or it is too
+ * deep for the stripper (refused by the nesting guard, or it trapped and was replaced).
+ */
+export type TypeScriptVerdict = 'parses' | 'fails' | 'too-deep';
+
 /** Whether the code parses as the body of an async JavaScript (or TypeScript) function. */
 export function parsesAs(code: string, language: 'javascript' | 'typescript'): boolean {
-  if (language === 'typescript') {
-    if (code.length > MAX_TYPESCRIPT_DETECT_CHARS) return false;
-    try {
-      return preprocess(code, language).ok;
-    } catch {
-      return false; // nesting deeper than the compiler's recursion (RangeError): not for detection to decide
-    }
-  }
+  if (language === 'typescript') return typescriptVerdict(code) === 'parses';
   if (code.length > MAX_PARSE_DETECT_CHARS) return false;
+  return jsFailure(code) === undefined;
+}
+
+/**
+ * Whether the code parses as TypeScript. JavaScript that acorn parses does; the stripper is asked
+ * only where acorn's own error points at TypeScript syntax, since code that fails as JavaScript
+ * before any type fails as TypeScript too, and the stripper costs 1-2 s per MiB and traps on long
+ * chains (strip-types.ts), where acorn costs a fraction of that.
+ */
+export function typescriptVerdict(code: string): TypeScriptVerdict {
+  if (code.length > MAX_TYPESCRIPT_DETECT_CHARS) return 'fails';
+  const failure = jsFailure(code);
+  if (failure === undefined) return 'parses';
+  if (!typeScriptAt(code, failure)) return 'fails';
+  try {
+    const pre = preprocess(code, 'typescript');
+    if (pre.ok) return 'parses';
+    return tooDeepForStripper(pre.error.message) ? 'too-deep' : 'fails';
+  } catch {
+    return 'fails'; // nesting deeper than the compiler's recursion (RangeError): not for detection to decide
+  }
+}
+
+/** Where acorn stops on `code` (an offset into it), -1 past its recursion; undefined when it parses. */
+function jsFailure(code: string): number | undefined {
   // The sandbox's own wrapping, without the token and comment bookkeeping preprocess needs.
   try {
     parseWrapped(code);
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (error) {
+    const pos = (error as { pos?: unknown }).pos;
+    return error instanceof SyntaxError && typeof pos === 'number' ? pos - WRAP_PREFIX.length : -1;
   }
+}
+
+/** Characters TypeScript adds around where JavaScript stops: `x: T`, `<T>`, `x!`, `a?:`, `@dec`. */
+const TYPE_PUNCTUATION = /[:<>!?@]/;
+/** Words TypeScript adds: acorn stops at them or at the name after them. */
+const TYPE_WORDS = new Set([
+  'interface', 'type', 'enum', 'as', 'satisfies', 'declare', 'namespace', 'module', 'abstract', 'implements',
+  'private', 'public', 'protected', 'readonly', 'override', 'accessor', 'keyof', 'infer', 'is', 'asserts', 'unique', 'global',
+]);
+
+/** Whether JavaScript stopped at `at` where TypeScript syntax is: on or just after its punctuation or words. */
+export function typeScriptAt(code: string, at: number): boolean {
+  if (at < 0) return false;
+  const before = code.slice(Math.max(0, at - 3), at + 1);
+  if (TYPE_PUNCTUATION.test(before)) return true;
+  // The last two words up to the end of the one acorn stopped at: `interface Foo`, `x as`, `abstract class`.
+  const end = at + (/^[\w$]*/.exec(code.slice(at, at + 40))?.[0].length ?? 0);
+  const last = code.slice(Math.max(0, at - 40), end).match(/[A-Za-z_$][\w$]*/g)?.slice(-2) ?? [];
+  return last.some((w) => TYPE_WORDS.has(w));
 }
 
 /** The facts detection decides from; plain data (it crosses from the helper thread). */

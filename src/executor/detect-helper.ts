@@ -1,6 +1,6 @@
 // Language detection's parsers off the coordinator's event loop. An agent chooses its code's size
 // and shape: acorn's scope bookkeeping is quadratic in one scope's names, the TypeScript stripper
-// costs 1-2 s per MiB and traps (then reloads, ~0.1 s) on nesting past about 150 levels. Inline,
+// costs 1-2 s per MiB and traps (then loads afresh, ~0.1 s) on deep nesting and long chains. Inline,
 // one agent's calls held every other agent's requests for that long. So short JavaScript (up to
 // INLINE_DETECT_CHARS) is read inline, and everything longer, and every TypeScript parse, runs on
 // a helper thread (detect-worker.ts), where each agent's detections take turns with every other
@@ -8,26 +8,52 @@
 
 import { HelperThreads } from '../util/helper-threads.js';
 import type { HelperThreadsStats } from '../util/helper-threads.js';
-import { codeFacts, parsesAs } from './detect-facts.js';
-import type { CodeFacts } from './detect-facts.js';
+import { codeFacts, parsesAs, typescriptVerdict } from './detect-facts.js';
+import type { CodeFacts, TypeScriptVerdict } from './detect-facts.js';
 import type { DetectTask } from './detect-worker.js';
 
 /** Code up to this many characters is parsed as JavaScript on the calling thread (well under a millisecond). */
 export const INLINE_DETECT_CHARS = 2 * 1024;
+/**
+ * The helper thread's heap bound, MiB: detection parses at most 32 KiB (detect-facts.ts) and the
+ * stripper takes about 10 MiB, so this is room to spare, and a thread past it dies alone (the
+ * detection it ran falls back to the default language) instead of growing the daemon.
+ */
+export const DETECT_HELPER_HEAP_MB = 96;
 
 /** One thread: detection is short; it exits after 30 s idle, so an idle daemon holds none. */
-const helper = new HelperThreads(import.meta.url, 'src/executor/detect-worker.js', { threads: 1, idleMs: 30_000 });
+const helper = new HelperThreads(import.meta.url, 'src/executor/detect-worker.js', { threads: 1, idleMs: 30_000, maxHeapMb: DETECT_HELPER_HEAP_MB });
+
+/** What detection concludes when its helper thread died under a job: nothing parsed, nothing looked like anything. */
+const NO_FACTS: CodeFacts = { signals: { python: 0, javascript: 0 }, jsParses: false };
+
+/**
+ * `task` on the helper thread in `agent`'s turn; `fallback` when the thread died under it (its
+ * memory bound); undefined when there is no helper (a partial build: the caller runs it inline).
+ */
+function onHelper<T>(task: DetectTask, agent: string | undefined, fallback: T): Promise<T> | undefined {
+  return helper.run<T>(task, agent)?.catch(() => fallback);
+}
 
 /** codeFacts, inline for short code, on the helper thread (in `agent`'s turn) for long code. */
 export async function codeFactsOffLoop(code: string, names: readonly string[], agent?: string): Promise<CodeFacts> {
-  const onHelper = code.length > INLINE_DETECT_CHARS ? helper.run<CodeFacts>({ kind: 'facts', code, names } satisfies DetectTask, agent) : undefined;
-  return onHelper ?? codeFacts(code, names);
+  const off = code.length > INLINE_DETECT_CHARS ? onHelper<CodeFacts>({ kind: 'facts', code, names }, agent, NO_FACTS) : undefined;
+  return off ?? codeFacts(code, names);
 }
 
-/** parsesAs: TypeScript always on the helper thread (its stripper traps on deep nesting), long JavaScript too. */
-export async function parsesOffLoop(code: string, language: 'javascript' | 'typescript', agent?: string): Promise<boolean> {
-  const onHelper = language === 'typescript' || code.length > INLINE_DETECT_CHARS ? helper.run<boolean>({ kind: 'parses', code, language } satisfies DetectTask, agent) : undefined;
-  return onHelper ?? parsesAs(code, language);
+/** Whether the code parses as JavaScript: inline when short, on the helper thread when long. */
+export async function parsesOffLoop(code: string, agent?: string): Promise<boolean> {
+  const off = code.length > INLINE_DETECT_CHARS ? onHelper<boolean>({ kind: 'parses', code }, agent, false) : undefined;
+  return off ?? parsesAs(code, 'javascript');
+}
+
+/**
+ * The type stripper's verdict, always on the helper thread: a trap there (code too deep for it)
+ * costs the thread a fresh stripper, loaded in the same job, so in the turn of the agent whose
+ * code trapped it, never in the next agent's.
+ */
+export async function typescriptOffLoop(code: string, agent?: string): Promise<TypeScriptVerdict> {
+  return (await onHelper<TypeScriptVerdict>({ kind: 'typescript', code }, agent, 'fails')) ?? typescriptVerdict(code);
 }
 
 /** Ends the helper thread (daemon shutdown, tests); a later detection starts it again. */

@@ -3,15 +3,21 @@
 // own TypeScript path, CPython's ast.parse in the Python pool. Line heuristics, linear in the code,
 // only pick which parser to trust when both could accept the text.
 
-import { codeFactsOffLoop, parsesOffLoop } from './detect-helper.js';
+import { codeFactsOffLoop, parsesOffLoop, typescriptOffLoop } from './detect-helper.js';
 import type { Language } from './executor-types.js';
 
-export { languageSignals, MAX_PARSE_DETECT_CHARS, MAX_TYPESCRIPT_DETECT_CHARS, parsesAs, SIGNAL_SAMPLE_CHARS } from './detect-facts.js';
+export { languageSignals, MAX_PARSE_DETECT_CHARS, MAX_TYPESCRIPT_DETECT_CHARS, parsesAs, SIGNAL_SAMPLE_CHARS, typeScriptAt } from './detect-facts.js';
 
 /** Why a language was chosen: shown in logs and tests, never needed by callers. */
 export type DetectionReason =
   | 'javascript-parses'
   | 'typescript-parses'
+  /**
+   * TypeScript too deep for the type stripper (it trapped on the helper thread): TypeScript, whose
+   * run then fails with the stripper's clear error, not JavaScript's syntax error and a second
+   * stripper run for its hint.
+   */
+  | 'typescript-too-deep'
   | 'python-parses'
   | 'python-looking'
   /** Both parse; as JavaScript it would fail or differ (undeclared names, Python builtins, `//`), as Python not. */
@@ -67,7 +73,9 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
     if (verdict === undefined && (!jsParses || signals.javascript === 0)) return { language: 'python', reason: 'python-looking' };
   }
   if (jsParses) return { language: 'javascript', reason: 'javascript-parses' };
-  if (await parsesOffLoop(code, 'typescript', options.agent)) return { language: 'typescript', reason: 'typescript-parses' };
+  const typescript = await typescriptOffLoop(code, options.agent);
+  if (typescript === 'parses') return { language: 'typescript', reason: 'typescript-parses' };
+  if (typescript === 'too-deep') return { language: 'typescript', reason: 'typescript-too-deep' };
   // Parses nowhere else: CPython has the last word (a conditional expression or a `#` comment
   // gives no line signal), then the signals say where the error should come from.
   if (options.python && !looksPython && (await options.checkPython?.(code)) === null) return { language: 'python', reason: 'python-parses' };
@@ -82,11 +90,11 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
  */
 export async function otherLanguageHint(code: string, language: Language, options: DetectOptions): Promise<string | undefined> {
   if (language === 'python') {
-    if (await parsesOffLoop(code, 'javascript', options.agent)) return 'this looks like JavaScript; pass language: "javascript"';
-    if (await parsesOffLoop(code, 'typescript', options.agent)) return 'this looks like TypeScript; pass language: "typescript"';
+    if (await parsesOffLoop(code, options.agent)) return 'this looks like JavaScript; pass language: "javascript"';
+    if ((await typescriptOffLoop(code, options.agent)) === 'parses') return 'this looks like TypeScript; pass language: "typescript"';
     return undefined;
   }
-  if (language === 'javascript' && (await parsesOffLoop(code, 'typescript', options.agent)) && !(await parsesOffLoop(code, 'javascript', options.agent))) {
+  if (language === 'javascript' && !(await parsesOffLoop(code, options.agent)) && (await typescriptOffLoop(code, options.agent)) === 'parses') {
     return 'this looks like TypeScript; pass language: "typescript"';
   }
   const { signals } = await codeFactsOffLoop(code, [], options.agent);

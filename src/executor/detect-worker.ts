@@ -3,15 +3,17 @@
 // loop. Pure computation on a copy of the code; what comes back is plain data.
 
 import { lowerThreadPriority } from '../util/helper-thread-priority.js';
-import { codeFacts, parsesAs } from './detect-facts.js';
-import type { CodeFacts } from './detect-facts.js';
+import { codeFacts, parsesAs, typescriptVerdict } from './detect-facts.js';
+import type { CodeFacts, TypeScriptVerdict } from './detect-facts.js';
 
 lowerThreadPriority();
 
 export type DetectTask =
   | { kind: 'facts'; code: string; names: readonly string[] }
-  | { kind: 'parses'; code: string; language: 'javascript' | 'typescript' };
+  | { kind: 'parses'; code: string }
+  | { kind: 'typescript'; code: string };
 
-export default function detect(task: DetectTask): CodeFacts | boolean {
-  return task.kind === 'facts' ? codeFacts(task.code, task.names) : parsesAs(task.code, task.language);
+export default function detect(task: DetectTask): CodeFacts | boolean | TypeScriptVerdict {
+  if (task.kind === 'facts') return codeFacts(task.code, task.names);
+  return task.kind === 'parses' ? parsesAs(task.code, 'javascript') : typescriptVerdict(task.code);
 }

@@ -15,6 +15,8 @@ export interface HelperThreadsOptions {
   threads: number;
   /** An idle thread exits after this long, ms. */
   idleMs: number;
+  /** Each thread's heap bound, MiB (resourceLimits); past it the thread dies and its job fails. Default: Node's. */
+  maxHeapMb?: number;
 }
 
 /** Figures for get_execution_stats. */
@@ -61,7 +63,9 @@ export class HelperThreads {
       this.#missing = true;
       return undefined;
     }
-    this.#pool = new Piscina({ filename: this.#file.href, minThreads: 0, maxThreads: this.#options.threads, idleTimeout: this.#options.idleMs });
+    const { threads, idleMs, maxHeapMb } = this.#options;
+    const resourceLimits = maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } };
+    this.#pool = new Piscina({ filename: this.#file.href, minThreads: 0, maxThreads: threads, idleTimeout: idleMs, ...resourceLimits });
     return this.#pool;
   }
 

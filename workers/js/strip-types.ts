@@ -36,6 +36,11 @@ let traps = 0;
 /** The start every refusal of the stripper's shares, so callers and agents can tell it apart. */
 const TOO_DEEP = 'TypeScript too deeply nested for the type stripper';
 
+/** Whether an error message is the stripper's refusal of code too deep for it (refused or trapped). */
+export function tooDeepForStripper(message: string): boolean {
+  return message.startsWith(TOO_DEEP);
+}
+
 /** Code refused before the stripper runs (nesting.ts), as a trap would cost the thread a fresh stripper. */
 export const NESTED_TOO_DEEPLY = `${TOO_DEEP}: more than ${MAX_NESTING} levels of brackets, nested functions or chained \`=>\`, \`?\` and \`=\`; flatten it, or pass language "javascript" if it has no types`;
 
