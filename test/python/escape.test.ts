@@ -139,6 +139,27 @@ describe('the host file system', () => {
     }
   });
 
+  it("cannot create or truncate files of its own interpreter's standard library through os.open", async () => {
+    // The audit hook let os.open of a path under /lib through whenever the flags were not
+    // O_WRONLY or O_RDWR: O_CREAT planted a module, O_TRUNC emptied one.
+    const code = [
+      'import os, sys',
+      "target = f'/lib/python{sys.version_info[0]}.{sys.version_info[1]}/json/encoder.py'",
+      'before = os.stat(target).st_size',
+      'opened = []',
+      'for flags in (os.O_CREAT, os.O_TRUNC, os.O_RDONLY | os.O_CREAT | os.O_TRUNC, os.O_CREAT | os.O_EXCL):',
+      "    for path in (target, '/lib/cem_planted.py'):",
+      '        try:',
+      '            os.close(os.open(path, flags))',
+      '            opened.append([path, flags])',
+      '        except PermissionError:',
+      '            pass',
+      "result = [opened, os.stat(target).st_size == before, os.path.exists('/lib/cem_planted.py')]",
+    ].join('\n');
+    const r = await h.run(code);
+    expect(r.result, JSON.stringify(r)).toEqual([[], true, false]);
+  });
+
   it('is not reached through the loader of compiled extension modules', async () => {
     const secretFile = path.join(h.outside, 'lib.so');
     writeFileSync(secretFile, 'NOT-WASM-SECRET');

@@ -4,8 +4,10 @@
 // The count is seeded from a walk of the folder when Redis has none (first use, idle expiry, a
 // Redis restart), and measured again (when a write would be refused, and every USAGE_TTL_MS) to
 // take in files changed by hand. A measure replaces the count only when no write was admitted
-// or under way anywhere in the cluster while it walked (`pending` and `seq` in the hash), so it
-// never forgets a write it did not see. Frees and settlements that fail in an outage are kept
+// or under way anywhere in the cluster while it walked (`seq` in the hash, and the daemons with
+// writes admitted and not settled, each under a lease it renews: KEYS[2]), so it never forgets a
+// write it did not see; a daemon killed mid-write stops renewing, and once its lease is over its
+// admitted writes (which never land) stop blocking measures, and the next measure drops them. Frees and settlements that fail in an outage are kept
 // and sent with the next change; admissions fail with the store's clear error. A change of one
 // file holds that file's lock in Redis (SET NX with a lease) from reading the size it replaces to
 // settling, so overwrites of one file through different daemons are counted one after the other.
@@ -23,7 +25,11 @@ import { StoreError } from '../../util/store-error.js';
 export const QUOTA_IDLE_TTL_MS = 3_600_000;
 const WHAT = 'the shared workspace quota';
 
-/** ARGV: bytes, files, byte limit, file limit, ttl. Returns {-1} unseeded, {1|2, bytes, files} refused (files|bytes), {0, bytes, files} admitted. */
+/**
+ * KEYS: the count, the leases of daemons with writes pending. ARGV: bytes, files, byte limit, file
+ * limit, ttl, daemon id, its lease's end. Returns {-1} unseeded, {1|2, bytes, files} refused
+ * (files|bytes), {0, bytes, files} admitted.
+ */
 const ADMIT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {-1} end
 local bytes = tonumber(redis.call('HGET', KEYS[1], 'bytes')) or 0
@@ -34,38 +40,51 @@ if db > 0 and bytes + db > tonumber(ARGV[3]) then return {2, bytes, files} end
 bytes = math.max(0, bytes + db)
 files = math.max(0, files + df)
 redis.call('HSET', KEYS[1], 'bytes', bytes, 'files', files)
-redis.call('HINCRBY', KEYS[1], 'pending', 1)
+redis.call('HINCRBY', KEYS[1], 'p:' .. ARGV[6], 1)
 redis.call('HINCRBY', KEYS[1], 'seq', 1)
+redis.call('ZADD', KEYS[2], ARGV[7], ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return {0, bytes, files}
 `;
 
-/** ARGV: bytes, files, settled writes (pending to subtract). A count Redis lost stays lost (seeded again). */
+/** KEYS as ADMIT. ARGV: bytes, files, settled writes (this daemon's pending to subtract), daemon id. A count Redis lost stays lost (seeded again). */
 const CHANGE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local bytes = math.max(0, (tonumber(redis.call('HGET', KEYS[1], 'bytes')) or 0) + tonumber(ARGV[1]))
 local files = math.max(0, (tonumber(redis.call('HGET', KEYS[1], 'files')) or 0) + tonumber(ARGV[2]))
-local pending = math.max(0, (tonumber(redis.call('HGET', KEYS[1], 'pending')) or 0) - tonumber(ARGV[3]))
-redis.call('HSET', KEYS[1], 'bytes', bytes, 'files', files, 'pending', pending)
+redis.call('HSET', KEYS[1], 'bytes', bytes, 'files', files)
+if tonumber(ARGV[3]) > 0 and redis.call('HINCRBY', KEYS[1], 'p:' .. ARGV[4], -tonumber(ARGV[3])) <= 0 then
+  redis.call('HDEL', KEYS[1], 'p:' .. ARGV[4])
+  redis.call('ZREM', KEYS[2], ARGV[4])
+end
 redis.call('HINCRBY', KEYS[1], 'seq', 1)
 return 1
 `;
 
-/** ARGV: measured bytes, files, seq read before the walk (or '' when seeding), ttl. Returns 1 when stored. */
+/**
+ * KEYS as ADMIT. ARGV: measured bytes, files, seq read before the walk (or '' when seeding), ttl,
+ * now. Returns 1 when stored. Daemons whose lease is over died with writes admitted: dropped first.
+ */
 const MEASURED = `
 if ARGV[3] == '' then
   if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-  redis.call('HSET', KEYS[1], 'bytes', ARGV[1], 'files', ARGV[2], 'pending', 0, 'seq', 0)
+  redis.call('DEL', KEYS[2])
+  redis.call('HSET', KEYS[1], 'bytes', ARGV[1], 'files', ARGV[2], 'seq', 0)
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
   return 1
 end
-local state = redis.call('HMGET', KEYS[1], 'pending', 'seq')
-if tonumber(state[1] or '0') ~= 0 or state[2] ~= ARGV[3] then return 0 end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])) do redis.call('HDEL', KEYS[1], 'p:' .. id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
+if redis.call('ZCARD', KEYS[2]) ~= 0 or redis.call('HGET', KEYS[1], 'seq') ~= ARGV[3] then return 0 end
 redis.call('HSET', KEYS[1], 'bytes', ARGV[1], 'files', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'seq', 1)
 return 1
 `;
 
+/** A daemon's admitted writes outlive it by this long, ms: it renews their lease while they run. */
+export const PENDING_LEASE_MS = 5_000;
+const PENDING_RENEW_MS = 1_500;
 /** A file lock outlives a daemon that died holding it by this long, ms; its holder renews it while the change runs. */
 export const FILE_LOCK_LEASE_MS = 2_000;
 /** While its change runs, the holder renews its lease this often, ms (a live holder never loses it). */
@@ -86,6 +105,13 @@ export class RedisQuota implements QuotaCounter {
   readonly #redis: RedisConnection;
   readonly #logger: Logger;
   readonly #key: string;
+  /** The leases of daemons with writes pending (KEYS[2] of the scripts). */
+  readonly #leases: string;
+  /** This daemon's name in the leases. */
+  readonly #id = randomBytes(8).toString('hex');
+  /** Writes this daemon admitted and has not settled; while there are any, it renews its lease. */
+  #admitted = 0;
+  #renewing: NodeJS.Timeout | undefined;
   readonly #root: () => Promise<string>;
   /** Changes not yet counted in Redis (it was down): sent with the next one. */
   readonly #owed = { bytes: 0, files: 0, settled: 0 };
@@ -101,6 +127,7 @@ export class RedisQuota implements QuotaCounter {
     this.limits = limits;
     const id = createHash('sha256').update(namespace).digest('hex').slice(0, 32);
     this.#key = `${redis.prefix}quota:${id}`;
+    this.#leases = `${this.#key}:leases`;
   }
 
   async usage(): Promise<Usage> {
@@ -117,10 +144,13 @@ export class RedisQuota implements QuotaCounter {
     await this.#flush();
     if (Date.now() - this.#measuredAt > USAGE_TTL_MS) void this.#measure().catch(() => {});
     for (let attempt = 0; ; attempt++) {
-      const args = [String(bytes), String(files), String(this.limits.bytes), String(this.limits.files), String(QUOTA_IDLE_TTL_MS)];
-      const reply = (await this.#redis.run(WHAT, (client) => client.eval(ADMIT, { keys: [this.#key], arguments: args }))) as number[];
+      const args = [String(bytes), String(files), String(this.limits.bytes), String(this.limits.files), String(QUOTA_IDLE_TTL_MS), this.#id, String(Date.now() + PENDING_LEASE_MS)];
+      const reply = (await this.#redis.run(WHAT, (client) => client.eval(ADMIT, { keys: [this.#key, this.#leases], arguments: args }))) as number[];
       const verdict = Number(reply[0]);
-      if (verdict === 0) return undefined;
+      if (verdict === 0) {
+        this.#pending(1);
+        return undefined;
+      }
       // Unseeded: walk the folder once. Refused: the folder may hold less than counted (files
       // deleted by hand), so measure once before refusing.
       if (verdict > 0 && attempt >= 1) return quotaRefusal({ bytes: Number(reply[1] ?? 0), files: Number(reply[2] ?? 0) }, this.limits, bytes, files, what, namespace);
@@ -130,7 +160,23 @@ export class RedisQuota implements QuotaCounter {
   }
 
   settle(bytes: number, files: number, written: boolean): void {
+    this.#pending(-1);
     this.#change(written ? 0 : -bytes, written ? 0 : -files, 1);
+  }
+
+  /** Counts this daemon's admitted writes; renews its lease while there are any. */
+  #pending(delta: number): void {
+    this.#admitted = Math.max(0, this.#admitted + delta);
+    if (this.#admitted > 0 && !this.#renewing) {
+      this.#renewing = setInterval(() => {
+        const until = String(Date.now() + PENDING_LEASE_MS);
+        void this.#redis.run(WHAT, (client) => client.zAdd(this.#leases, { score: Number(until), value: this.#id })).catch(() => undefined);
+      }, PENDING_RENEW_MS);
+      this.#renewing.unref();
+    } else if (this.#admitted === 0 && this.#renewing) {
+      clearInterval(this.#renewing);
+      this.#renewing = undefined;
+    }
   }
 
   apply(bytes: number, files: number): void {
@@ -189,7 +235,7 @@ export class RedisQuota implements QuotaCounter {
     this.#owed.files -= owed.files;
     this.#owed.settled -= owed.settled;
     try {
-      await this.#redis.run(WHAT, (client) => client.eval(CHANGE, { keys: [this.#key], arguments: [String(owed.bytes), String(owed.files), String(owed.settled)] }));
+      await this.#redis.run(WHAT, (client) => client.eval(CHANGE, { keys: [this.#key, this.#leases], arguments: [String(owed.bytes), String(owed.files), String(owed.settled), this.#id] }));
     } catch (error) {
       this.#owed.bytes += owed.bytes;
       this.#owed.files += owed.files;
@@ -208,12 +254,12 @@ export class RedisQuota implements QuotaCounter {
   #measure(): Promise<void> {
     this.#measuring ??= (async () => {
       try {
-        const [pending, seq] = await this.#redis.run(WHAT, (client) => client.hmGet(this.#key, ['pending', 'seq']));
-        // Writes under way are not on disk yet: a walk now would forget them.
-        if (seq !== null && seq !== undefined && Number(pending ?? 0) > 0) return;
+        const [seq, live] = await this.#redis.run(WHAT, (client) => Promise.all([client.hGet(this.#key, 'seq'), client.zCount(this.#leases, Date.now(), '+inf')]));
+        // Writes under way (of a daemon whose lease runs) are not on disk yet: a walk now would forget them.
+        if (seq !== null && seq !== undefined && live > 0) return;
         const measured = await measureUsage(await this.#root(), this.limits.files);
-        const args = [String(measured.bytes), String(measured.files), seq ?? '', String(QUOTA_IDLE_TTL_MS)];
-        await this.#redis.run(WHAT, (client) => client.eval(MEASURED, { keys: [this.#key], arguments: args }));
+        const args = [String(measured.bytes), String(measured.files), seq ?? '', String(QUOTA_IDLE_TTL_MS), String(Date.now())];
+        await this.#redis.run(WHAT, (client) => client.eval(MEASURED, { keys: [this.#key, this.#leases], arguments: args }));
         this.#measuredAt = Date.now();
       } finally {
         this.#measuring = undefined;

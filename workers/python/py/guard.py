@@ -8,7 +8,7 @@
 # arguments: Python code can rebind module globals and closure cells, but changing a function's
 # __defaults__ or __code__ raises an audit event that this hook refuses.
 
-import sys, builtins as _builtins_module, types as _types, operator as _operator
+import sys, builtins as _builtins_module, types as _types, operator as _operator, os as _os
 from itertools import repeat as _repeat
 
 SANDBOX_MODULE = '_sandbox'
@@ -57,6 +57,12 @@ DENIED_EVENTS = (
 # The standard library lives in the virtual file system under /lib: imports read it.
 STDLIB_PREFIX = '/lib/'
 
+# os.open flags that write, create or truncate (Emscripten's values, as its os has them): with any
+# of them an open of /lib would change the agent's own interpreter's standard library, even with
+# O_RDONLY (O_CREAT makes a file, O_TRUNC empties one).
+OPEN_WRITE_FLAGS = (_os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND | _os.O_EXCL
+                    | getattr(_os, 'O_TMPFILE', 0))
+
 OPEN_REFUSED = ("file access is not available in the sandbox; use read_file(), write_file(), "
                 "list_files() and delete_file() for the workspace")
 
@@ -74,7 +80,7 @@ def make_audit_hook(protected_modules, protected_ids):
                    _FunctionType=_types.FunctionType, _typetype=type, _getattr=getattr,
                    _isinstance=isinstance, _open_refused=OPEN_REFUSED, _sandbox=SANDBOX_MODULE,
                    _ids=protected_ids, _id=id, _all=all, _map=map, _repeat=_repeat, _is=_operator.is_,
-                   _len=len, _tuple=tuple):
+                   _len=len, _tuple=tuple, _write_flags=OPEN_WRITE_FLAGS):
         # The most frequent event by far (every read of a function's __code__, a frame's or a
         # generator's attributes), and one the hook never refuses: answered before anything else.
         if event == 'object.__getattr__':
@@ -101,7 +107,7 @@ def make_audit_hook(protected_modules, protected_ids):
                 raise _PermissionError(_open_refused)
             if mode is None:
                 flags = args[2]
-                if _type(flags) is not _int or flags & 3 != 0:
+                if _type(flags) is not _int or flags & _write_flags != 0:
                     raise _PermissionError(_open_refused)
             elif _type(mode) is not _str or ('w' in mode or 'a' in mode or '+' in mode or 'x' in mode):
                 raise _PermissionError(_open_refused)

@@ -29,6 +29,14 @@ def test_audit_hook_allows_reading_the_standard_library_only():
         assert str(raises(PermissionError, h, 'open', args)) == OPEN_REFUSED, args
 
 
+def test_audit_hook_refuses_os_open_flags_that_create_or_truncate_under_lib():
+    import os
+    h = hook()
+    h('open', ('/lib/x.py', None, os.O_RDONLY | getattr(os, 'O_CLOEXEC', 0)))
+    for flags in (os.O_CREAT, os.O_TRUNC, os.O_APPEND, os.O_CREAT | os.O_EXCL, os.O_RDONLY | os.O_CREAT | os.O_TRUNC):
+        assert str(raises(PermissionError, h, 'open', ('/lib/python3.14/pwned.py', None, flags))) == OPEN_REFUSED, flags
+
+
 def test_audit_hook_refuses_modules_never_loaded():
     h = hook()
     raises(ImportError, h, 'import', ('ctypes', None, None, None, None))
