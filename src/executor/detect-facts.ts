@@ -83,8 +83,8 @@ export function languageSignals(code: string): { python: number; javascript: num
 }
 
 /**
- * What the type stripper says of code JavaScript does not parse: it parses, it fails, or it is too
- * deep for the stripper (refused by the nesting guard, or it trapped and was replaced).
+ * Whether code parses as TypeScript: it does, it does not, or it is too deep for the stripper
+ * (refused by the nesting guard, or it trapped and was replaced).
  */
 export type TypeScriptVerdict = 'parses' | 'fails' | 'too-deep';
 
