@@ -79,8 +79,14 @@ export function describeSharedStoreContract(name: string, harness: SharedStoreHa
       const refused = results.find((r) => !r.ok);
       expect(refused?.total).toBeGreaterThan(47);
       expect((await s.count(k, 'part-0', { add: 0 })).total).toBe(48);
-      expect(await p.count(k, 'part-1', { add: -100 }, { limit: 1 })).toEqual({ ok: true, total: 48 - 12 });
-      expect(await s.count(k, 'part-2', { set: 1 })).toEqual({ ok: true, total: 12 + 1 + 12 });
+      // Frees pass a limit the counter is over; a part never goes below zero; `set` replaces a part.
+      const own = fresh('free');
+      await s.count(own, 'a', { add: 30 });
+      await s.count(own, 'b', { add: 20 });
+      expect(await p.count(own, 'a', { add: -5 }, { limit: 1 })).toEqual({ ok: true, total: 45 });
+      expect(await p.count(own, 'b', { add: -100 })).toEqual({ ok: true, total: 25 });
+      expect(await s.count(own, 'b', { set: 7 }, { limit: 40 })).toEqual({ ok: true, total: 32 });
+      expect(await s.count(own, 'b', { set: 20 }, { limit: 40 })).toEqual({ ok: false, total: 32 });
     });
 
     it("a counter's part lapses after its TTL, and the whole counter after its own", async () => {
