@@ -27,6 +27,7 @@ import type { ChangeBus } from './change-bus.js';
 import { ClusterMembership } from './cluster-membership.js';
 import type { RedisConnection } from './redis/redis-connection.js';
 import { redisQuotas } from './redis/redis-quota.js';
+import type { RedisStore } from './redis/redis-store.js';
 
 export interface SharedState {
   vaults: VaultStore;
@@ -44,7 +45,7 @@ export interface SharedState {
 }
 
 /** The Redis client is an optional dependency, loaded only in cluster mode. */
-async function loadRedis(): Promise<{ RedisConnection: typeof RedisConnection; RedisStore: typeof import('./redis/redis-store.js').RedisStore }> {
+async function loadRedis(): Promise<{ RedisConnection: typeof RedisConnection; RedisStore: typeof RedisStore }> {
   try {
     const [{ RedisConnection }, { RedisStore }] = await Promise.all([import('./redis/redis-connection.js'), import('./redis/redis-store.js')]);
     return { RedisConnection, RedisStore };
