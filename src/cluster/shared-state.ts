@@ -1,8 +1,8 @@
 // Where the state that daemons of a cluster must share lives, chosen once from the config: the
 // shared store (src/store/) is this process's memory, or Redis with `redis`. PII vaults,
 // resumable-stream events, change notices and the call gate are written once above it and wired
-// here the same way for both; only what needs a cluster at all (membership, the cluster-wide
-// workspace quota) is added with Redis. The composition root wires whatever this returns and never
+// here the same way for both; what needs a cluster at all (membership, the workspace quota counted
+// across daemons) is added with Redis. The composition root wires whatever this returns and never
 // asks which it got.
 
 import type { Config } from '../config/config-types.js';
@@ -22,11 +22,11 @@ import { OPTIONAL_PACKAGES, isMissingPackage, missingPackageMessage } from '../u
 import { parseSealingKey } from '../util/sealing.js';
 import { StoreError } from '../util/store-error.js';
 import type { QuotaCounterFactory } from '../workspace/quota.js';
+import { storeQuotas } from '../workspace/store-quota.js';
 import { StoreChangeBus } from './change-bus.js';
 import type { ChangeBus } from './change-bus.js';
 import { ClusterMembership } from './cluster-membership.js';
 import type { RedisConnection } from './redis/redis-connection.js';
-import { redisQuotas } from './redis/redis-quota.js';
 import type { RedisStore } from './redis/redis-store.js';
 
 export interface SharedState {
@@ -94,7 +94,7 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
     return {
       ...shared,
       gate,
-      quotas: redisQuotas(redis, logger.child({ subsystem: 'workspace' })),
+      quotas: storeQuotas(store, logger.child({ subsystem: 'workspace' })),
       store: redis,
       membership,
       close: async () => {

@@ -176,7 +176,7 @@ export class StoreCallGate implements CallGate {
     }
     this.#unsubscribe();
     // The others stop counting this daemon's slots at once.
-    for (const line of this.#lines.values()) if (line.held > 0) await this.#store.count(line.key, this.#id, { set: 0 }).catch(() => {});
+    for (const line of this.#lines.values()) if (line.held > 0) await this.#store.count([{ key: line.key, part: this.#id, change: { set: 0 } }]).catch(() => {});
   }
 
   #line(slot: GateSlot): Line {
@@ -193,7 +193,7 @@ export class StoreCallGate implements CallGate {
     clearTimeout(line.retry);
     line.retry = undefined;
     line.acquiring = true;
-    this.#store.count(line.key, this.#id, { add: 1 }, { limit: line.slot.limit, partTtlMs: SLOT_LEASE_MS, ttlMs: SLOT_LEASE_MS * 6 }).then(
+    this.#store.count([{ key: line.key, part: this.#id, change: { add: 1 }, limit: line.slot.limit, partTtlMs: SLOT_LEASE_MS, ttlMs: SLOT_LEASE_MS * 6 }]).then(
       (reply) => {
         line.acquiring = false;
         if (reply.ok) {
@@ -224,7 +224,7 @@ export class StoreCallGate implements CallGate {
   #release(line: Line): void {
     line.held = Math.max(0, line.held - 1);
     this.#store
-      .count(line.key, this.#id, { add: -1 })
+      .count([{ key: line.key, part: this.#id, change: { add: -1 } }])
       .then(() => this.#store.publish(RELEASED, line.key))
       .catch(() => {
         line.dirty = true;
@@ -245,7 +245,7 @@ export class StoreCallGate implements CallGate {
       for (const line of lines) {
         // An acquire under way may add one more; counting it keeps the sum on the safe side.
         const count = line.held + (line.acquiring ? 1 : 0);
-        await this.#store.count(line.key, this.#id, { set: count }, { partTtlMs: SLOT_LEASE_MS, ttlMs: SLOT_LEASE_MS * 6 });
+        await this.#store.count([{ key: line.key, part: this.#id, change: { set: count }, partTtlMs: SLOT_LEASE_MS, ttlMs: SLOT_LEASE_MS * 6 }]);
         if (count === 0) await this.#store.publish(RELEASED, line.key);
         line.dirty = guessed.has(line);
       }

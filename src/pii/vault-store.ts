@@ -154,8 +154,9 @@ export class PiiVaultStore implements VaultStore {
     let tokens = 0;
     let bytes = 0;
     for (const id of ids) {
-      tokens += (await this.#store.count(keys(id).tokens, '-', { add: 0 })).total;
-      bytes += (await this.#store.count(keys(id).bytes, '-', { add: 0 })).total;
+      const { totals } = await this.#store.count([keys(id).tokens, keys(id).bytes].map((key) => ({ key, part: '-', change: { add: 0 } })));
+      tokens += totals[0] ?? 0;
+      bytes += totals[1] ?? 0;
     }
     return { sessions: ids.length, tokens, bytes, max_bytes_per_agent: this.#maxBytes };
   }
@@ -291,9 +292,11 @@ export class PiiVaultStore implements VaultStore {
     const part = String(Math.floor(this.#now() / bucketMs));
     // A charge lives as long as the tokens it paid for may: a lifetime past the end of its bucket.
     const lifetime = { partTtlMs: this.#ttlMs + bucketMs, ttlMs: this.#ttlMs + bucketMs };
-    const charged = await this.#store.count(k.bytes, part, { add: bytes }, limited ? { ...lifetime, limit: this.#maxBytes } : lifetime);
-    if (charged.ok && tokens > 0) await this.#store.count(k.tokens, part, { add: tokens }, lifetime);
-    return charged;
+    const charged = await this.#store.count([
+      { key: k.bytes, part, change: { add: bytes }, ...lifetime, ...(limited ? { limit: this.#maxBytes } : {}) },
+      { key: k.tokens, part, change: { add: tokens }, ...lifetime },
+    ]);
+    return { ok: charged.ok, total: charged.totals[0] ?? 0 };
   }
 
   #full(held: number, asked: number): StoreError {

@@ -4,7 +4,7 @@
 // so what expired is freed without a timer. Pub/sub delivers in this process only: one daemon has
 // no peers.
 
-import type { CountChange, CountOptions, CountResult, SetEntry, SharedStore, Stored, StreamEntry } from './shared-store.js';
+import type { CountResult, CountStep, SetEntry, SharedStore, Stored, StreamEntry } from './shared-store.js';
 
 interface Part {
   n: number;
@@ -70,28 +70,35 @@ export class MemoryStore implements SharedStore {
     }
   }
 
-  async count(key: string, part: string, change: CountChange, options: CountOptions = {}): Promise<CountResult> {
+  async count(steps: readonly CountStep[]): Promise<CountResult> {
     const now = this.#now();
-    let counter = this.#counters.get(key);
-    if (counter !== undefined && counter.expiresAt <= now) counter = undefined;
-    counter ??= { parts: new Map(), expiresAt: Infinity };
-    let others = 0;
-    let mine = 0;
-    for (const [name, p] of counter.parts) {
-      if (p.expiresAt <= now) counter.parts.delete(name);
-      else if (name === part) mine = p.n;
-      else others += p.n;
+    // Check every step against live parts first; write only when all pass.
+    const plans = steps.map((step) => {
+      let counter = this.#counters.get(step.key);
+      if (counter !== undefined && counter.expiresAt <= now) counter = undefined;
+      counter ??= { parts: new Map(), expiresAt: Infinity };
+      let others = 0;
+      let mine = 0;
+      for (const [name, p] of counter.parts) {
+        if (p.expiresAt <= now) counter.parts.delete(name);
+        else if (name === step.part) mine = p.n;
+        else others += p.n;
+      }
+      const next = Math.max(0, 'add' in step.change ? mine + step.change.add : step.change.set);
+      const refused = (step.limit !== undefined && next > mine && others + next > step.limit) || (step.ifTotal !== undefined && others + mine !== step.ifTotal);
+      return { step, counter, others, mine, next, refused };
+    });
+    if (plans.some((p) => p.refused)) return { ok: false, totals: plans.map((p) => p.others + p.mine) };
+    for (const { step, counter, next } of plans) {
+      const kept = counter.parts.get(step.part);
+      if (next === 0) counter.parts.delete(step.part);
+      else counter.parts.set(step.part, { n: next, expiresAt: step.partTtlMs !== undefined ? now + step.partTtlMs : (kept?.expiresAt ?? Infinity) });
+      if (step.ttlMs !== undefined) counter.expiresAt = now + step.ttlMs;
+      if (counter.parts.size === 0) this.#counters.delete(step.key);
+      else this.#counters.set(step.key, counter);
     }
-    const next = Math.max(0, 'add' in change ? mine + change.add : change.set);
-    if (options.limit !== undefined && next > mine && others + next > options.limit) return { ok: false, total: others + mine };
-    const kept = counter.parts.get(part);
-    if (next === 0) counter.parts.delete(part);
-    else counter.parts.set(part, { n: next, expiresAt: options.partTtlMs !== undefined ? now + options.partTtlMs : (kept?.expiresAt ?? Infinity) });
-    if (options.ttlMs !== undefined) counter.expiresAt = now + options.ttlMs;
-    if (counter.parts.size === 0) this.#counters.delete(key);
-    else this.#counters.set(key, counter);
     this.#maybeSweep(now);
-    return { ok: true, total: others + next };
+    return { ok: true, totals: plans.map((p) => p.others + p.next) };
   }
 
   async append(stream: string, entry: StreamEntry, ttlMs: number): Promise<void> {

@@ -5,6 +5,8 @@
 // in its domain and a third backend is one file that passes test/contracts/shared-store-contract.ts
 // (keyv's adapters: primitives below, the rules once above).
 
+import { StoreError } from '../util/store-error.js';
+
 /** A stored value and when it stops being one (epoch ms; Infinity: never). */
 export interface Stored {
   value: string;
@@ -27,20 +29,26 @@ export interface SetEntry {
  */
 export type CountChange = { add: number } | { set: number };
 
-export interface CountOptions {
+/** One change of a counter, within its conditions. */
+export interface CountStep {
+  key: string;
+  part: string;
+  change: CountChange;
   /** Refused when the change would grow the counter past this (frees are never refused). */
   limit?: number;
-  /** The part lapses this long after this change, ms; absent: it keeps no expiry. */
+  /** Refused unless the counter (all live parts) stands at exactly this before the change. */
+  ifTotal?: number;
+  /** The part lapses this long after this change, ms; absent: it keeps its expiry (none when new). */
   partTtlMs?: number;
   /** The whole counter lapses this long after this change, ms (a clean-up bound). */
   ttlMs?: number;
 }
 
 export interface CountResult {
-  /** False when `limit` refused the change (nothing was written). */
+  /** False when a condition refused a step: then nothing was written. */
   ok: boolean;
-  /** The counter (sum of live parts) after the change, or as it stands when refused. */
-  total: number;
+  /** Each step's counter (sum of live parts) after the changes, or as it stands when refused. */
+  totals: number[];
 }
 
 export interface StreamEntry {
@@ -57,8 +65,11 @@ export interface SharedStore {
   /** Writes each entry atomically on its own; resolves with whether each was written. */
   set(entries: readonly SetEntry[]): Promise<boolean[]>;
   delete(keys: readonly string[]): Promise<void>;
-  /** Changes one part of a counter atomically, within a limit over all its live parts. */
-  count(key: string, part: string, change: CountChange, options?: CountOptions): Promise<CountResult>;
+  /**
+   * Changes parts of counters (distinct keys), all or none, atomically: every step's conditions
+   * (limit, ifTotal) are checked against live parts before any is written. `{ add: 0 }` reads.
+   */
+  count(steps: readonly CountStep[]): Promise<CountResult>;
   /** Adds an entry to a stream; the stream lapses `ttlMs` after its last append. */
   append(stream: string, entry: StreamEntry, ttlMs: number): Promise<void>;
   /** Entries with an id above `afterId`, oldest first. */
@@ -71,4 +82,14 @@ export interface SharedStore {
   subscribe(channel: string, listener: (message: string) => void): Promise<() => void>;
   /** Idempotent; never throws. */
   close(): Promise<void>;
+}
+
+/** `work`, with a store error's message prefixed by what was being done ("the shared workspace quota"), so a refusal names its domain. */
+export async function storeWork<T>(what: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof StoreError) throw new StoreError(error.code, `${what}: ${error.message}`, { cause: error });
+    throw error;
+  }
 }

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
-import { redisQuotas } from '../../src/cluster/redis/redis-quota.js';
 import { RedisStore } from '../../src/cluster/redis/redis-store.js';
 import { StoreCallGate } from '../../src/executor/call-gate.js';
 import { DEFAULT_EVENT_LIMITS, EventBudget, SessionEventStores } from '../../src/mcp/http/event-store.js';
 import { PiiVaultStore } from '../../src/pii/index.js';
 import { createLogger } from '../../src/util/logger.js';
 import { Workspace } from '../../src/workspace/index.js';
+import { storeQuotas } from '../../src/workspace/store-quota.js';
 import { describeCallGateContract } from '../contracts/call-gate-contract.js';
 import { describeEventStoreContract } from '../contracts/event-store-contract.js';
 import { describeQuotaContract } from '../contracts/quota-contract.js';
@@ -99,8 +99,8 @@ describeEventStoreContract('redis', {
 });
 
 describeQuotaContract('redis', {
-  counter: async (ns, root, limits) => redisQuotas(await connection(), logger)(ns, async () => root, limits),
-  peer: async (ns, root, limits) => redisQuotas(await connection(), logger)(ns, async () => root, limits),
+  counter: async (ns, root, limits) => storeQuotas(new RedisStore(await connection()), logger)(ns, async () => root, limits),
+  peer: async (ns, root, limits) => storeQuotas(new RedisStore(await connection()), logger)(ns, async () => root, limits),
 });
 
 const gate = async (): Promise<StoreCallGate> => {
@@ -115,6 +115,6 @@ describeWorkspaceContract('folder, quota counted in redis', {
   async store(limits) {
     const c = await connection();
     await c.client.flushAll();
-    return new Workspace({ root: path.join(base, `ws-${++folders}`), ...limits, sweepIntervalMs: 0, quotaCounter: redisQuotas(c, logger) });
+    return new Workspace({ root: path.join(base, `ws-${++folders}`), ...limits, sweepIntervalMs: 0, quotaCounter: storeQuotas(new RedisStore(c), logger) });
   },
 });

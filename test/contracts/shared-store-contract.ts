@@ -2,11 +2,12 @@
 // against every backend: memory (shared-stores.test.ts) and Redis (test/cluster/redis-contracts.test.ts).
 // Every domain above (PII vaults, SSE events, the call gate, change notices) relies on exactly
 // these: values with a TTL and set-if-absent that one of two racing writers wins; counters made of
-// parts, refused atomically past a limit by any number of writers at once, whose parts lapse;
+// parts, refused atomically past a limit by any number of writers at once, whose parts lapse,
+// changed several at once all or none (with a compare on their totals), and leases built of them;
 // streams read after an id and trimmed; publish reaching every subscriber, peers included.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SharedStore } from '../../src/store/shared-store.js';
+import type { CountResult, CountStep, SharedStore } from '../../src/store/shared-store.js';
 
 export interface SharedStoreHarness {
   /** A fresh, empty store. */
@@ -69,38 +70,67 @@ export function describeSharedStoreContract(name: string, harness: SharedStoreHa
       expect((await p.get([k]))[0]?.value).toBe(winner);
     });
 
+    const add = (key: string, part: string, n: number, more: Partial<CountStep> = {}): CountStep => ({ key, part, change: { add: n }, ...more });
+    const total = async (s: SharedStore, key: string): Promise<number> => (await s.count([add(key, '-', 0)])).totals[0] as number;
+
     it('counts within a limit across writers: never past it, and frees are never refused', async () => {
       const s = await open();
       const p = await open(true);
       const k = fresh('count');
-      const tries = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? s : p).count(k, `part-${i % 4}`, { add: 3 }, { limit: 50 }));
+      const tries = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? s : p).count([add(k, `part-${i % 4}`, 3, { limit: 50 })]));
       const results = await Promise.all(tries);
       expect(results.filter((r) => r.ok)).toHaveLength(16);
-      const refused = results.find((r) => !r.ok);
-      expect(refused?.total).toBeGreaterThan(47);
-      expect((await s.count(k, 'part-0', { add: 0 })).total).toBe(48);
+      expect(results.find((r) => !r.ok)?.totals[0]).toBeGreaterThan(47);
+      expect(await total(s, k)).toBe(48);
       // Frees pass a limit the counter is over; a part never goes below zero; `set` replaces a part.
       const own = fresh('free');
-      await s.count(own, 'a', { add: 30 });
-      await s.count(own, 'b', { add: 20 });
-      expect(await p.count(own, 'a', { add: -5 }, { limit: 1 })).toEqual({ ok: true, total: 45 });
-      expect(await p.count(own, 'b', { add: -100 })).toEqual({ ok: true, total: 25 });
-      expect(await s.count(own, 'b', { set: 7 }, { limit: 40 })).toEqual({ ok: true, total: 32 });
-      expect(await s.count(own, 'b', { set: 20 }, { limit: 40 })).toEqual({ ok: false, total: 32 });
+      await s.count([add(own, 'a', 30)]);
+      await s.count([add(own, 'b', 20)]);
+      expect(await p.count([add(own, 'a', -5, { limit: 1 })])).toEqual({ ok: true, totals: [45] });
+      expect(await p.count([add(own, 'b', -100)])).toEqual({ ok: true, totals: [25] });
+      expect(await s.count([{ key: own, part: 'b', change: { set: 7 }, limit: 40 }])).toEqual({ ok: true, totals: [32] });
+      expect(await s.count([{ key: own, part: 'b', change: { set: 20 }, limit: 40 }])).toEqual({ ok: false, totals: [32] });
+    });
+
+    it('changes several counters all or none, under limits and ifTotal conditions', async () => {
+      const s = await open();
+      const [x, y] = [fresh('x'), fresh('y')];
+      expect(await s.count([add(x, 'n', 5), add(y, 'n', 1)])).toEqual({ ok: true, totals: [5, 1] });
+      // y refuses (limit): x is not written either
+      expect(await s.count([add(x, 'n', 5), add(y, 'n', 5, { limit: 3 })])).toEqual({ ok: false, totals: [5, 1] });
+      // ifTotal: a compare-and-set of counters
+      expect(await s.count([add(x, 'n', 1, { ifTotal: 4 }), add(y, 'n', 1)])).toEqual({ ok: false, totals: [5, 1] });
+      expect(await s.count([{ key: x, part: 'n', change: { set: 9 }, ifTotal: 5 }, add(y, 'n', 1)])).toEqual({ ok: true, totals: [9, 2] });
+      // an absent counter stands at 0
+      expect((await s.count([add(fresh('none'), 'n', 0, { ifTotal: 0 })])).ok).toBe(true);
+    });
+
+    it('a lease from a counter: one holder at a time, renewed by its holder, lapsing when it stops', async () => {
+      const s = await open();
+      const p = await open(true);
+      const lock = fresh('lock');
+      const take = (store: SharedStore, who: string, ttl = 60_000): Promise<CountResult> => store.count([{ key: lock, part: who, change: { set: 1 }, limit: 1, partTtlMs: ttl }]);
+      expect((await take(s, 'me', 80)).ok).toBe(true);
+      expect((await take(p, 'you')).ok).toBe(false);
+      expect((await take(s, 'me', 80)).ok).toBe(true);
+      await sleep(150);
+      expect((await take(p, 'you')).ok).toBe(true);
+      await p.count([{ key: lock, part: 'you', change: { set: 0 } }]);
+      expect((await take(s, 'me')).ok).toBe(true);
     });
 
     it("a counter's part lapses after its TTL, and the whole counter after its own", async () => {
       const s = await open();
       const k = fresh('lapse');
-      await s.count(k, 'dead-daemon', { add: 5 }, { partTtlMs: 60 });
-      await s.count(k, 'live-daemon', { add: 2 }, { partTtlMs: 60_000 });
-      expect((await s.count(k, 'x', { add: 0 })).total).toBe(7);
+      await s.count([add(k, 'dead-daemon', 5, { partTtlMs: 60 })]);
+      await s.count([add(k, 'live-daemon', 2, { partTtlMs: 60_000 })]);
+      expect(await total(s, k)).toBe(7);
       await sleep(150);
-      expect(await s.count(k, 'x', { add: 4 }, { limit: 6 })).toEqual({ ok: true, total: 6 });
+      expect(await s.count([add(k, 'x', 4, { limit: 6 })])).toEqual({ ok: true, totals: [6] });
       const whole = fresh('whole');
-      await s.count(whole, 'a', { add: 9 }, { ttlMs: 60 });
+      await s.count([add(whole, 'a', 9, { ttlMs: 60 })]);
       await sleep(150);
-      expect((await s.count(whole, 'a', { add: 0 })).total).toBe(0);
+      expect(await total(s, whole)).toBe(0);
     });
 
     it('reads a stream after an id, trims it, and lets it lapse', async () => {

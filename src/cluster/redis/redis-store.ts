@@ -1,40 +1,61 @@
 // The shared-store primitives (src/store/shared-store.ts) in Redis, for daemons behind a load
 // balancer. Every value and stream entry is sealed (AES-256-GCM under the cluster's redisKey) and
 // bound to its key, so Redis alone never reveals one and a value copied under another key does
-// not open; counters are plain numbers. A counter is a hash of parts ("n:expiresAt"), changed by
-// one Lua script that drops lapsed parts, sums the rest and refuses past the limit, on Redis's own
-// clock (daemons' clocks may differ). A stream is a sorted set scored by entry id.
+// not open; counters are plain numbers. A counter is a hash of parts ("n:expiresAt"); changes of
+// several counters run as one Lua script that drops lapsed parts, sums the rest, checks every
+// condition and then writes all or none, on Redis's own clock (daemons' clocks may differ). A
+// stream is a sorted set scored by entry id.
 
 import type { Logger } from '../../util/logger.js';
-import type { CountChange, CountOptions, CountResult, SetEntry, SharedStore, Stored, StreamEntry } from '../../store/shared-store.js';
+import type { CountResult, CountStep, SetEntry, SharedStore, Stored, StreamEntry } from '../../store/shared-store.js';
 import type { RedisConnection } from './redis-connection.js';
 
 const WHAT = 'the shared store';
 
-/** KEYS: counter. ARGV: part, 'add'|'set', n, limit|'', partTtlMs|'', ttlMs|''. Returns {ok 0|1, total}. */
+/**
+ * KEYS: one counter per step (distinct). ARGV: 7 per step: part, 'add'|'set', n, limit|'',
+ * ifTotal|'', partTtlMs|'', ttlMs|''. Checks every step, then writes all or none. Returns
+ * {ok 0|1, total per step}.
+ */
 const COUNT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local all = redis.call('HGETALL', KEYS[1])
-local others, mine, mineExp = 0, 0, 0
-for i = 1, #all, 2 do
-  local c, e = string.match(all[i + 1], '^(%d+):(%d+)$')
-  c = tonumber(c) or 0
-  e = tonumber(e) or 0
-  if e ~= 0 and e <= now then redis.call('HDEL', KEYS[1], all[i])
-  elseif all[i] == ARGV[1] then mine, mineExp = c, e
-  else others = others + c end
+local plans, ok = {}, true
+for s = 1, #KEYS do
+  local a = (s - 1) * 7
+  local part = ARGV[a + 1]
+  local all = redis.call('HGETALL', KEYS[s])
+  local others, mine, mineExp = 0, 0, 0
+  for i = 1, #all, 2 do
+    local c, e = string.match(all[i + 1], '^(%d+):(%d+)$')
+    c = tonumber(c) or 0
+    e = tonumber(e) or 0
+    if e ~= 0 and e <= now then redis.call('HDEL', KEYS[s], all[i])
+    elseif all[i] == part then mine, mineExp = c, e
+    else others = others + c end
+  end
+  local nextN = tonumber(ARGV[a + 3])
+  if ARGV[a + 2] == 'add' then nextN = mine + nextN end
+  if nextN < 0 then nextN = 0 end
+  if ARGV[a + 4] ~= '' and nextN > mine and others + nextN > tonumber(ARGV[a + 4]) then ok = false end
+  if ARGV[a + 5] ~= '' and others + mine ~= tonumber(ARGV[a + 5]) then ok = false end
+  plans[s] = {part, others, mine, mineExp, nextN}
 end
-local n = tonumber(ARGV[3])
-local nextN = n
-if ARGV[2] == 'add' then nextN = mine + n end
-if nextN < 0 then nextN = 0 end
-if ARGV[4] ~= '' and nextN > mine and others + nextN > tonumber(ARGV[4]) then return {0, others + mine} end
-local exp = mineExp
-if ARGV[5] ~= '' then exp = now + tonumber(ARGV[5]) end
-if nextN == 0 then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], nextN .. ':' .. exp) end
-if ARGV[6] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[6]) end
-return {1, others + nextN}
+local out = {ok and 1 or 0}
+for s = 1, #KEYS do
+  local a = (s - 1) * 7
+  local p = plans[s]
+  if ok then
+    local exp = p[4]
+    if ARGV[a + 6] ~= '' then exp = now + tonumber(ARGV[a + 6]) end
+    if p[5] == 0 then redis.call('HDEL', KEYS[s], p[1]) else redis.call('HSET', KEYS[s], p[1], p[5] .. ':' .. exp) end
+    if ARGV[a + 7] ~= '' then redis.call('PEXPIRE', KEYS[s], ARGV[a + 7]) end
+    out[s + 1] = p[2] + p[5]
+  else
+    out[s + 1] = p[2] + p[3]
+  end
+end
+return out
 `;
 
 export class RedisStore implements SharedStore {
@@ -100,16 +121,20 @@ export class RedisStore implements SharedStore {
     await this.#redis.run(WHAT, (client) => client.del(keys.map((k) => this.#key(k))));
   }
 
-  async count(key: string, part: string, change: CountChange, options: CountOptions = {}): Promise<CountResult> {
-    const [mode, n] = 'add' in change ? ['add', change.add] : ['set', change.set];
-    const args = [part, mode, String(Math.trunc(n)), options.limit === undefined ? '' : String(Math.floor(options.limit)), opt(options.partTtlMs), opt(options.ttlMs)];
-    const reply = (await this.#redis.run(WHAT, (client) => client.eval(COUNT, { keys: [this.#key(key)], arguments: args }))) as unknown[];
-    return { ok: Number(reply[0]) === 1, total: Number(reply[1]) };
+  async count(steps: readonly CountStep[]): Promise<CountResult> {
+    if (steps.length === 0) return { ok: true, totals: [] };
+    const args = steps.flatMap((step) => {
+      const [mode, n] = 'add' in step.change ? ['add', step.change.add] : ['set', step.change.set];
+      return [step.part, mode, String(Math.trunc(n)), whole(step.limit), whole(step.ifTotal), ms(step.partTtlMs), ms(step.ttlMs)];
+    });
+    const keys = steps.map((step) => this.#key(step.key));
+    const reply = (await this.#redis.run(WHAT, (client) => client.eval(COUNT, { keys, arguments: args }))) as unknown[];
+    return { ok: Number(reply[0]) === 1, totals: steps.map((_, i) => Number(reply[i + 1])) };
   }
 
   async append(stream: string, entry: StreamEntry, ttlMs: number): Promise<void> {
     const member = `${entry.id}\n${this.#redis.sealer.seal(entry.value, stream)}`;
-    await this.#redis.run(WHAT, (client) => client.multi().zAdd(this.#key(stream), { score: entry.id, value: member }).pExpire(this.#key(stream), Math.max(1, Math.ceil(ttlMs))).exec());
+    await this.#redis.run(WHAT, (client) => client.multi().zAdd(this.#key(stream), { score: entry.id, value: member }).pExpire(this.#key(stream), Number(ms(ttlMs))).exec());
   }
 
   async readAfter(stream: string, afterId: number): Promise<StreamEntry[]> {
@@ -148,6 +173,10 @@ export class RedisStore implements SharedStore {
   }
 }
 
-function opt(n: number | undefined): string {
+function ms(n: number | undefined): string {
   return n === undefined ? '' : String(Math.max(1, Math.ceil(n)));
+}
+
+function whole(n: number | undefined): string {
+  return n === undefined ? '' : String(Math.floor(n));
 }
