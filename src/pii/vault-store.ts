@@ -19,6 +19,8 @@ import { sortTypes } from './detectors.js';
 import type { DetokenizeResult, DetokenizeValueResult, PiiMatch, PiiType, PiiVaultsStats, TokenizeResult, UnrestorableReason } from './pii-types.js';
 import { replaceMatches } from './replace-matches.js';
 import { TOKEN_RE, tokenCandidate } from './tokens.js';
+import { keys, pairKey, restore, splitPair, tokenIn } from './vault-keys.js';
+import type { VaultKeys } from './vault-keys.js';
 import { VaultDisk } from './vault-disk.js';
 import { vaultFileId } from './vault-journal.js';
 import type { VaultRecord } from './vault-journal.js';
@@ -355,25 +357,6 @@ export function describeUnrestorable(unknown: readonly string[], reasons: Readon
     .join('; ');
 }
 
-interface VaultKeys {
-  secret: string;
-  bytes: string;
-  tokens: string;
-  token(t: string): string;
-  issued(t: string): string;
-}
-
-/** The store keys of vault `id` (a hash of its agent). */
-export function keys(id: string): VaultKeys {
-  return {
-    secret: `pii:${id}:secret`,
-    bytes: `pii:${id}:bytes`,
-    tokens: `pii:${id}:tokens`,
-    token: (t) => `pii:${id}:t:${t}`,
-    issued: (t) => `pii:${id}:x:${t}`,
-  };
-}
-
 function agentOf(owner: VaultOwner): string {
   const agent = (owner as Partial<VaultOwner> | undefined)?.agent;
   if (typeof agent !== 'string' || agent.length === 0) throw new TypeError("the vault owner's agent must be a non-empty string");
@@ -388,35 +371,4 @@ function positive(name: string, value: number): number {
 /** What one token costs its agent's budget. */
 function entryBytes(token: string, value: string): number {
   return Buffer.byteLength(value) + token.length + VAULT_ENTRY_OVERHEAD_BYTES;
-}
-
-export function pairKey(type: PiiType, value: string): string {
-  return `${type}\0${value}`;
-}
-
-export function splitPair(pair: string): { type: PiiType; value: string } {
-  const at = pair.indexOf('\0');
-  return { type: pair.slice(0, at) as PiiType, value: pair.slice(at + 1) };
-}
-
-/** The token of a match from the tokens resolved for it (every detected value has one). */
-function tokenIn(tokens: ReadonlyMap<string, string>): (m: PiiMatch) => string {
-  return (m) => {
-    const token = tokens.get(pairKey(m.type, m.value));
-    if (token === undefined) throw new Error('internal: a detected value has no token');
-    return token;
-  };
-}
-
-function restore(text: string, known: ReadonlyMap<string, { type: PiiType; value: string }>, unknown: Set<string>, types: Set<PiiType>): string {
-  if (!text.includes('[')) return text;
-  return text.replace(TOKEN_RE, (token) => {
-    const entry = known.get(token);
-    if (entry === undefined) {
-      unknown.add(token);
-      return token;
-    }
-    types.add(entry.type);
-    return entry.value;
-  });
 }
