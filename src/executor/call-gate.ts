@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorInfo, Outcome } from '../../workers/kit/protocol.js';
 import { timeoutError } from '../../workers/kit/guest-errors.js';
 import type { GuestErrorName } from '../../workers/kit/guest-errors.js';
+import { storeWork } from '../store/shared-store.js';
 import type { SharedStore } from '../store/shared-store.js';
 import type { Logger } from '../util/logger.js';
 import { StoreError } from '../util/store-error.js';
@@ -193,7 +194,7 @@ export class StoreCallGate implements CallGate {
     clearTimeout(line.retry);
     line.retry = undefined;
     line.acquiring = true;
-    this.#store.count([{ key: line.key, part: this.#id, change: { add: 1 }, limit: line.slot.limit, partTtlMs: SLOT_LEASE_MS, ttlMs: SLOT_LEASE_MS * 6 }]).then(
+    storeWork(WHAT, this.#store.count([{ key: line.key, part: this.#id, change: { add: 1 }, limit: line.slot.limit, partTtlMs: SLOT_LEASE_MS, ttlMs: SLOT_LEASE_MS * 6 }])).then(
       (reply) => {
         line.acquiring = false;
         if (reply.ok) {

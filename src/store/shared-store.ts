@@ -84,12 +84,19 @@ export interface SharedStore {
   close(): Promise<void>;
 }
 
-/** `work`, with a store error's message prefixed by what was being done ("the shared workspace quota"), so a refusal names its domain. */
+/**
+ * `work`, with a store error's message naming what was being done ("the shared workspace quota is
+ * unavailable: ..." rather than "the shared store is unavailable: ..."), so a refusal names its domain.
+ */
 export async function storeWork<T>(what: string, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (error instanceof StoreError) throw new StoreError(error.code, `${what}: ${error.message}`, { cause: error });
-    throw error;
+    if (!(error instanceof StoreError)) throw error;
+    const message = error.message.startsWith(SHARED_STORE) ? what + error.message.slice(SHARED_STORE.length) : `${what}: ${error.message}`;
+    throw new StoreError(error.code, message, { cause: error });
   }
 }
+
+/** How a backend names itself in its errors ("the shared store is unavailable: ..."), for storeWork. */
+export const SHARED_STORE = 'the shared store';

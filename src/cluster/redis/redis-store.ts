@@ -7,10 +7,11 @@
 // stream is a sorted set scored by entry id.
 
 import type { Logger } from '../../util/logger.js';
+import { SHARED_STORE } from '../../store/shared-store.js';
 import type { CountResult, CountStep, SetEntry, SharedStore, Stored, StreamEntry } from '../../store/shared-store.js';
 import type { RedisConnection } from './redis-connection.js';
 
-const WHAT = 'the shared store';
+const WHAT = SHARED_STORE;
 
 /**
  * KEYS: one counter per step (distinct). ARGV: 7 per step: part, 'add'|'set', n, limit|'',
