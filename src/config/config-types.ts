@@ -164,8 +164,10 @@ export interface Config {
     auto: boolean;
     /** Flow rules, checked in order; first match wins; no match allows. */
     flows: readonly PiiFlowRule[];
-    /** Tokens kept per session before the oldest are dropped. Default 100,000. */
+    /** No longer used (vaults are bounded in bytes: maxVaultBytesPerAgent); accepted so existing configurations load. Default 100,000. */
     maxTokensPerSession: number;
+    /** Bytes one agent's vault may hold (values issued within tokenTtlSeconds, plus a per-token overhead), in memory, on disk and in Redis. Default 16 MiB. */
+    maxVaultBytesPerAgent: number;
     /** No longer used (vaults follow agents; see tokenTtlSeconds); accepted so existing configurations load. Default 3,600. */
     sessionTtlSeconds: number;
     /** How long a PII token restores, in any session of its agent, after it was last issued, seconds. Default 86,400 (24 h). */

@@ -115,6 +115,7 @@ export function defaultConfig(root: string = packageRoot(), env: Readonly<Record
       auto: false,
       flows: [],
       maxTokensPerSession: 100_000,
+      maxVaultBytesPerAgent: 16 * 1024 * 1024,
       sessionTtlSeconds: 3600,
       tokenTtlSeconds: 86_400,
       vaultDir: path.join(dataDir ?? root, dataDir !== undefined ? 'pii-vaults' : '.pii-vaults'),

@@ -1,4 +1,4 @@
-// The PII subsystem's public API: detection, per-session vaults, tokens and flow rules.
+// The PII subsystem's public API: detection, per-agent vaults, tokens and flow rules.
 
 export { detectPii, piiTypesIn } from './detectors.js';
 export { checkFlow, toolPatternMatches } from './flows.js';
@@ -11,14 +11,10 @@ export type {
   FlowDecision,
   PiiMatch,
   PiiType,
-  PiiVaultOptions,
-  PiiVaultsOptions,
   PiiVaultsStats,
   TokenizeResult,
   UnrestorableReason,
 } from './pii-types.js';
 export { formatToken, tokensIn } from './tokens.js';
-export { DEFAULT_MAX_TOKENS, PiiVault } from './vault.js';
-export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_SECONDS, DEFAULT_TOKEN_TTL_SECONDS, PiiVaults } from './vaults.js';
-export { describeUnrestorable, MemoryVaultStore } from './vault-store.js';
-export type { MemoryVaultStoreOptions, VaultOwner, VaultStore } from './vault-store.js';
+export { DEFAULT_MAX_VAULT_BYTES, DEFAULT_TOKEN_TTL_SECONDS, describeUnrestorable, PiiVaultStore } from './vault-store.js';
+export type { PiiVaultStoreOptions, VaultOwner, VaultStore } from './vault-store.js';

@@ -48,8 +48,8 @@ export interface DetokenizeResult {
   types: PiiType[];
 }
 
-/** Why a token did not restore: never made by this agent (or forgotten), past its time, or made by another agent. */
-export type UnrestorableReason = 'unknown' | 'expired' | 'another-agent';
+/** Why a token did not restore: never made by this agent (another agent's reads so too), or past its time. */
+export type UnrestorableReason = 'unknown' | 'expired';
 
 export interface DetokenizeValueResult {
   value: unknown;
@@ -58,40 +58,15 @@ export interface DetokenizeValueResult {
   types: PiiType[];
 }
 
-export interface PiiVaultOptions {
-  /** Tokens kept before the least recently used are dropped. Default 100,000. */
-  maxEntries?: number;
-  /**
-   * HMAC key, at least 32 bytes. Default: 32 random bytes. Only tests should pass one: a shared
-   * key would make tokens linkable across sessions.
-   */
-  secret?: Uint8Array;
-  /** How long a token lasts after it was last issued, milliseconds. Default: no limit. */
-  ttlMs?: number;
-  /** Clock in epoch milliseconds, for tests. Default Date.now. */
-  now?: () => number;
-  /** Whose turn this vault's detection takes on the PII helper thread (its owner): owners take turns. */
-  turn?: string;
-}
-
-export interface PiiVaultsOptions {
-  /** Tokens kept per session before the least recently used are dropped. Default 100,000. */
-  maxTokensPerSession?: number;
-  /** Sessions kept before the least recently used vault is dropped. Default 10,000. */
-  maxSessions?: number;
-  /** Idle time after which a session's vault is dropped, seconds. Default 3,600. */
-  sessionTtlSeconds?: number;
-  /** How long each token restores after it was last issued, milliseconds. Default: as long as its vault lives. */
-  tokenTtlMs?: number;
-  /** Epoch clock in milliseconds for token expiry, for tests. Default Date.now. */
-  epochNow?: () => number;
-  /** Clock in milliseconds, for tests. Default performance.now(). */
-  now?: () => number;
-}
-
 export interface PiiVaultsStats {
+  /** Agents whose vaults this process served recently. */
   sessions: number;
+  /** Tokens those vaults issued within the token lifetime. */
   tokens: number;
+  /** Bytes charged to those vaults (values and per-token overhead) within the token lifetime. */
+  bytes: number;
+  /** Each agent's budget, bytes (pii.maxVaultBytesPerAgent). */
+  max_bytes_per_agent: number;
 }
 
 /** Outcome of a flow check: allowed, or refused with the rule and the type that refused it. */

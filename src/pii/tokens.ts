@@ -1,7 +1,8 @@
 // Token format and derivation. A token is `[TYPE_xxxxxxxx]`: eight hex digits of an HMAC-SHA256
-// keyed by a per-session secret, so a token says nothing about its value to anyone without the
+// keyed by a per-agent secret, so a token says nothing about its value to anyone without the
 // secret (unlike an unsalted hash of a phone number, which a brute force reverses), is stable
-// within a session and unlinkable across sessions.
+// within an agent's vault and unlinkable across agents. A collision takes the next candidate
+// (vault-store.ts), so two values of one vault never share a token.
 
 import { createHmac } from 'node:crypto';
 import type { PiiType } from './pii-types.js';
@@ -11,9 +12,6 @@ export const TOKEN_HEX_CHARS = 8;
 
 /** A token of any known type; group 1 is the type, group 2 the hex digest. */
 export const TOKEN_RE = /\[(EMAIL|PHONE|SSN|CREDIT_CARD|IP_ADDRESS|IBAN|API_KEY)_([0-9a-f]{8})\]/g;
-
-/** Attempts before allocation gives up; reaching it would need billions of tokens in one vault. */
-const MAX_ATTEMPTS = 1024;
 
 /** Every token-shaped string in text, in order, repeats included. */
 export function tokensIn(text: string): string[] {
@@ -33,22 +31,4 @@ export function formatToken(type: PiiType, hex: string): string {
 export function tokenCandidate(secret: Uint8Array, type: PiiType, value: string, attempt: number): string {
   const digest = createHmac('sha256', secret).update(`${type}\0${attempt}\0`).update(value).digest('hex');
   return formatToken(type, digest.slice(0, TOKEN_HEX_CHARS));
-}
-
-/**
- * The first candidate token for a value that `isTaken` does not report as held by another
- * value. Two different values of one session therefore never share a token, even on the rare
- * 32-bit collision.
- */
-export function allocateToken(
-  secret: Uint8Array,
-  type: PiiType,
-  value: string,
-  isTaken: (token: string) => boolean,
-): string {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const token = tokenCandidate(secret, type, value, attempt);
-    if (!isTaken(token)) return token;
-  }
-  throw new Error(`PII token space exhausted after ${MAX_ATTEMPTS} attempts`);
 }

@@ -16,7 +16,15 @@ import path from 'node:path';
 import { Sealer, SEALING_KEY_BYTES } from '../util/sealing.js';
 import { createFileAtomic, writeFileAtomic } from '../util/atomic-write.js';
 import type { PiiType } from './pii-types.js';
-import type { VaultRecord } from './vault.js';
+
+/** A token as a vault's journal keeps it: the last line for a token wins. */
+export interface VaultRecord {
+  token: string;
+  type: PiiType;
+  value: string;
+  /** Epoch ms after which it no longer restores. */
+  expiresAt: number;
+}
 
 const KEY_FILE = 'vault.key';
 const SUFFIX = '.vault';

@@ -1,6 +1,6 @@
 // Serialises async work per key inside this process (one skill name, one workspace file), so
 // changes of one key never interleave; different keys proceed in parallel. Writers in other
-// processes need their own protocol (skill-disk.ts; a Redis lock in cluster/redis/redis-quota.ts).
+// processes need their own protocol (skill-disk.ts; a lease in the shared store in workspace/store-quota.ts).
 
 export class KeyedLock {
   readonly #tails = new Map<string, Promise<void>>();

@@ -2,7 +2,7 @@
 // then kept up to date by the writes and deletes that pass through the workspace, and measured
 // again when it is older than USAGE_TTL_MS or a write would pass a limit (files added by hand).
 // This daemon's count is NamespaceQuota; daemons sharing the workspace folder share a count in
-// Redis instead (src/cluster/redis/redis-quota.ts), chosen in the composition root (QuotaCounterFactory).
+// the shared store instead (store-quota.ts), chosen in the composition root (QuotaCounterFactory).
 
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';

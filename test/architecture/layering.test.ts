@@ -32,7 +32,7 @@ const LAYERS: readonly Layer[] = [
     paths: ['src/daemon.ts', 'src/cli/', 'src/cluster/shared-state.ts'],
     holds: 'the commands, and the wiring of the subsystems; picks each seam\'s implementation from the config (shared-state.ts: embedded or Redis)',
   },
-  { name: 'cluster adapters', paths: ['src/cluster/'], holds: 'the Redis implementations of the storage seams (redis/), the change bus, cluster membership and the load balancer\'s hash' },
+  { name: 'cluster adapters', paths: ['src/cluster/'], holds: 'the Redis implementation of the shared-store primitives (redis/), the change bus, cluster membership and the load balancer\'s hash' },
   { name: 'MCP front', paths: ['src/mcp/'], holds: 'the MCP tools and resources, the HTTP daemon, the stdio bridge' },
   { name: 'sandbox host', paths: ['src/sandbox-api/'], holds: 'the host side of every sandbox power (permissions, PII, tools, fetch, skills)' },
   { name: 'executor', paths: ['src/executor/'], holds: 'the coordinator side of the sandbox: queues, pools, sandbox processes, host links' },
@@ -42,7 +42,7 @@ const LAYERS: readonly Layer[] = [
     holds: 'what the daemon serves: tool catalog and search, PII detection and vaults, skills, workspaces, upstream MCP servers',
   },
   { name: 'config', paths: ['src/config/', 'src/access/'], holds: 'the options, declared once and resolved once; each language\'s facts; the one access check and its grants' },
-  { name: 'kernel', paths: ['src/util/'], holds: 'shared helpers below every subsystem: logger, atomic writes, locks, the store error, sealing' },
+  { name: 'kernel', paths: ['src/util/', 'src/store/'], holds: 'shared helpers below every subsystem: logger, atomic writes, locks, the store error, sealing; the shared-store primitives and their in-memory implementation (store/)' },
   {
     name: 'runtimes',
     paths: ['workers/js/', 'workers/python/'],

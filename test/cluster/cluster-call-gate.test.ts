@@ -5,8 +5,9 @@
 // call fails at once with the store's error, and the limit works again when Redis returns.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisCallGate, SLOT_LEASE_MS } from '../../src/cluster/redis/redis-call-gate.js';
 import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
+import { RedisStore } from '../../src/cluster/redis/redis-store.js';
+import { SLOT_LEASE_MS, StoreCallGate } from '../../src/executor/call-gate.js';
 import type { GateSlot } from '../../src/executor/call-gate.js';
 import type { Finished } from '../../src/executor/sandbox-process.js';
 import { createLogger } from '../../src/util/logger.js';
@@ -16,13 +17,13 @@ import type { TestRedis } from './redis-server.js';
 const logger = createLogger('silent');
 let redis: TestRedis;
 const connections: RedisConnection[] = [];
-const gates: RedisCallGate[] = [];
+const gates: StoreCallGate[] = [];
 
-async function daemon(): Promise<{ gate: RedisCallGate; connection: RedisConnection }> {
+async function daemon(): Promise<{ gate: StoreCallGate; connection: RedisConnection }> {
   const connection = new RedisConnection({ url: redis.url, sealingKey: Buffer.alloc(32, 5), logger });
   await connection.connect();
   connections.push(connection);
-  const gate = await RedisCallGate.start(connection, logger);
+  const gate = await StoreCallGate.start(new RedisStore(connection), logger);
   gates.push(gate);
   return { gate, connection };
 }
@@ -60,7 +61,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-describe('RedisCallGate', () => {
+describe('the call gate over Redis', () => {
   it('never lets an agent run more than its limit across two daemons, while another agent runs at once', async () => {
     const [a, b] = [await daemon(), await daemon()];
     const alice = tracker();

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
-import { redisQuotas } from '../../src/cluster/redis/redis-quota.js';
+import { RedisStore } from '../../src/cluster/redis/redis-store.js';
 import { createLogger } from '../../src/util/logger.js';
 import { Workspace } from '../../src/workspace/index.js';
+import { storeQuotas } from '../../src/workspace/store-quota.js';
 import { measureUsage } from '../../src/workspace/quota.js';
 import { startTestRedis } from './redis-server.js';
 import type { TestRedis } from './redis-server.js';
@@ -27,7 +28,7 @@ async function daemon(quotaBytes: number, quotaFiles: number): Promise<Workspace
   const connection = new RedisConnection({ url: redis.url, sealingKey: Buffer.alloc(32, 7), logger });
   await connection.connect();
   connections.push(connection);
-  const ws = new Workspace({ root, maxFileBytes: 1_000_000, quotaBytes, quotaFiles, sweepIntervalMs: 0, quotaCounter: redisQuotas(connection, logger) });
+  const ws = new Workspace({ root, maxFileBytes: 1_000_000, quotaBytes, quotaFiles, sweepIntervalMs: 0, quotaCounter: storeQuotas(new RedisStore(connection), logger) });
   workspaces.push(ws);
   return ws;
 }

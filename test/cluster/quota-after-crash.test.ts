@@ -12,10 +12,11 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
-import { PENDING_LEASE_MS, redisQuotas } from '../../src/cluster/redis/redis-quota.js';
+import { RedisStore } from '../../src/cluster/redis/redis-store.js';
 import { createLogger } from '../../src/util/logger.js';
 import { Workspace } from '../../src/workspace/index.js';
 import { measureUsage } from '../../src/workspace/quota.js';
+import { PENDING_LEASE_MS, storeQuotas } from '../../src/workspace/store-quota.js';
 import { startTestRedis } from './redis-server.js';
 import type { TestRedis } from './redis-server.js';
 
@@ -37,13 +38,14 @@ afterAll(async () => {
 /** A "daemon" in a child process: admits a 600 KB write for alice, says so, and never settles it. */
 const DAEMON = `
   const { RedisConnection } = await import(${JSON.stringify(dist('src/cluster/redis/redis-connection.js'))});
-  const { redisQuotas } = await import(${JSON.stringify(dist('src/cluster/redis/redis-quota.js'))});
+  const { RedisStore } = await import(${JSON.stringify(dist('src/cluster/redis/redis-store.js'))});
+  const { storeQuotas } = await import(${JSON.stringify(dist('src/workspace/store-quota.js'))});
   const { createLogger } = await import(${JSON.stringify(dist('src/util/logger.js'))});
   const logger = createLogger('silent');
   const [url, folder] = process.argv.slice(1);
   const connection = new RedisConnection({ url, sealingKey: Buffer.alloc(32, 7), logger });
   await connection.connect();
-  const counter = redisQuotas(connection, logger)('alice', async () => folder, { bytes: 1_000_000, files: 100 });
+  const counter = storeQuotas(new RedisStore(connection), logger)('alice', async () => folder, { bytes: 1_000_000, files: 100 });
   const refused = await counter.admit(600_000, 1, 'big.txt', 'alice');
   console.log(refused ?? 'admitted');
   setInterval(() => {}, 1000);
@@ -60,7 +62,7 @@ describe('the shared workspace quota after a daemon is killed mid-write', () => 
 
     const connection = new RedisConnection({ url: redis.url, sealingKey: Buffer.alloc(32, 7), logger });
     await connection.connect();
-    const ws = new Workspace({ root, maxFileBytes: 1_000_000, quotaBytes: 1_000_000, quotaFiles: 100, sweepIntervalMs: 0, quotaCounter: redisQuotas(connection, logger) });
+    const ws = new Workspace({ root, maxFileBytes: 1_000_000, quotaBytes: 1_000_000, quotaFiles: 100, sweepIntervalMs: 0, quotaCounter: storeQuotas(new RedisStore(connection), logger) });
     try {
       // Within the lease the dead write still counts (it might be a live daemon's slow write).
       await expect(ws.namespace('alice').writeFile('after.txt', 'x'.repeat(600_000))).rejects.toThrow(/workspace quota exceeded/);

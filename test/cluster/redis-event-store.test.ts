@@ -1,11 +1,14 @@
-// Resumable-stream events in a real Redis: a reconnecting client gets what it missed, only from
-// its own session; a resume from an event no longer kept is refused, never replayed with a hole;
-// Redis down: events are sent but not kept, and resuming from them is refused clearly.
+// Resumable-stream events over the Redis store: a reconnecting client gets what it missed, only
+// from its own session; a resume from an event no longer kept (a bound, a Redis that lost it) is
+// refused, never replayed with a hole; Redis down: events are sent but not kept, and resuming from
+// them is refused clearly. The event contract itself runs in redis-contracts.test.ts.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
-import { RedisEventStores } from '../../src/cluster/redis/redis-event-store.js';
+import { RedisStore } from '../../src/cluster/redis/redis-store.js';
+import { DEFAULT_EVENT_LIMITS, EventBudget, SessionEventStores } from '../../src/mcp/http/event-store.js';
+import type { EventStoreLimits, SessionEvents } from '../../src/mcp/http/event-store.js';
 import { createLogger } from '../../src/util/logger.js';
 import { startTestRedis } from './redis-server.js';
 import { captureLogger } from '../upstream/helpers.js';
@@ -19,7 +22,11 @@ function message(n: number): JSONRPCMessage {
   return { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: n } };
 }
 
-async function replay(store: ReturnType<RedisEventStores['create']>, after: string): Promise<number[]> {
+function eventStores(limits: Partial<EventStoreLimits> = {}, maxBytesPerAgent?: number): SessionEventStores {
+  return new SessionEventStores(new EventBudget(128 * 1024 * 1024, maxBytesPerAgent), { ...DEFAULT_EVENT_LIMITS, ...limits }, { store: new RedisStore(connection), ttlSeconds: 60 });
+}
+
+async function replay(store: SessionEvents, after: string): Promise<number[]> {
   const seen: number[] = [];
   await store.replayEventsAfter(after, { send: async (_id, m) => void seen.push((m as unknown as { params: { progress: number } }).params.progress) });
   return seen;
@@ -36,9 +43,9 @@ afterAll(async () => {
   await redis.stop();
 });
 
-describe('RedisEventStores', () => {
+describe('SSE events over the Redis store', () => {
   it('replays the events after the last one the client saw, from its own session only', async () => {
-    const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60 });
+    const stores = eventStores();
     const mine = stores.create('session-a');
     const ids: string[] = [];
     for (let i = 1; i <= 5; i++) ids.push(await mine.storeEvent('stream-1', message(i)));
@@ -49,15 +56,15 @@ describe('RedisEventStores', () => {
   });
 
   it('keeps events sealed in Redis', async () => {
-    const store = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60 }).create('session-sealed');
+    const store = eventStores().create('session-sealed');
     await store.storeEvent('s', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'secret result 4242' } });
-    const raw = await connection.client.lRange('cem:events:session-sealed:s', 0, -1);
+    const raw = await connection.client.zRange('cem:events:session-sealed:s', 0, -1);
     expect(raw).toHaveLength(1);
     expect(raw[0]).not.toContain('4242');
   });
 
   it('refuses a resume from an event past the per-stream bound', async () => {
-    const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60, maxEventsPerStream: 3 });
+    const stores = eventStores({ maxEventsPerStream: 3 });
     const store = stores.create('session-c');
     const ids: string[] = [];
     for (let i = 1; i <= 6; i++) ids.push(await store.storeEvent('s', message(i)));
@@ -66,14 +73,14 @@ describe('RedisEventStores', () => {
   });
 
   it('bounds the bytes one agent keeps in Redis across its sessions, oldest first, and frees them on close', async () => {
-    const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60, maxBytesPerSession: 1_000_000, maxBytesPerAgent: 3_000 });
+    const stores = eventStores({ maxBytesPerSession: 1_000_000 }, 3_000);
     const flooder = [stores.create('flood-1', 'mallory'), stores.create('flood-2', 'mallory')];
     const big = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `${n} ${'z'.repeat(400)}` } });
     for (let i = 0; i < 20; i++) await flooder[i % 2]!.storeEvent(`s${i % 2}`, big(i));
     const held = stores.usage('mallory').event_bytes;
     expect(held).toBeGreaterThan(0);
     expect(held).toBeLessThanOrEqual(3_000);
-    const lengths = await Promise.all(['flood-1:s0', 'flood-2:s1'].map((k) => connection.client.lLen(`cem:events:${k}`)));
+    const lengths = await Promise.all(['flood-1:s0', 'flood-2:s1'].map((k) => connection.client.zCard(`cem:events:${k}`)));
     expect(lengths.reduce((a, b) => a + b, 0)).toBeLessThan(20);
     // Another agent is not touched by mallory's bound.
     const alice = stores.create('alice-1', 'alice');
@@ -84,14 +91,11 @@ describe('RedisEventStores', () => {
     expect(stores.usage('mallory').event_bytes).toBe(0);
   });
 
-  it('warns once when Redis may evict PII vaults (a maxmemory-policy other than noeviction)', async () => {
+  it('warns at start when Redis may evict PII vaults (a maxmemory-policy other than noeviction)', async () => {
     await connection.client.configSet('maxmemory-policy', 'allkeys-lru');
     try {
       const capture = captureLogger();
-      const stores = new RedisEventStores({ redis: connection, logger: capture.logger, ttlSeconds: 60 });
-      stores.create('policy-1');
-      stores.create('policy-2');
-      for (let i = 0; i < 50 && capture.records.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await new RedisStore(connection).checkEvictionPolicy(capture.logger);
       const warnings = capture.records.filter((r) => (r as { code?: string }).code === 'REDIS_EVICTION_POLICY');
       expect(warnings).toHaveLength(1);
       expect(JSON.stringify(warnings[0])).toMatch(/noeviction/);
@@ -101,7 +105,7 @@ describe('RedisEventStores', () => {
   });
 
   it('sends events while Redis is down and refuses to resume from them', async () => {
-    const stores = new RedisEventStores({ redis: connection, logger, ttlSeconds: 60 });
+    const stores = eventStores();
     const store = stores.create('session-d');
     await redis.stop();
     try {

@@ -1,12 +1,15 @@
-// PII vaults in a real Redis: a token minted through one daemon's connection restores through
-// another's; owners never see each other's tokens; what Redis holds is sealed; an outage fails
-// with STORE_UNAVAILABLE and the store recovers when Redis returns.
+// PII vaults over the Redis store: a token minted through one daemon's connection restores through
+// another's; agents never see each other's tokens; what Redis holds is sealed, and a value copied
+// under another key does not open; change notices reach the other daemons; an outage fails with
+// STORE_UNAVAILABLE and the store recovers when Redis returns.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { RedisConnection } from '../../src/cluster/redis/redis-connection.js';
-import { RedisChangeBus } from '../../src/cluster/redis/redis-change-bus.js';
-import { RedisVaultStore } from '../../src/cluster/redis/redis-vault-store.js';
+import { RedisStore } from '../../src/cluster/redis/redis-store.js';
+import { StoreChangeBus } from '../../src/cluster/change-bus.js';
+import { PiiVaultStore } from '../../src/pii/index.js';
+import { vaultFileId } from '../../src/pii/vault-journal.js';
 import { createLogger } from '../../src/util/logger.js';
 import { startTestRedis } from './redis-server.js';
 import type { TestRedis } from './redis-server.js';
@@ -23,8 +26,8 @@ async function connection(key: Uint8Array = KEY): Promise<RedisConnection> {
   return c;
 }
 
-function store(c: RedisConnection, scope: 'session' | 'agent' = 'session', maxTokens = 1000): RedisVaultStore {
-  return new RedisVaultStore({ redis: c, scope, ttlSeconds: 60, maxTokens });
+function store(c: RedisConnection): PiiVaultStore {
+  return new PiiVaultStore({ store: new RedisStore(c), tokenTtlSeconds: 60 });
 }
 
 beforeAll(async () => {
@@ -36,7 +39,7 @@ afterAll(async () => {
   await redis.stop();
 });
 
-describe('RedisVaultStore', () => {
+describe('PII vaults over the Redis store', () => {
   it('restores through another daemon a token minted through one, and gives the same token again', async () => {
     const a = store(await connection());
     const b = store(await connection());
@@ -48,14 +51,10 @@ describe('RedisVaultStore', () => {
     expect((await b.tokenize(owner, 'ann@example.com')).text).toBe(out.text.match(/\[EMAIL_[0-9a-f]{8}\]/)?.[0]);
   });
 
-  it('keeps sessions apart, and agents apart when vaults follow agents', async () => {
-    const c = await connection();
-    const sessions = store(c);
-    const t = (await sessions.tokenize({ sessionId: 's-a', agent: 'x' }, 'bob@example.com')).text;
-    expect((await sessions.detokenize({ sessionId: 's-b', agent: 'x' }, t)).unknown).toEqual([t]);
-    const agents = store(c, 'agent');
+  it('keeps agents apart across sessions and daemons', async () => {
+    const agents = store(await connection());
     const u = (await agents.tokenize({ sessionId: 'one', agent: 'alice' }, 'bob@example.com')).text;
-    expect((await agents.detokenize({ sessionId: 'two', agent: 'alice' }, u)).text).toBe('bob@example.com');
+    expect((await store(await connection()).detokenize({ sessionId: 'two', agent: 'alice' }, u)).text).toBe('bob@example.com');
     expect((await agents.detokenize({ sessionId: 'one', agent: 'mallory' }, u)).unknown).toEqual([u]);
   });
 
@@ -88,26 +87,21 @@ describe('RedisVaultStore', () => {
     await expect(other.tokenize({ sessionId: 's-sealed', agent: 'a' }, 'x@example.com')).rejects.toMatchObject({ code: 'STORE_CORRUPT' });
   });
 
-  it('refuses new values past the token limit with STORE_FULL', async () => {
-    const s = store(await connection(), 'session', 2);
-    const owner = { sessionId: 's-full', agent: 'a' };
-    await s.tokenize(owner, 'a@example.com b@example.com');
-    await expect(s.tokenize(owner, 'c@example.com')).rejects.toMatchObject({ code: 'STORE_FULL' });
-  });
-
-  it('drops a session vault', async () => {
-    const s = store(await connection());
-    const owner = { sessionId: 's-drop', agent: 'a' };
-    const t = (await s.tokenize(owner, 'erin@example.com')).text;
-    await s.dropSession(owner);
-    expect((await s.detokenize(owner, t)).unknown).toEqual([t]);
+  it('does not open a value copied under another vault', async () => {
+    const c = await connection();
+    const s = store(c);
+    const token = (await s.tokenize({ sessionId: 's', agent: 'alice' }, 'gina@example.com')).text;
+    await s.tokenize({ sessionId: 's', agent: 'mallory' }, 'm@example.com');
+    const [from, to] = [`cem:pii:${vaultFileId('alice')}:t:${token}`, `cem:pii:${vaultFileId('mallory')}:t:${token}`];
+    await c.client.set(to, (await c.client.get(from)) as string);
+    await expect(s.detokenize({ sessionId: 's', agent: 'mallory' }, token)).rejects.toMatchObject({ code: 'STORE_CORRUPT' });
   });
 });
 
-describe('RedisChangeBus', () => {
+describe('change notices over the Redis store', () => {
   it('delivers a notice to the other daemons, not back to the sender', async () => {
-    const a = await RedisChangeBus.start(await connection(), logger);
-    const b = await RedisChangeBus.start(await connection(), logger);
+    const a = await StoreChangeBus.start(new RedisStore(await connection()), logger);
+    const b = await StoreChangeBus.start(new RedisStore(await connection()), logger);
     const toA: string[][] = [];
     a.subscribe('skills', (names) => toA.push(names));
     const received = new Promise<string[]>((resolve) => b.subscribe('skills', resolve));

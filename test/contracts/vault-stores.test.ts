@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MemoryVaultStore } from '../../src/pii/vault-store.js';
+import { PiiVaultStore } from '../../src/pii/vault-store.js';
 import { describeVaultStoreContract } from './vault-contract.js';
 
 /** The stores' epoch clock, moved on by pastTtl. */
@@ -14,23 +14,23 @@ const pastTtl = async (): Promise<void> => {
   now += (TTL_SECONDS + 1) * 1000;
 };
 
-describeVaultStoreContract('memory', { store: async () => new MemoryVaultStore({ tokenTtlSeconds: TTL_SECONDS, epochNow: () => now }), pastTtl });
+describeVaultStoreContract('memory', { store: async () => new PiiVaultStore({ tokenTtlSeconds: TTL_SECONDS, now: () => now }), pastTtl });
 
 let dir: string | undefined;
 describeVaultStoreContract('memory, journaled to a folder', {
   async store() {
     dir = mkdtempSync(path.join(tmpdir(), 'vault-contract-'));
-    return new MemoryVaultStore({ dir, tokenTtlSeconds: TTL_SECONDS, epochNow: () => now });
+    return new PiiVaultStore({ dir, tokenTtlSeconds: TTL_SECONDS, now: () => now });
   },
   pastTtl,
   async reopen() {
     if (dir === undefined) throw new Error('reopen before store');
-    return new MemoryVaultStore({ dir });
+    return new PiiVaultStore({ dir });
   },
   // Another process on the same folder: two stdio coordinators of one user share the data folder.
   async peer() {
     if (dir === undefined) throw new Error('peer before store');
-    return new MemoryVaultStore({ dir });
+    return new PiiVaultStore({ dir });
   },
   async cleanup() {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });

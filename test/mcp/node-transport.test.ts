@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MemoryEventStores, EventBudget, DEFAULT_EVENT_LIMITS } from '../../src/mcp/http/event-store.js';
+import { SessionEventStores, EventBudget, DEFAULT_EVENT_LIMITS } from '../../src/mcp/http/event-store.js';
 import { NodeStreamableHttpTransport } from '../../src/mcp/http/node-transport.js';
 
 const SESSION = 'session-under-test';
@@ -35,7 +35,7 @@ afterEach(async () => {
 
 /** A server whose `slow` tool answers when the test calls `release()`. */
 async function start(options: { eventStore?: boolean; retry?: number; keepAliveMs?: number } = {}): Promise<Rig> {
-  const events = options.eventStore === false ? undefined : new MemoryEventStores(new EventBudget(1 << 20), DEFAULT_EVENT_LIMITS).create();
+  const events = options.eventStore === false ? undefined : new SessionEventStores(new EventBudget(1 << 20), DEFAULT_EVENT_LIMITS).create();
   let closed = 0;
   const transport = new NodeStreamableHttpTransport({ sessionId: SESSION, ...(events ? { eventStore: events } : {}), ...(options.retry === undefined ? {} : { retryInterval: options.retry }), ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }), onsessionclosed: () => void closed++ });
   const server = new McpServer({ name: 'under-test', version: '1.0.0' });

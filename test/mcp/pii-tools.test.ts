@@ -3,7 +3,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPiiBoundary } from '../../src/mcp/pii-boundary.js';
-import { MemoryVaultStore } from '../../src/pii/index.js';
+import { PiiVaultStore } from '../../src/pii/index.js';
 import { startHarness } from '../fixtures/mcp/harness.js';
 import type { Harness } from '../fixtures/mcp/harness.js';
 
@@ -20,7 +20,7 @@ async function harness(options: Parameters<typeof startHarness>[0]): Promise<Har
 
 describe('PII tools', () => {
   it('sanitizes and restores within one session', async () => {
-    const h = await harness({ pii: new MemoryVaultStore() });
+    const h = await harness({ pii: new PiiVaultStore() });
     const sanitized = await h.client.callTool({ name: 'sanitize_pii', arguments: { text: 'mail jane@example.com now' } });
     const out = sanitized.structuredContent as { sanitized_text: string; pii_found: number; pii_types: string[] };
     expect(out.sanitized_text).toMatch(/^mail \[EMAIL_[0-9a-f]{8}\] now$/);
@@ -30,7 +30,7 @@ describe('PII tools', () => {
   });
 
   it('restores a token made in another session of the same agent, and says why one does not restore', async () => {
-    const vaults = new MemoryVaultStore();
+    const vaults = new PiiVaultStore();
     const a = await harness({ pii: vaults, sessionId: 'session-a' });
     const b = await harness({ pii: vaults, sessionId: 'session-b' });
     const sanitized = await a.client.callTool({ name: 'sanitize_pii', arguments: { text: 'jane@example.com' } });
@@ -50,7 +50,7 @@ describe('PII tools', () => {
 
 describe('pii.auto boundary', () => {
   it('tokenizes execute_code results and output and read_workspace_file content', async () => {
-    const vaults = new MemoryVaultStore();
+    const vaults = new PiiVaultStore();
     const h = await harness({ pii: vaults, boundary: createPiiBoundary(vaults) });
     const run = await h.client.callTool({
       name: 'execute_code',

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VaultJournal } from '../../src/pii/vault-journal.js';
-import type { VaultRecord } from '../../src/pii/vault.js';
+import type { VaultRecord } from '../../src/pii/vault-journal.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'vault-peers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { CHUNK_CHARS, findPiiYielding } from '../../src/pii/detect-chunked.js';
-import { detectPii, PII_TYPES, PiiVault, piiTypesInYielding } from '../../src/pii/index.js';
+import { detectPii, PII_TYPES, PiiVaultStore, piiTypesInYielding } from '../../src/pii/index.js';
 import { POSITIVE_CASES } from '../pii/corpus.js';
 
 /** A long document: corpus cases and filler, with cases placed across every slice edge. */
@@ -35,12 +35,14 @@ describe('PII detection of large texts', () => {
 
   it('lets timers run while a multi-megabyte text is tokenized', async () => {
     const text = document(4 * 1024 * 1024);
-    const vault = new PiiVault();
+    const vault = new PiiVaultStore({ maxBytesPerAgent: 1 << 30 });
+    const owner = { sessionId: 's', agent: 'a' };
     let ticks = 0;
     const timer = setInterval(() => ticks++, 1);
-    const result = await vault.tokenizeAsync(text);
+    const result = await vault.tokenize(owner, text);
     clearInterval(timer);
-    expect(result.text).toBe(vault.tokenize(text).text);
+    expect(result.found).toBeGreaterThan(0);
+    expect((await vault.detokenize(owner, result.text)).text).toBe(text);
     // One slice at a time: the event loop turned between slices (32 of them).
     expect(ticks).toBeGreaterThanOrEqual(10);
   }, 60_000);
@@ -55,12 +57,17 @@ describe('PII detection of large texts', () => {
     expect(await findPiiYielding(text)).toEqual(found);
   }, 60_000);
 
-  it('tokenizes a value off the event loop as the synchronous walk does, keys included', async () => {
+  it('tokenizes a value off the event loop, keys included, and restores it whole', async () => {
     const big = document(3 * CHUNK_CHARS);
     const value = { 'alice@example.com': [big, 'call +1 415 555 0100', { nested: 'ssn 123-45-6789', n: 3 }], plain: null };
-    const vault = new PiiVault();
-    const sync = vault.tokenizeValue(value);
-    expect(await vault.tokenizeValueAsync(value)).toEqual(sync);
+    const vault = new PiiVaultStore({ maxBytesPerAgent: 1 << 30 });
+    const owner = { sessionId: 's', agent: 'a' };
+    const tokenized = await vault.tokenizeValue(owner, value);
+    // Every string as tokenize would have it, keys included.
+    const key = (await vault.tokenize(owner, 'alice@example.com')).text;
+    expect(Object.keys(tokenized as object)).toEqual([key, 'plain']);
+    expect(JSON.stringify(tokenized)).not.toMatch(/alice@example\.com|555 0100|123-45-6789/);
+    expect((await vault.detokenizeValue(owner, tokenized)).value).toEqual(value);
     expect(await piiTypesInYielding(JSON.stringify(value))).toEqual(PII_TYPES.filter((t) => detectPii(JSON.stringify(value)).some((m) => m.type === t)));
   }, 60_000);
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/index.js';
 import { createHostApi } from '../../src/executor/index.js';
 import type { CallIdentity, HostApi, HostCallContext } from '../../src/executor/index.js';
-import { MemoryVaultStore } from '../../src/pii/index.js';
+import { PiiVaultStore } from '../../src/pii/index.js';
 import { createSandboxApi } from '../../src/sandbox-api/index.js';
 import { SkillStore } from '../../src/skills/index.js';
 import { UpstreamManager } from '../../src/upstream/index.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
   upstream = new UpstreamManager({ servers: {}, logger, onToolsChanged: () => {} });
   await Promise.all([catalog.start(), skills.start(), upstream.start()]);
   const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
-  const api = createSandboxApi({ config, skills, pii: new MemoryVaultStore(), catalog, upstream });
+  const api = createSandboxApi({ config, skills, pii: new PiiVaultStore(), catalog, upstream });
   host = createHostApi({ config, workspace, logger, extensions: api.extensions, toolNames: api.toolNames, virtual: api.virtual });
 });
 

@@ -13,7 +13,7 @@ import type { JsonSchema } from '../../src/catalog/index.js';
 import type { Config } from '../../src/config/config-types.js';
 import { createExecutor, createHostApi } from '../../src/executor/index.js';
 import type { CallIdentity, ExecutionRequest, ExecutionResult, PooledExecutor } from '../../src/executor/index.js';
-import { MemoryVaultStore } from '../../src/pii/index.js';
+import { PiiVaultStore } from '../../src/pii/index.js';
 import { createSandboxApi } from '../../src/sandbox-api/index.js';
 import { SkillStore } from '../../src/skills/index.js';
 import { UpstreamManager } from '../../src/upstream/index.js';
@@ -34,7 +34,7 @@ let executor: PooledExecutor;
 let upstream: UpstreamManager;
 let skills: SkillStore;
 let catalog: Catalog;
-let vaults: MemoryVaultStore;
+let vaults: PiiVaultStore;
 
 const agent: CallIdentity = { agent: 'a', sessionId: 'session-a', workspaceNamespace: 'a', permissions: FULL_PERMISSIONS };
 
@@ -74,7 +74,7 @@ beforeAll(async () => {
   const logger = silentLogger();
   catalog = new Catalog({ dir: config.catalogDir, logger, watch: false });
   skills = new SkillStore({ dir: config.skillsDir, logger });
-  vaults = new MemoryVaultStore();
+  vaults = new PiiVaultStore();
   upstream = new UpstreamManager({
     servers: { memory: memoryConfig(path.join(root, 'memory.jsonl')), files: filesystemConfig(fsRoot) },
     logger,

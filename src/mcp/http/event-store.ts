@@ -1,18 +1,22 @@
 // What an SSE stream sent, kept so a client whose connection dropped can reconnect with
 // Last-Event-ID and receive what it missed (Streamable HTTP resumability): a long execute_code
 // survives a dropped connection. One store per MCP session, so a Last-Event-ID can only ever
-// replay the events of the session it is presented to; every store draws on one byte budget, so
-// sessions together hold a bounded amount, and each agent on its share of it: an agent holds at
-// most maxBytesPerAgent, and when the budget is full an agent under its fair share (the budget
-// over the agents holding events) takes room from the agent most over it, oldest events first, so
-// one agent cannot fill the budget and leave the others' streams unresumable. Past a bound the
-// oldest events go first, and a resume
-// from an event that is gone is refused (the client then knows it missed something), never
-// silently partial. It implements the SDK's EventStore interface, which a shared store (Redis,
-// for daemons behind a load balancer) can implement as well.
+// replay the events of the session it is presented to. The events themselves live in the shared
+// store (src/store/): this process's memory, or Redis for daemons behind a load balancer, where
+// they are sealed and expire with the session's idle time. The accounting lives here, written
+// once for every store, because only the daemon holding a session writes its events: every
+// session draws on one byte budget per daemon, so sessions together hold a bounded amount, and
+// each agent on its share of it: an agent holds at most maxBytesPerAgent, and when the budget is
+// full an agent under its fair share (the budget over the agents holding events) takes room from
+// the agent most over it, oldest events first, so one agent cannot fill the budget and leave the
+// others' streams unresumable. Past a bound the oldest events go first, and a resume from an
+// event that is gone (dropped by a bound, or never kept because the store was down) is refused
+// (the client then knows it missed something), never silently partial.
 
 import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MemoryStore } from '../../store/memory-store.js';
+import type { SharedStore } from '../../store/shared-store.js';
 
 export interface EventStoreLimits {
   /** Events one stream keeps (its newest). */
@@ -23,6 +27,7 @@ export interface EventStoreLimits {
   maxStreamsPerSession: number;
 }
 
+/** 8 MiB per session; with the daemon's budget of 128 MiB (a quarter per agent), what a daemon keeps in a shared store is bounded as in memory. */
 export const DEFAULT_EVENT_LIMITS: Readonly<EventStoreLimits> = Object.freeze({ maxEventsPerStream: 1_000, maxBytesPerSession: 8 * 1024 * 1024, maxStreamsPerSession: 1_000 });
 
 /** One session's event store: the SDK's EventStore, freed when the session ends. */
@@ -30,7 +35,7 @@ export interface SessionEvents extends EventStore {
   close(): void;
 }
 
-/** Where sessions keep their events: this process (the default) or a shared store (Redis). */
+/** Where sessions keep their events, and under which budget. */
 export interface SessionEventsFactory {
   readonly kind: 'memory' | 'redis';
   create(sessionId: string, agent?: string): SessionEvents;
@@ -38,19 +43,30 @@ export interface SessionEventsFactory {
   usage?(agent: string): { event_bytes: number; max_event_bytes: number };
 }
 
-/** The embedded factory: every session's events in memory, under one byte budget. */
-export class MemoryEventStores implements SessionEventsFactory {
-  readonly kind = 'memory' as const;
+/** Where the events of sessions go: a shared store, and how long they outlive their last event there. */
+export interface EventPlace {
+  store: SharedStore;
+  /** Seconds a session's events outlive its last event (the session idle time). */
+  ttlSeconds: number;
+}
+
+/** Every session's events in one shared store (in memory by default), under one byte budget. */
+export class SessionEventStores implements SessionEventsFactory {
+  readonly kind: 'memory' | 'redis';
   readonly #budget: EventBudget;
   readonly #limits: EventStoreLimits;
+  readonly #place: EventPlace;
+  #sessions = 0;
 
-  constructor(budget: EventBudget, limits: EventStoreLimits = DEFAULT_EVENT_LIMITS) {
+  constructor(budget: EventBudget, limits: EventStoreLimits = DEFAULT_EVENT_LIMITS, place: EventPlace = { store: new MemoryStore(), ttlSeconds: 86_400 }) {
     this.#budget = budget;
     this.#limits = limits;
+    this.#place = place;
+    this.kind = place.store.kind;
   }
 
-  create(_sessionId?: string, agent = ''): SessionEvents {
-    return new SessionEventStore(this.#budget, this.#limits, agent);
+  create(sessionId = `session-${++this.#sessions}`, agent = ''): SessionEvents {
+    return new SessionEventStore(this.#budget, this.#limits, agent, { ...this.#place, sessionId });
   }
 
   usage(agent: string): { event_bytes: number; max_event_bytes: number } {
@@ -133,34 +149,41 @@ export class EventBudget {
   }
 }
 
-interface StoredEvent {
+/** One kept event in the accounting (its message is in the shared store). */
+interface KeptEvent {
   seq: number;
-  message: JSONRPCMessage;
   bytes: number;
 }
 
 interface Stream {
-  events: StoredEvent[];
-  /** Sequence numbers at or below this were dropped from this stream (bounds). */
+  events: KeptEvent[];
+  /** Sequence numbers at or below this were dropped from this stream (bounds), or never kept. */
   droppedThrough: number;
 }
 
 /** Event ids are `<streamId>.<n>`: the SDK's stream ids are random UUIDs, n counts per session. */
 const SEPARATOR = '.';
+let anonymous = 0;
 
 export class SessionEventStore implements SessionEvents {
   readonly #streams = new Map<StreamId, Stream>();
   readonly #budget: EventBudget;
   readonly #limits: EventStoreLimits;
   readonly #agent: string;
+  readonly #store: SharedStore;
+  readonly #ttlMs: number;
+  readonly #prefix: string;
   #seq = 0;
   #bytes = 0;
   #closed = false;
 
-  constructor(budget: EventBudget, limits: EventStoreLimits = DEFAULT_EVENT_LIMITS, agent = '') {
+  constructor(budget: EventBudget, limits: EventStoreLimits = DEFAULT_EVENT_LIMITS, agent = '', place?: EventPlace & { sessionId: string }) {
     this.#budget = budget;
     this.#limits = limits;
     this.#agent = agent;
+    this.#store = place?.store ?? new MemoryStore();
+    this.#ttlMs = (place?.ttlSeconds ?? 86_400) * 1000;
+    this.#prefix = `events:${place?.sessionId ?? `anonymous-${++anonymous}`}:`;
     budget.register(agent, this);
   }
 
@@ -180,14 +203,16 @@ export class SessionEventStore implements SessionEvents {
       // Maps keep insertion order: the first stream is the oldest.
       for (const [oldest, old] of this.#streams) {
         if (this.#streams.size <= this.#limits.maxStreamsPerSession) break;
-        while (old.events.length > 0) this.#dropOldest(old);
+        while (old.events.length > 0) this.#dropOldest(oldest, old);
         this.#streams.delete(oldest);
+        void this.#store.delete([this.#key(oldest)]).catch(() => {});
       }
     }
-    const bytes = JSON.stringify(message).length * 2;
+    const json = JSON.stringify(message);
+    const bytes = json.length * 2;
     // Make room: this stream's oldest past its count, then the session's oldest past its bytes
     // or past what the shared budget has left.
-    while (stream.events.length >= this.#limits.maxEventsPerStream) this.#dropOldest(stream);
+    while (stream.events.length >= this.#limits.maxEventsPerStream) this.#dropOldest(streamId, stream);
     while (this.#bytes + bytes > this.#limits.maxBytesPerSession && this.#dropAnyOldest());
     let taken = this.#bytes + bytes <= this.#limits.maxBytesPerSession && this.#budget.take(bytes, this.#agent);
     while (!taken && this.#dropAnyOldest()) taken = this.#budget.take(bytes, this.#agent);
@@ -196,8 +221,18 @@ export class SessionEventStore implements SessionEvents {
       stream.droppedThrough = seq;
       return id;
     }
-    stream.events.push({ seq, message, bytes });
+    const kept: KeptEvent = { seq, bytes };
+    stream.events.push(kept);
     this.#bytes += bytes;
+    try {
+      await this.#store.append(this.#key(streamId), { id: seq, value: json }, this.#ttlMs);
+    } catch {
+      // The store is down: sent but not kept, so a resume from before it is refused.
+      const at = stream.events.indexOf(kept);
+      if (at >= 0) stream.events.splice(at, 1);
+      this.#release(bytes);
+      stream.droppedThrough = Math.max(stream.droppedThrough, seq);
+    }
     return id;
   }
 
@@ -211,25 +246,34 @@ export class SessionEventStore implements SessionEvents {
     const stream = streamId === undefined ? undefined : this.#streams.get(streamId);
     const after = seqOf(lastEventId);
     if (streamId === undefined || !stream || after === undefined) throw new Error(`unknown Last-Event-ID "${lastEventId.slice(0, 80)}" for this session`);
+    const gone = (): Error => new Error(`the events after ${lastEventId.slice(0, 80)} are no longer kept (the session's event store bound was reached, or the shared store was down); repeat the request`);
     // Events between the client's last one and the oldest kept were dropped: say so rather than
     // replay a stream with a hole in it.
-    if (stream.droppedThrough > after) {
-      throw new Error(`the events after ${lastEventId.slice(0, 80)} are no longer kept (the session's event store bound was reached); repeat the request`);
-    }
-    for (const e of stream.events) {
+    if (stream.droppedThrough > after) throw gone();
+    const expected = stream.events.filter((e) => e.seq > after).map((e) => e.seq);
+    const entries = await this.#store.readAfter(this.#key(streamId), after);
+    // The store lost what was kept (a shared store restarted, or its keys expired): a hole.
+    if (expected.some((seq) => !entries.some((e) => e.id === seq))) throw gone();
+    for (const e of entries) {
+      if (!expected.includes(e.id)) continue;
+      const message = JSON.parse(e.value) as JSONRPCMessage;
       // The priming event ({}) only carries an id; there is nothing to replay in it.
-      if (e.seq > after && Object.keys(e.message).length > 0) await send(`${streamId}${SEPARATOR}${e.seq}`, e.message);
+      if (Object.keys(message).length > 0) await send(`${streamId}${SEPARATOR}${e.id}`, message);
     }
     return streamId;
   }
 
   /** Frees everything (the session ended). */
   close(): void {
+    if (this.#closed) return;
     this.#closed = true;
     this.#budget.give(this.#bytes, this.#agent);
     this.#bytes = 0;
+    const keys = [...this.#streams.keys()].map((s) => this.#key(s));
     this.#streams.clear();
     this.#budget.unregister(this.#agent, this);
+    // Best effort: what is not deleted now expires with the TTL.
+    if (keys.length > 0) void this.#store.delete(keys).catch(() => {});
   }
 
   /** Gives back this session's oldest event (another agent under its fair share needs room). */
@@ -237,23 +281,32 @@ export class SessionEventStore implements SessionEvents {
     return this.#dropAnyOldest();
   }
 
-  #dropOldest(stream: Stream): void {
+  #key(streamId: StreamId): string {
+    return `${this.#prefix}${streamId}`;
+  }
+
+  #release(bytes: number): void {
+    this.#bytes -= bytes;
+    this.#budget.give(bytes, this.#agent);
+  }
+
+  #dropOldest(streamId: StreamId, stream: Stream): void {
     const e = stream.events.shift();
     if (!e) return;
     stream.droppedThrough = Math.max(stream.droppedThrough, e.seq);
-    this.#bytes -= e.bytes;
-    this.#budget.give(e.bytes, this.#agent);
+    this.#release(e.bytes);
+    void this.#store.trim(this.#key(streamId), e.seq).catch(() => {});
   }
 
   /** Drops the oldest event of the session; false when there is none. */
   #dropAnyOldest(): boolean {
-    let oldest: Stream | undefined;
-    for (const s of this.#streams.values()) {
-      const first = s.events[0];
-      if (first && (!oldest || first.seq < (oldest.events[0] as StoredEvent).seq)) oldest = s;
+    let oldest: [StreamId, Stream] | undefined;
+    for (const entry of this.#streams) {
+      const first = entry[1].events[0];
+      if (first && (!oldest || first.seq < (oldest[1].events[0] as KeptEvent).seq)) oldest = entry;
     }
     if (!oldest) return false;
-    this.#dropOldest(oldest);
+    this.#dropOldest(oldest[0], oldest[1]);
     return true;
   }
 }

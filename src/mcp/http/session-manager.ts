@@ -11,7 +11,7 @@ import { createMcpSession } from '../create-server.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
 import type { ObservedTransport } from '../observed-transport.js';
 import { NodeStreamableHttpTransport } from './node-transport.js';
-import { DEFAULT_EVENT_LIMITS, EventBudget, MemoryEventStores } from './event-store.js';
+import { DEFAULT_EVENT_LIMITS, EventBudget, SessionEventStores } from './event-store.js';
 import type { EventStoreLimits, SessionEvents, SessionEventsFactory } from './event-store.js';
 
 /** How long a client whose SSE stream dropped waits before it reconnects (the SSE `retry` field), ms. */
@@ -49,7 +49,7 @@ export class SessionManager {
   constructor(services: McpServices, options: { idleSeconds: number; eventBudgetBytes?: number; eventLimits?: EventStoreLimits }) {
     this.#services = services;
     // The composition root may hand over a shared store (Redis); the bounded in-memory one otherwise.
-    this.#eventStores = services.eventStores ?? new MemoryEventStores(new EventBudget(options.eventBudgetBytes ?? EVENT_BUDGET_BYTES), options.eventLimits ?? DEFAULT_EVENT_LIMITS);
+    this.#eventStores = services.eventStores ?? new SessionEventStores(new EventBudget(options.eventBudgetBytes ?? EVENT_BUDGET_BYTES), options.eventLimits ?? DEFAULT_EVENT_LIMITS);
     const idleMs = options.idleSeconds * 1000;
     this.#sweeper = setInterval(() => this.#sweep(idleMs), Math.max(250, Math.min(idleMs / 2, 30_000)));
     this.#sweeper.unref();
