@@ -42,14 +42,17 @@ export interface DetokenizeResult {
   text: string;
   /** Token-shaped strings this vault does not know (forged, foreign or evicted), left in place; distinct, in order of appearance. */
   unknown: string[];
-  /** Why each of `unknown` did not restore, where the store can tell (never another agent's value). */
+  /** Why each of `unknown` did not restore, where the store can tell (never anything of another agent's vault). */
   reasons?: Record<string, UnrestorableReason>;
   /** Types of the values restored, in PII_TYPES order; what a flow check needs. */
   types: PiiType[];
 }
 
-/** Why a token did not restore: never made by this agent (or forgotten), past its time, or made by another agent. */
-export type UnrestorableReason = 'unknown' | 'expired' | 'another-agent';
+/**
+ * Why a token did not restore: never made by this agent (or forgotten), or past its time. Another
+ * agent's token is 'unknown' too: a restore is never an oracle for what other vaults hold.
+ */
+export type UnrestorableReason = 'unknown' | 'expired';
 
 export interface DetokenizeValueResult {
   value: unknown;

@@ -59,9 +59,6 @@ export class MemoryVaultStore implements VaultStore {
   readonly #positions = new Map<string, JournalPosition>();
   /** Vaults being read from disk, by agent: one read each. */
   readonly #loading = new Map<string, Promise<PiiVault>>();
-  /** Every agent with a vault this process has seen (for telling a restore a token is another agent's). */
-  readonly #agents = new Set<string>();
-  #allLoaded: Promise<void> | undefined;
 
   constructor(options: MemoryVaultStoreOptions | PiiVaults = {}) {
     if (options instanceof PiiVaults) {
@@ -77,7 +74,6 @@ export class MemoryVaultStore implements VaultStore {
   async #vault(owner: VaultOwner): Promise<PiiVault> {
     const agent = owner.agent;
     if (typeof agent !== 'string' || agent.length === 0) throw new TypeError("the vault owner's agent must be a non-empty string");
-    this.#agents.add(agent);
     const held = this.vaults.peek(agent);
     if (held !== undefined) return this.vaults.vault(agent);
     const journal = this.#journal;
@@ -142,41 +138,10 @@ export class MemoryVaultStore implements VaultStore {
     }
   }
 
-  /** Reasons for tokens that did not restore: expired here, another agent's, or unknown. */
-  async #explain(owner: VaultOwner, vault: PiiVault, unknown: readonly string[]): Promise<Record<string, UnrestorableReason> | undefined> {
+  /** Reasons for tokens that did not restore: expired here, or unknown (another agent's token too). */
+  #explain(vault: PiiVault, unknown: readonly string[]): Record<string, UnrestorableReason> | undefined {
     if (unknown.length === 0) return undefined;
-    await this.#loadAll();
-    const reasons: Record<string, UnrestorableReason> = {};
-    for (const token of unknown) {
-      let reason = vault.whyNot(token);
-      if (reason === 'unknown') {
-        for (const agent of this.#agents) {
-          if (agent === owner.agent) continue;
-          if (this.vaults.peek(agent)?.holds(token)) reason = 'another-agent';
-        }
-      }
-      reasons[token] = reason;
-    }
-    return reasons;
-  }
-
-  /** Reads every agent's vault from disk once, so a restore can tell another agent's token from an unknown one. */
-  async #loadAll(): Promise<void> {
-    const journal = this.#journal;
-    if (journal === undefined) return;
-    this.#allLoaded ??= (async () => {
-      const ids = new Set(await journal.ids());
-      // Agents are known by name only once they call; a file whose agent has not called yet is read under its id.
-      for (const agent of this.#agents) ids.delete(vaultFileId(agent));
-      for (const id of ids) {
-        const loaded = await journal.load(id).catch(() => undefined);
-        if (loaded === undefined) continue;
-        const vault = this.vaults.create(`\0file:${id}`, loaded.secret);
-        for (const r of loaded.records) vault.restoreRecord(r);
-        this.#agents.add(`\0file:${id}`);
-      }
-    })();
-    await this.#allLoaded;
+    return Object.fromEntries(unknown.map((token) => [token, vault.whyNot(token)]));
   }
 
   async tokenize(owner: VaultOwner, text: string): Promise<TokenizeResult> {
@@ -190,7 +155,7 @@ export class MemoryVaultStore implements VaultStore {
     const vault = await this.#vault(owner);
     let result = vault.detokenize(text);
     if (await this.#catchUp(owner, vault, result.unknown)) result = vault.detokenize(text);
-    const reasons = await this.#explain(owner, vault, result.unknown);
+    const reasons = this.#explain(vault, result.unknown);
     return reasons ? { ...result, reasons } : result;
   }
 
@@ -205,7 +170,7 @@ export class MemoryVaultStore implements VaultStore {
     const vault = await this.#vault(owner);
     let result = vault.detokenizeValue(value);
     if (await this.#catchUp(owner, vault, result.unknown)) result = vault.detokenizeValue(value);
-    const reasons = await this.#explain(owner, vault, result.unknown);
+    const reasons = this.#explain(vault, result.unknown);
     return reasons ? { ...result, reasons } : result;
   }
 
@@ -227,7 +192,6 @@ export function describeUnrestorable(unknown: readonly string[], reasons: Readon
   const words: Record<UnrestorableReason, string> = {
     unknown: 'unknown to this agent (never issued to it, or forgotten past pii.maxTokensPerSession)',
     expired: 'expired (a token restores for pii.tokenTtlSeconds after it was last issued; tokenize the value again)',
-    'another-agent': "another agent's (a token restores only for the agent that made it)",
   };
   return unknown
     .slice(0, 3)

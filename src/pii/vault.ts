@@ -89,7 +89,7 @@ export class PiiVault {
     return this.#secret;
   }
 
-  /** Whether the vault holds a live token (for telling a restore it is another agent's). */
+  /** Whether the vault holds a live token (a journal catch-up skips what it already holds). */
   holds(token: string): boolean {
     const entry = this.#byToken.get(token);
     return entry !== undefined && entry.expiresAt > this.#now();

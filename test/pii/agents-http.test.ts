@@ -1,7 +1,7 @@
 // Tokens that outlive a session (issue 26 item 3), over real HTTP with two token agents: alice's
 // sanitize_pii token restores in a later session of hers (a reconnect, the bridge's silent
 // re-initialization) and after the daemon restarts, and bob, with a session of his own, cannot
-// restore it: he is told it is another agent's, and never sees the value.
+// restore it: he is told it is unknown (as a forged one), and never sees the value.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -83,7 +83,7 @@ it('restores alice\'s tokens in her later sessions and after a daemon restart, a
   expect(refused['restored_text']).toBe(text);
   const tokens = text.match(/\[[A-Z_]+_[0-9a-f]{8}\]/g) ?? [];
   expect(refused['unknown_tokens']).toEqual(tokens);
-  expect(Object.values(refused['unknown_reasons'] as Record<string, string>)).toEqual(['another-agent', 'another-agent']);
+  expect(Object.values(refused['unknown_reasons'] as Record<string, string>)).toEqual(['unknown', 'unknown']);
   expect(JSON.stringify(refused)).not.toMatch(/555|analytical/);
 
   // The daemon restarts: alice's new session restores, bob still cannot.
@@ -94,7 +94,7 @@ it('restores alice\'s tokens in her later sessions and after a daemon restart, a
   const bob2 = await session(daemon, BOB);
   const again = await bob2('restore_pii', { text });
   expect(again['restored_text']).toBe(text);
-  expect(again['message']).toMatch(/another agent's/);
+  expect(again['message']).toMatch(/unknown to this agent/);
   expect(JSON.stringify(again)).not.toMatch(/555|analytical/);
 
   // A token nobody made is unknown.

@@ -154,12 +154,11 @@ export class RedisVaultStore implements VaultStore {
     return this.#ttl + REMEMBER_SECONDS;
   }
 
-  /** Why each token did not restore for `owner`: given to this vault (so expired), to another agent, or to no one known. */
+  /** Why each token did not restore for `owner`: given to this vault (so expired), or unknown (another agent's token too: no oracle). */
   async #explain(owner: VaultOwner, unknown: readonly string[]): Promise<Record<string, UnrestorableReason> | undefined> {
     if (unknown.length === 0) return undefined;
     const id = this.vaultId(owner);
     const mine = ownerMark(owner.agent, id);
-    const agent = mine.slice(0, mine.indexOf(':') + 1);
     const held = await this.#redis.run(WHAT, async (client) => {
       const multi = client.multi();
       for (const token of unknown) multi.sMembers(this.#issuedKey(token));
@@ -168,8 +167,7 @@ export class RedisVaultStore implements VaultStore {
     const reasons: Record<string, UnrestorableReason> = {};
     unknown.forEach((token, i) => {
       const marks = Array.isArray(held[i]) ? (held[i] as unknown[]).filter((m): m is string => typeof m === 'string') : [];
-      // Another session's vault of the same agent (session scope) is neither expired nor another agent's.
-      reasons[token] = marks.includes(mine) ? 'expired' : marks.some((m) => !m.startsWith(agent)) ? 'another-agent' : 'unknown';
+      reasons[token] = marks.includes(mine) ? 'expired' : 'unknown';
     });
     return reasons;
   }
