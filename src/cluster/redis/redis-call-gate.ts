@@ -26,7 +26,7 @@ import { languageOfKind } from '../../executor/runtimes.js';
 import type { Logger } from '../../util/logger.js';
 import { HEARTBEAT_MS, PEER_EXPIRY_MS } from '../cluster-membership.js';
 import type { RedisConnection } from './redis-connection.js';
-import { StoreError } from '../../util/store-error.js';
+import { isStoreError } from '../../util/store-error.js';
 
 /** A daemon's slots count for the others this long after its last sign of life, ms. */
 export const SLOT_LEASE_MS = PEER_EXPIRY_MS;
@@ -224,7 +224,7 @@ export class RedisCallGate implements CallGate {
       (error: unknown) => {
         line.acquiring = false;
         line.blocked = false;
-        const message = error instanceof StoreError ? error.message : `${WHAT} is unavailable: ${String(error)}`;
+        const message = isStoreError(error) ? error.message : `${WHAT} is unavailable: ${String(error)}`;
         // Fail fast: waiting would only hold the calls until their deadline.
         for (const w of line.waiters.splice(0)) w.fail(failed('StoreError', message));
       },

@@ -17,7 +17,7 @@ import type { Logger } from '../../util/logger.js';
 import { USAGE_TTL_MS, measureUsage, quotaRefusal } from '../../workspace/quota.js';
 import type { QuotaCounter, QuotaCounterFactory, QuotaLimits, Usage } from '../../workspace/quota.js';
 import type { RedisConnection } from './redis-connection.js';
-import { StoreError } from '../../util/store-error.js';
+import { isStoreError, StoreError } from '../../util/store-error.js';
 
 /** A namespace's count is forgotten (and measured again on next use) after this long unused, ms. */
 export const QUOTA_IDLE_TTL_MS = 3_600_000;
@@ -149,7 +149,7 @@ export class RedisQuota implements QuotaCounter {
         } catch (error) {
           // Redis is down: no daemon can admit a write now (admit needs it too), so a delete may go
           // ahead unlocked (its free is owed and sent later) and a write fails at admit, clearly.
-          if (!(error instanceof StoreError)) throw error;
+          if (!isStoreError(error)) throw error;
           return fn();
         }
         if (taken === 'OK') break;
