@@ -6,7 +6,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startCoordinator } from '../../src/daemon.js';
 import type { Coordinator } from '../../src/daemon.js';
 import { HttpDaemon } from '../../src/mcp/http/http-daemon.js';
@@ -17,6 +17,8 @@ import type { LogRecord } from '../upstream/helpers.js';
 export const FUZZER = 'fuzz-agent-token-0123456789abcdef';
 export const BYSTANDER = 'bystander-token-0123456789abcdef';
 export const STATELESS = '2026-07-28';
+/** Keys that reach prototypes when code indexes plain objects with them. */
+export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 const PINO_ERROR = 50;
 
 export interface FuzzDaemon {
@@ -79,4 +81,19 @@ export function errorsSince(records: readonly LogRecord[], from: number): LogRec
 export async function bystanderServed(d: FuzzDaemon): Promise<void> {
   const r = await d.bystander.callTool({ name: 'execute_code', arguments: { code: 'return 6 * 7', language: 'javascript' } });
   expect((r.structuredContent as { result?: unknown } | undefined)?.result).toBe(42);
+}
+
+/** One fuzz daemon for the calling suite: started before its tests, closed after; call the getter in a test. */
+export function fuzzDaemonForSuite(): () => FuzzDaemon {
+  let d: FuzzDaemon | undefined;
+  beforeAll(async () => {
+    d = await startFuzzDaemon();
+  }, 60_000);
+  afterAll(async () => {
+    await d?.close();
+  });
+  return () => {
+    if (d === undefined) throw new Error('the fuzz daemon did not start');
+    return d;
+  };
 }

@@ -5,19 +5,11 @@
 // agent is served throughout. Run counts are bounded so the file takes seconds.
 
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { bystanderServed, errorsSince, post, startFuzzDaemon, STATELESS } from './fuzz-daemon.js';
-import type { FuzzDaemon } from './fuzz-daemon.js';
+import { expect, it } from 'vitest';
+import { bystanderServed, errorsSince, fuzzDaemonForSuite, post, PROTO_KEYS, STATELESS } from './fuzz-daemon.js';
 
-let d: FuzzDaemon;
-beforeAll(async () => {
-  d = await startFuzzDaemon();
-}, 60_000);
-afterAll(async () => {
-  await d?.close();
-});
+const daemon = fuzzDaemonForSuite();
 
-const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 const METHODS = ['initialize', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list', 'prompts/list', 'ping', 'server/discover', 'skills/list', 'skills/get', 'logging/setLevel', 'notifications/cancelled', 'completion/complete', ...PROTO_KEYS];
 const TOOLS = ['execute_code', 'search_tools', 'get_tool_definition', 'save_skill', 'load_skill', 'read_workspace_file', 'write_workspace_file', 'restore_pii', 'sanitize_pii', ...PROTO_KEYS];
 
@@ -81,6 +73,7 @@ const request = fc.record({
 const headerSafe = (s: string): string => s.replace(/[^\x20-\x7e]/g, '?');
 
 it('answers every random request of either revision without a 500 or an error-level log line, and keeps serving a bystander', async () => {
+  const d = daemon();
   const from = d.records.length;
   const statuses = new Map<number, number>();
   await fc.assert(
@@ -100,6 +93,7 @@ it('answers every random request of either revision without a 500 or an error-le
 }, 60_000);
 
 it('reads skill:// and workspace:// URIs with any escapes as JSON-RPC answers, never a 500', async () => {
+  const d = daemon();
   const from = d.records.length;
   const uri = fc.oneof(nasty.map((s) => `skill://${s}/index.js`), nasty.map((s) => `skill://${s}/SKILL.md`), nasty.map((s) => `skill://a/${s}`), nasty.map((s) => `workspace://${s}`));
   await fc.assert(

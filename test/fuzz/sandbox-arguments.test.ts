@@ -5,19 +5,11 @@
 // error), no error-level log line is written, and a bystander agent is served throughout.
 
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { bystanderServed, errorsSince, startFuzzDaemon } from './fuzz-daemon.js';
-import type { FuzzDaemon } from './fuzz-daemon.js';
+import { expect, it } from 'vitest';
+import { bystanderServed, errorsSince, fuzzDaemonForSuite, PROTO_KEYS } from './fuzz-daemon.js';
 
-let d: FuzzDaemon;
-beforeAll(async () => {
-  d = await startFuzzDaemon();
-}, 60_000);
-afterAll(async () => {
-  await d?.close();
-});
+const daemon = fuzzDaemonForSuite();
 
-const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
 const nasty = fc.oneof(fc.constantFrom(...PROTO_KEYS, '', '.', '..', '../x', '/etc/passwd', 'a/../../b', '%2e%2e/x', 'servers/x', 'outputs', '\u0000', 'a'.repeat(300)), fc.string({ maxLength: 40 }));
 const arg: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   v: fc.oneof(
@@ -49,6 +41,7 @@ function codeFor(calls: readonly { fn: string; server?: string; tool?: string; a
 }
 
 it('answers random arguments to every sandbox function with the guest\'s own errors, no error-level log line, and a bystander served', async () => {
+  const d = daemon();
   const from = d.records.length;
   const seen = new Map<string, number>();
   await fc.assert(
