@@ -5,8 +5,8 @@
 // hands a worker its read grant takes a Grant, not an identity.
 
 import type { Permissions, SkillsAccess, WorkspaceAccess } from '../config/config-types.js';
-import type { ErrorCode } from '../util/errors.js';
 import { hostAllowed, toolAllowed } from './patterns.js';
+import { DaemonError } from '../util/daemon-error.js';
 
 /** Who asks: an agent as the fronts and the executor know it. */
 export interface AccessSubject {
@@ -34,9 +34,8 @@ export const ACCESS_RANK: Readonly<Record<WorkspaceAccess | SkillsAccess, number
  * The one refusal of an access check. Each surface adapts it: an MCP tool error with code
  * PERMISSION_DENIED, a JSON-RPC error for resources, `PermissionError` in the sandbox, HTTP 403.
  */
-export class PermissionDenied extends Error {
+export class PermissionDenied extends DaemonError {
   override readonly name = 'PermissionDenied';
-  readonly code: ErrorCode = 'PERMISSION_DENIED';
   constructor(
     /** The agent refused. */
     readonly agent: string,
@@ -45,7 +44,7 @@ export class PermissionDenied extends Error {
     readonly resource: AccessResource,
     message: string,
   ) {
-    super(message);
+    super('PERMISSION_DENIED', message);
   }
 }
 

@@ -1,6 +1,7 @@
 // The catalog's contract: entry, search and stats shapes that the MCP front, the sandbox and
 // the upstream client share. Kept apart from the implementation so callers import types only.
 import type { Logger } from '../util/logger.js';
+import { DaemonError } from '../util/daemon-error.js';
 
 /** Where an entry came from: a catalog file, a live upstream MCP server, or a saved skill. */
 export type ToolSource = 'catalog' | 'upstream' | 'skill';
@@ -205,15 +206,16 @@ export type CatalogErrorCode =
   | 'CATALOG_CLOSED';
 
 /** The one error class of the catalog; `code` is stable, `message` says what to do. */
-export class CatalogError extends Error {
+export class CatalogError extends DaemonError {
   override readonly name = 'CatalogError';
+  declare readonly code: CatalogErrorCode;
   constructor(
-    readonly code: CatalogErrorCode,
+    code: CatalogErrorCode,
     message: string,
     /** Close names, for TOOL_NOT_FOUND and CATEGORY_NOT_FOUND (qualified 'category.name' for tools). */
     readonly suggestions: readonly string[] = [],
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

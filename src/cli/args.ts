@@ -5,15 +5,15 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { OPTIONS } from '../config/options.js';
 import type { CommandName } from '../config/options.js';
+import { DaemonError } from '../util/daemon-error.js';
 
 /** Bad usage: the message says what was wrong; the CLI exits 2. */
-export class UsageError extends Error {
-  readonly code = 'USAGE';
+export class UsageError extends DaemonError {
   constructor(
     message: string,
     readonly command?: CommandName,
   ) {
-    super(message);
+    super('USAGE', message);
     this.name = 'UsageError';
   }
 }

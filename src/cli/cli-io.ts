@@ -2,10 +2,9 @@
 
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config/config-types.js';
-import { DataDirError, prepareDataFolders } from '../config/data-dir.js';
-import { ConfigError, loadConfig } from '../config/load-config.js';
+import { prepareDataFolders } from '../config/data-dir.js';
+import { loadConfig } from '../config/load-config.js';
 import type { ParsedCommand } from './args.js';
-import { UsageError } from './args.js';
 
 export interface CliIo {
   argv: readonly string[];
@@ -35,15 +34,11 @@ export function write(stream: Writable, text: string): Promise<void> {
 export function commandConfig(parsed: ParsedCommand, io: CliIo, adjustDefaults?: (c: Config) => void): Readonly<Config> {
   const config = loadCommandConfig(parsed, io, adjustDefaults);
   if (parsed.command === 'stdio' && parsed.own['connect'] !== undefined) return config;
-  try {
-    prepareDataFolders([
-      { dir: config.skillsDir, option: optionFor('skills-dir', config) },
-      { dir: config.workspaceDir, option: optionFor('workspace-dir', config) },
-    ]);
-  } catch (error) {
-    if (error instanceof DataDirError) throw new UsageError(error.message, parsed.command);
-    throw error;
-  }
+  // An unwritable folder (DataDirError) is reported as bad usage by the command line (cli/main.ts).
+  prepareDataFolders([
+    { dir: config.skillsDir, option: optionFor('skills-dir', config) },
+    { dir: config.workspaceDir, option: optionFor('workspace-dir', config) },
+  ]);
   return config;
 }
 
@@ -53,16 +48,12 @@ function optionFor(folderFlag: string, config: Readonly<Config>): string {
 }
 
 function loadCommandConfig(parsed: ParsedCommand, io: CliIo, adjustDefaults?: (c: Config) => void): Readonly<Config> {
-  try {
-    return loadConfig({
-      ...(parsed.configFile !== undefined ? { configFile: parsed.configFile } : {}),
-      flags: parsed.configFlags,
-      env: io.env,
-      cwd: io.cwd,
-      ...(adjustDefaults ? { adjustDefaults } : {}),
-    }).config;
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message, parsed.command);
-    throw error;
-  }
+  // An invalid configuration (ConfigError) is reported as bad usage by the command line (cli/main.ts).
+  return loadConfig({
+    ...(parsed.configFile !== undefined ? { configFile: parsed.configFile } : {}),
+    flags: parsed.configFlags,
+    env: io.env,
+    cwd: io.cwd,
+    ...(adjustDefaults ? { adjustDefaults } : {}),
+  }).config;
 }

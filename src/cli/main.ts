@@ -1,10 +1,10 @@
 // The code-execution-mcp command line: dispatches to serve, stdio and exec; --help and
 // --version. Bad usage and invalid configuration exit 2 with a message on stderr.
 
-import { StoreError } from '../util/store-error.js';
+import { adaptError, isDaemonError } from '../util/daemon-error.js';
 import { packageVersion } from '../config/defaults.js';
 import type { CommandName } from '../config/options.js';
-import { UsageError, parseCommand } from './args.js';
+import { parseCommand } from './args.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, write } from './cli-io.js';
 import { BIN, commandHelp, mainHelp } from './help.js';
@@ -44,13 +44,15 @@ export async function main(io: CliIo): Promise<number> {
     const run = await COMMANDS[command]();
     return await run(parsed, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      await write(io.stderr, `${BIN} ${command}: ${error.message}\nRun "${BIN} ${command} --help" for usage.\n`);
+    // Bad usage, an invalid configuration or an unwritable data folder: the row says 'invalid'.
+    const failure = adaptError(error);
+    if (failure.outcome === 'invalid') {
+      await write(io.stderr, `${BIN} ${command}: ${failure.message}\nRun "${BIN} ${command} --help" for usage.\n`);
       return EXIT_USAGE;
     }
-    // A store that cannot be opened (Redis down, or its optional client not installed) is the
-    // operator's to fix: its message says how, a stack would only bury it.
-    const detail = error instanceof StoreError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    // A daemon error (a store that cannot be opened: Redis down, or its optional client not
+    // installed) is the operator's to fix: its message says how, a stack would only bury it.
+    const detail = failure.daemon ? failure.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
     await write(io.stderr, `${BIN} ${command}: ${detail}\n`);
     return EXIT_FAILED;
   }
@@ -62,7 +64,7 @@ async function statusMain(argv: readonly string[], io: CliIo): Promise<number> {
     const { statusCommand } = await import('./status-command.js');
     return await statusCommand(argv, io);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (isDaemonError(error, 'USAGE')) {
       await write(io.stderr, `${BIN} status: ${error.message}\nRun "${BIN} status --help" for usage.\n`);
       return EXIT_USAGE;
     }

@@ -5,6 +5,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { DaemonError } from '../util/daemon-error.js';
 
 export const DATA_DIR_NAME = 'code-execution-mcp';
 
@@ -39,14 +40,13 @@ export function defaultDataDir(packageRoot: string, env: Env): string | undefine
 }
 
 /** A data folder that cannot be created or written; the message names the path and the option that moves it. */
-export class DataDirError extends Error {
-  readonly code = 'DATA_DIR_UNWRITABLE';
+export class DataDirError extends DaemonError {
   constructor(
     readonly dir: string,
     readonly option: string,
     cause: string,
   ) {
-    super(`cannot write to ${dir} (${cause}); make it writable or choose another folder with ${option}`);
+    super('DATA_DIR_UNWRITABLE', `cannot write to ${dir} (${cause}); make it writable or choose another folder with ${option}`);
     this.name = 'DataDirError';
   }
 }

@@ -13,14 +13,14 @@ import type { OptionSpec } from './options.js';
 import { MIN_TOKEN_CHARS, checkAgents, checkFlows, checkMcpServers, checkPermissions } from './structured.js';
 import { checkJsonValue, checkTextValue, closest } from './values.js';
 import type { Checked, OptionValue, ValueSource } from './values.js';
+import { DaemonError } from '../util/daemon-error.js';
 
 export const DEFAULT_CONFIG_FILE = 'code-execution-mcp.json';
 
 /** One or more configuration problems; `problems` holds one message per bad key. */
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
+export class ConfigError extends DaemonError {
   constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    super('CONFIG_INVALID', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }
 }

@@ -21,7 +21,7 @@ import type { GuestErrorName } from '../../workers/kit/guest-errors.js';
 import { storeWork } from '../store/shared-store.js';
 import type { SharedStore } from '../store/shared-store.js';
 import type { Logger } from '../util/logger.js';
-import { StoreError } from '../util/store-error.js';
+import { StoreError, isStoreError } from '../util/store-error.js';
 import { refusal } from './admission.js';
 import type { Finished } from './sandbox-process.js';
 import { languageOfKind } from './runtimes.js';
@@ -215,7 +215,7 @@ export class StoreCallGate implements CallGate {
       (error: unknown) => {
         line.acquiring = false;
         line.blocked = false;
-        const message = error instanceof StoreError ? error.message : `${WHAT} is unavailable: ${String(error)}`;
+        const message = isStoreError(error) ? error.message : `${WHAT} is unavailable: ${String(error)}`;
         // Fail fast: waiting would only hold the calls until their deadline.
         for (const w of line.waiters.splice(0)) w.fail(failed('StoreError', message));
       },

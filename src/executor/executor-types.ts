@@ -4,6 +4,7 @@
 import type { ReadGrant } from '../../workers/kit/protocol.js';
 import type { AccessSubject } from '../access/index.js';
 import type { Permissions } from '../config/config-types.js';
+import { DaemonError } from '../util/daemon-error.js';
 import { GUEST_ERROR } from '../util/errors.js';
 import type { ErrorCode, GuestErrorName } from '../util/errors.js';
 import type { ResultPreview } from './result-budget.js';
@@ -183,15 +184,13 @@ export interface HostCallContext {
   account(direction: 'in', payload: unknown): void;
 }
 
-/** A failure the host API reports to the guest: it becomes a thrown error of this name in the sandbox. */
-export class HostError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    /** The class name the guest sees (`err.name`, the Python exception class). */
-    readonly guestName: GuestErrorName = GUEST_ERROR.Error,
-  ) {
-    super(message);
+/**
+ * A refusal a sandbox method makes itself, naming the class the guest sees (a bad argument's
+ * TypeError); every other failure is shown as its code's row says (util/daemon-error.ts).
+ */
+export class HostError extends DaemonError {
+  constructor(code: ErrorCode, message: string, guestName: GuestErrorName = GUEST_ERROR.Error) {
+    super(code, message, { guest: guestName });
     this.name = guestName; // it is the guest's error: it carries the guest's name
   }
 }

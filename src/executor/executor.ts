@@ -27,7 +27,7 @@ import type {
   HostApi,
   HostCallContext,
 } from './executor-types.js';
-import { HostError, maxHostArgChars } from './executor-types.js';
+import { maxHostArgChars } from './executor-types.js';
 import { spillWhole } from './host-api.js';
 import { agentLimits, clusterLimit } from './admission.js';
 import { LOCAL_GATE } from './call-gate.js';
@@ -40,7 +40,7 @@ import type { RuntimeRow, RuntimeTuning } from './runtimes.js';
 import type { SandboxPool } from './sandbox-pool.js';
 import type { AgentLimits, PoolCall } from './sandbox-pool.js';
 import type { LaunchSandbox } from './sandbox-process.js';
-import { guestNameOf } from '../util/errors.js';
+import { adaptError } from '../util/daemon-error.js';
 import { packContext } from './context-vars.js';
 import type { ContextFields } from './context-vars.js';
 
@@ -356,15 +356,12 @@ function failure(type: string, message: string): Outcome {
   return { ok: false, error: { type, message }, output: [] };
 }
 
-/** A host-side failure as the guest will see it: a name it can catch on and a message, no stack. */
+/** A host-side failure as the guest will see it (its code's row, util/daemon-error.ts): a name it can catch on and a message, no stack. */
 function hostErrorOf(err: unknown, roots: readonly string[]): { name: string; message: string; code?: string } {
-  if (err instanceof HostError) return { name: err.guestName, message: scrub(err.message, roots), code: err.code };
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    // Messages of unexpected errors may name host paths; the guest sees them scrubbed.
-    const message = scrub(err.message, roots).replace(/(?:\/[\w.@+-]+){2,}/g, '<path>');
-    // A daemon class never reaches the guest by its own name: it is adapted to a guest name.
-    return { name: guestNameOf(err.name), message, code: typeof code === 'string' ? code : undefined };
-  }
-  return { name: 'Error', message: String(err) };
+  const adapted = adaptError(err);
+  if (adapted.daemon) return { name: adapted.guest, message: scrub(adapted.message, roots), code: adapted.code };
+  // Messages of unexpected errors may name host paths; the guest sees them scrubbed.
+  const message = scrub(adapted.message, roots).replace(/(?:\/[\w.@+-]+){2,}/g, '<path>');
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return { name: adapted.guest, message, code: typeof code === 'string' ? code : undefined };
 }

@@ -4,14 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { ReadGrant } from '../../workers/kit/protocol.js';
-import { decide, Grant, PermissionDenied, requireGrant } from '../access/index.js';
+import { decide, Grant, requireGrant } from '../access/index.js';
 import type { AccessResource } from '../access/index.js';
 import type { Config } from '../config/config-types.js';
 import { GUEST_ERROR } from '../util/errors.js';
-import type { GuestErrorName } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { WorkspaceError, workspaceView } from '../workspace/index.js';
-import type { WorkspaceErrorCode, WorkspaceNamespace, WorkspaceStore } from '../workspace/index.js';
+import { workspaceView } from '../workspace/index.js';
+import type { WorkspaceNamespace, WorkspaceStore } from '../workspace/index.js';
 import type { CallIdentity, HostApi, HostCallContext } from './executor-types.js';
 import { HostError, subjectOf } from './executor-types.js';
 
@@ -101,11 +100,8 @@ export function createHostApi(deps: HostApiDeps): HostApi {
     async call(method, args, ctx) {
       const fn = Object.hasOwn(methods, method) ? methods[method] : undefined;
       if (!fn) throw new HostError('UNKNOWN_METHOD', `${method} is not available in this sandbox`);
-      try {
-        return await fn(args, ctx);
-      } catch (err) {
-        throw toHostError(err);
-      }
+      // A refusal reaches the guest as its code's row says (util/daemon-error.ts, via the executor).
+      return fn(args, ctx);
     },
     toolNames: (identity) => deps.toolNames?.(identity) ?? [],
     fetchAllowed: (identity) => identity.permissions.net.length > 0 && deps.extensions?.fetch !== undefined,
@@ -113,23 +109,17 @@ export function createHostApi(deps: HostApiDeps): HostApi {
     // namespace and sends everything else here.
     async readGrant(identity) {
       const answer = decide(subjectOf(identity), 'read_file', { kind: 'workspace', needs: 'read' });
-      return answer instanceof PermissionDenied ? undefined : workerReadGrant(workspace, answer, trees);
+      return answer instanceof Grant ? workerReadGrant(workspace, answer, trees) : undefined;
     },
   };
 }
 
-/** The guest's names for the workspace refusals that have one of their own. */
-const WORKSPACE_GUEST_NAMES: Partial<Record<WorkspaceErrorCode, GuestErrorName>> = { NOT_FOUND: GUEST_ERROR.FileNotFoundError, PATH_OUTSIDE: GUEST_ERROR.PermissionError };
-
 /** The access check for a sandbox method: a Grant, or the refusal as the guest's PermissionError. */
 export function authorizeCall(identity: CallIdentity, action: string, resource: AccessResource): Grant {
   const answer = decide(subjectOf(identity), action, resource);
-  if (answer instanceof PermissionDenied) throw permissionError(answer);
-  return answer;
-}
-
-function permissionError(denied: PermissionDenied): HostError {
-  return new HostError(denied.code, denied.message, GUEST_ERROR.PermissionError);
+  if (answer instanceof Grant) return answer;
+  // A guest sees it as its code's row says: PermissionError.
+  throw answer;
 }
 
 /**
@@ -150,12 +140,4 @@ async function workerReadGrant(workspace: WorkspaceStore, grant: Grant, trees: r
   const folder = workspaceView(workspace, requireGrant(grant, 'workspace', 'read')).localFolder;
   if (folder === undefined) return undefined;
   return { root: await folder.root(), maxBytes: workspace.maxFileBytes, hostOnly: trees.map((t) => t.root) };
-}
-
-/** Adapts the subsystems' refusals to what a guest sees. */
-function toHostError(err: unknown): unknown {
-  if (err instanceof HostError) return err;
-  if (err instanceof PermissionDenied) return permissionError(err);
-  if (err instanceof WorkspaceError) return new HostError(err.code, err.message, WORKSPACE_GUEST_NAMES[err.code] ?? GUEST_ERROR.WorkspaceError);
-  return err;
 }

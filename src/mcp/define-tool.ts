@@ -1,20 +1,19 @@
 // Registers one tool with the wrapping every tool shares: one log line and metric per call,
 // in-flight tracking for graceful shutdown, and failures turned into `isError` results whose
-// message says what to do. Tool modules only write the happy path and throw ToolFailure.
+// message says what to do. Tool modules only write the happy path and throw DaemonError; its
+// code's row (util/daemon-error.ts) says the outcome and the hint.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { RequestId, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { PermissionDenied } from '../access/index.js';
-import { StoreError } from '../util/store-error.js';
-import { WorkspaceError } from '../workspace/index.js';
+import { adaptError, toolErrorText } from '../util/daemon-error.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { McpServices, SessionInfo } from './mcp-types.js';
 import type { SessionLog } from './session-log.js';
 import { inProfile } from './tool-list.js';
 import type { ToolListing } from './tool-list.js';
-import { ToolFailure, errorResult, jsonResult } from './tool-result.js';
+import { errorResult, jsonResult } from './tool-result.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -32,13 +31,25 @@ export interface ToolContext {
   listings: ToolListing[];
 }
 
-export interface ToolResponse {
-  /** The JSON returned as structuredContent and as the text block. */
-  result: Record<string, unknown>;
+export interface ToolResponse<R = Record<string, unknown>> {
+  /** The JSON returned as structuredContent and as the text block, typed by the tool's output schema. */
+  result: R;
   /** The call failed but still returns its JSON (execute_code when the code fails). */
   isError?: boolean;
   outcome?: CallOutcome;
   errorCode?: string;
+}
+
+/**
+ * A domain value (declared with interfaces) seen as the plain JSON object it is: the same type
+ * with every nested interface turned into an object type, so it is checked against a tool's
+ * output schema (whose loose objects carry index signatures, which interfaces never satisfy).
+ */
+export type Plain<T> = T extends string | number | boolean | bigint | symbol | null | undefined ? T : T extends readonly (infer E)[] ? Plain<E>[] : T extends object ? { -readonly [K in keyof T]: Plain<T[K]> } : T;
+
+/** `value` as its Plain type: the same value, no copy. */
+export function plain<T>(value: T): Plain<T> {
+  return value as Plain<T>;
 }
 
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
@@ -54,7 +65,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   ctx: ToolContext,
   name: string,
   spec: ToolSpec<I, O>,
-  handler: (args: z.output<I>, extra: ToolExtra) => Promise<ToolResponse>,
+  handler: (args: z.output<I>, extra: ToolExtra) => Promise<ToolResponse<z.output<O>>>,
 ): void {
   const { services, session } = ctx;
   // Outside the configured profile a tool does not exist for MCP clients (code still reaches it).
@@ -77,11 +88,11 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         errorCode = response.errorCode;
         return jsonResult(response.result, response.isError === true);
       } catch (error) {
-        const failure = toFailure(name, error);
+        const failure = adaptError(error);
         outcome = failure.outcome;
         errorCode = failure.code;
-        if (outcome === 'internal') services.logger.error({ err: error, tool: name, agent: session.agent.name }, 'tool failed unexpectedly');
-        return errorResult(failure.message);
+        if (!failure.daemon) services.logger.error({ err: error, tool: name, agent: session.agent.name }, 'tool failed unexpectedly');
+        return errorResult(toolErrorText(failure, name));
       } finally {
         services.recorder.record({
           agent: session.agent.name,
@@ -96,27 +107,4 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
       }
     }) as Parameters<McpServer['registerTool']>[2],
   );
-}
-
-const WORKSPACE_HINTS: Partial<Record<string, string>> = {
-  NOT_FOUND: 'call list_workspace_files to see the files that exist',
-  PATH_OUTSIDE: 'use a path relative to your workspace, without ".." or absolute paths',
-  PATH_INVALID: 'use a relative path such as "data/input.json"',
-  TOO_LARGE: 'split the data into smaller files, or process it inside execute_code',
-  IS_DIRECTORY: 'pass a file name, or use list_workspace_files for a folder',
-};
-
-function toFailure(tool: string, error: unknown): ToolFailure {
-  if (error instanceof ToolFailure) return error;
-  // The access check's refusal: the same text on every surface.
-  if (error instanceof PermissionDenied) return new ToolFailure(error.code, error.message, 'denied');
-  if (error instanceof WorkspaceError) {
-    const hint = WORKSPACE_HINTS[error.code];
-    const outcome: CallOutcome = error.code === 'PATH_OUTSIDE' ? 'denied' : 'error';
-    return new ToolFailure(error.code, `${tool} failed: ${error.message}${hint ? `; ${hint}` : ''}`, outcome);
-  }
-  // The shared store (Redis) is down or refused: its message says what and that it comes back.
-  if (error instanceof StoreError) return new ToolFailure(error.code, `${tool} failed: ${error.message}`, 'error');
-  const message = error instanceof Error ? error.message : String(error);
-  return new ToolFailure('INTERNAL', `${tool} failed because of an internal error (${message}); the daemon logged it. Retry, and report it if it persists.`, 'internal');
 }

@@ -8,13 +8,11 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { isSkillError } from '../skills/index.js';
 import type { SkillCaller, SkillLanguage, SkillRepository } from '../skills/index.js';
-import { WorkspaceError } from '../workspace/index.js';
+import { adaptError } from '../util/daemon-error.js';
 import type { ToolContext } from './define-tool.js';
-import { allows, PermissionDenied } from '../access/index.js';
+import { allows } from '../access/index.js';
 import { grantedWorkspace, requireSkills } from './permissions.js';
-import { ToolFailure } from './tool-result.js';
 
 /** Most workspace files resources/list returns (sorted first); the rest stay readable by URI. */
 export const MAX_LISTED_WORKSPACE_FILES = 500;
@@ -118,14 +116,11 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof ToolFailure || error instanceof PermissionDenied) throw rpcError(ErrorCode.InvalidRequest, error.message);
-    if (error instanceof WorkspaceError) {
-      if (error.code === 'NOT_FOUND') throw rpcError(RESOURCE_NOT_FOUND, `${error.message}; resources/list shows the workspace files that exist`);
-      throw rpcError(ErrorCode.InvalidParams, error.message);
-    }
-    if (isSkillError(error)) {
-      throw rpcError(error.code === 'SKILL_NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, error.message);
-    }
-    throw error;
+    const adapted = adaptError(error);
+    if (!adapted.daemon) throw error;
+    // As JSON-RPC: the access check's refusal, a resource that is not there (its row's 404), or bad params.
+    if (adapted.code === 'PERMISSION_DENIED') throw rpcError(ErrorCode.InvalidRequest, adapted.message);
+    if (adapted.code === 'NOT_FOUND') throw rpcError(RESOURCE_NOT_FOUND, `${adapted.message}; resources/list shows the workspace files that exist`);
+    throw rpcError(adapted.http === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, adapted.message);
   }
 }

@@ -24,8 +24,15 @@ export function number(name: string, what: string, range: { min: number; max: nu
 }
 
 /** One of a fixed set of strings. */
-export function oneOf<const T extends readonly [string, ...string[]]>(name: string, values: T, what: string) {
-  return z.enum(values, { error: `${name} must be one of: ${values.join(', ')}` }).describe(what);
+export function oneOf<const T extends string>(name: string, values: readonly T[], what: string) {
+  return z.enum(nonEmpty(name, values), { error: `${name} must be one of: ${values.join(', ')}` }).describe(what);
+}
+
+/** The values as the non-empty tuple an enum needs (a vocabulary table typed as a plain array). */
+function nonEmpty<T extends string>(name: string, values: readonly T[]): readonly [T, ...T[]] {
+  const [first, ...rest] = values;
+  if (first === undefined) throw new TypeError(`${name}: an enum needs at least one value`);
+  return [first, ...rest];
 }
 
 /** A strict object: an unknown argument is an error that lists the arguments the tool takes. */

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config/config-types.js';
 import { HostError } from '../executor/index.js';
 import type { CallIdentity, HostMethod, VirtualTree } from '../executor/index.js';
-import { CatalogError, profileSearchDefaults, renderServerIndex, renderToolFile, SERVERS_ROOT, serverIndexPath, toolFilePath } from '../catalog/index.js';
+import { profileSearchDefaults, renderServerIndex, renderToolFile, SERVERS_ROOT, serverIndexPath, toolFilePath } from '../catalog/index.js';
 import type { Catalog, CatalogViewer, DetailLevel, ToolEntry } from '../catalog/index.js';
 import { catalogViewer } from './catalog-access.js';
 import type { CatalogAccessDeps } from './catalog-access.js';
@@ -28,22 +28,17 @@ export function catalogMethods(deps: CatalogMethodsDeps): Record<string, HostMet
       if (typeof query !== 'string') throw new HostError('INVALID_ARGUMENT', 'search_tools(query, options): query must be a string', 'TypeError');
       const o = (options !== null && typeof options === 'object' ? options : {}) as Record<string, unknown>;
       await deps.catalog.prepareSearch(query);
-      try {
-        return deps.catalog.search(
-          {
-            query,
-            category: typeof o.category === 'string' ? o.category : null,
-            detail_level: (typeof o.detail_level === 'string' ? o.detail_level : 'summary') as DetailLevel,
-            limit: typeof o.limit === 'number' ? o.limit : defaults.limit,
-            callable_only: o.callable_only === true,
-            compact: defaults.compact,
-          },
-          viewerOf(deps, ctx.identity),
-        );
-      } catch (err) {
-        if (err instanceof CatalogError) throw new HostError(err.code, err.message, 'ValueError');
-        throw err;
-      }
+      return deps.catalog.search(
+        {
+          query,
+          category: typeof o.category === 'string' ? o.category : null,
+          detail_level: (typeof o.detail_level === 'string' ? o.detail_level : 'summary') as DetailLevel,
+          limit: typeof o.limit === 'number' ? o.limit : defaults.limit,
+          callable_only: o.callable_only === true,
+          compact: defaults.compact,
+        },
+        viewerOf(deps, ctx.identity),
+      );
     },
   };
 }

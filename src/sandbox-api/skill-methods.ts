@@ -7,7 +7,6 @@ import { LRUCache } from 'lru-cache';
 import { preprocess } from '../../workers/js/preprocess.js';
 import { HostError } from '../executor/index.js';
 import type { CallIdentity, HostMethod } from '../executor/index.js';
-import { isSkillError } from '../skills/index.js';
 import type { SkillCaller, SkillLanguage, SkillRepository } from '../skills/index.js';
 import { requireSkills } from './permissions.js';
 
@@ -26,17 +25,6 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
   // Bounded by bytes too: a skill may be as large as limits.maxCodeBytes.
   const sources = new LRUCache<string, ModuleSource>({ max: 1_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (m) => Math.max(1, m.source.length) });
   const callerOf = (identity: CallIdentity): SkillCaller => ({ agent: identity.agent, agentsConfigured });
-  const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isSkillError(err)) {
-        const name = err.code === 'SKILL_NOT_FOUND' || err.code === 'IMPORT_CYCLE' || err.code === 'IMPORT_CHANGED' ? 'ImportError' : err.code === 'NOT_OWNER' ? 'PermissionError' : 'ValueError';
-        throw new HostError(err.code, err.message, name);
-      }
-      throw err;
-    }
-  };
   return {
     // save_skill(name, code, description, language, options): options is { shared: boolean }
     // (a bare boolean is taken too); absent, null or { shared: false } saves a private skill.
@@ -44,27 +32,25 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
       requireSkills(ctx.identity, 'read-write', 'save_skill');
       const shared = sharedOption(options);
       if (shared && agentsConfigured) requireSkills(ctx.identity, 'publish', 'save_skill with shared: true (publishing to every agent)');
-      return wrap(async () => {
-        // The folder on the host is not the agent's business.
-        const { path: _path, ...saved } = await skills.save(
-          {
-            name: name as string,
-            code: code as string,
-            description: typeof description === 'string' && description !== '' ? description : undefined,
-            // The store refuses a language it does not know, naming the allowed ones.
-            language: language === null || language === undefined || language === '' ? undefined : (language as SkillLanguage),
-            shared,
-            // Python code parses a Python skill in its own interpreter before it calls here.
-            syntaxChecked: ctx.language === 'python',
-          },
-          callerOf(ctx.identity),
-        );
-        return saved;
-      });
+      // The folder on the host is not the agent's business.
+      const { path: _path, ...saved } = await skills.save(
+        {
+          name: name as string,
+          code: code as string,
+          description: typeof description === 'string' && description !== '' ? description : undefined,
+          // The store refuses a language it does not know, naming the allowed ones.
+          language: language === null || language === undefined || language === '' ? undefined : (language as SkillLanguage),
+          shared,
+          // Python code parses a Python skill in its own interpreter before it calls here.
+          syntaxChecked: ctx.language === 'python',
+        },
+        callerOf(ctx.identity),
+      );
+      return saved;
     },
     load_skill: async ([name], ctx) => {
       requireSkills(ctx.identity, 'read', 'load_skill');
-      return wrap(async () => (await skills.load(name as string, callerOf(ctx.identity))).code);
+      return (await skills.load(name as string, callerOf(ctx.identity))).code;
     },
     list_skills: async (_args, ctx) => {
       requireSkills(ctx.identity, 'read', 'list_skills');
@@ -74,23 +60,21 @@ export function skillMethods(skills: SkillRepository, agentsConfigured: boolean)
     // agent's view, whoever wrote the importing skill.
     skill_module: async ([name], ctx) => {
       requireSkills(ctx.identity, 'read', 'import_skill');
-      return wrap(async () => {
-        const compiled = await skills.compileSkill(name as string, callerOf(ctx.identity));
-        // The body, not only the code's hash: the same code compiles to other imports once its pins change.
-        const key = `${compiled.name}\0${createHash('sha256').update(compiled.body).digest('hex')}`;
-        let mod = sources.get(key);
-        if (!mod) {
-          if (compiled.language === 'python') {
-            mod = { name: compiled.name, language: 'python', source: compiled.body };
-          } else {
-            const pre = preprocess(compiled.body, 'javascript', `skill:${compiled.name}`);
-            if (!pre.ok) throw new HostError('SKILL_INVALID', `skill ${compiled.name} cannot be loaded: ${pre.error.message} (line ${pre.error.line ?? '?'})`, 'ImportError');
-            mod = { name: compiled.name, language: compiled.language, source: pre.source };
-          }
-          sources.set(key, mod);
+      const compiled = await skills.compileSkill(name as string, callerOf(ctx.identity));
+      // The body, not only the code's hash: the same code compiles to other imports once its pins change.
+      const key = `${compiled.name}\0${createHash('sha256').update(compiled.body).digest('hex')}`;
+      let mod = sources.get(key);
+      if (!mod) {
+        if (compiled.language === 'python') {
+          mod = { name: compiled.name, language: 'python', source: compiled.body };
+        } else {
+          const pre = preprocess(compiled.body, 'javascript', `skill:${compiled.name}`);
+          if (!pre.ok) throw new HostError('SKILL_INVALID', `skill ${compiled.name} cannot be loaded: ${pre.error.message} (line ${pre.error.line ?? '?'})`, 'ImportError');
+          mod = { name: compiled.name, language: compiled.language, source: pre.source };
         }
-        return mod;
-      });
+        sources.set(key, mod);
+      }
+      return mod;
     },
   };
 }

@@ -10,7 +10,7 @@ import type { CallIdentity, HostMethod } from '../executor/index.js';
 import { checkFlow, describeUnrestorable, piiTypesInYielding } from '../pii/index.js';
 import type { VaultStore } from '../pii/index.js';
 import { ownerOf } from './pii-methods.js';
-import { UpstreamError, closestNames } from '../upstream/index.js';
+import { closestNames } from '../upstream/index.js';
 import type { UpstreamManager } from '../upstream/index.js';
 import { serverProblem } from './catalog-access.js';
 import { requireTool, toolAllowed } from './permissions.js';
@@ -40,15 +40,11 @@ export function toolMethods(config: Config, upstream: UpstreamManager, vaults: V
         const decision = checkFlow(config.pii.flows, server, tool, types);
         if (!decision.allowed) throw new HostError('PII_FLOW_REFUSED', decision.message, 'PermissionError');
       }
-      try {
-        const caller = { agent: ctx.identity.agent, workspaceNamespace: ctx.identity.workspaceNamespace };
-        const result = await upstream.callTool(server, tool, outgoing, { signal: ctx.signal, caller });
-        ctx.account('in', result);
-        return result;
-      } catch (err) {
-        if (err instanceof UpstreamError) throw new HostError(err.code, err.message, err.code === 'INVALID_ARGUMENT' || err.code === 'UNKNOWN_TOOL' ? 'TypeError' : 'ToolError');
-        throw err;
-      }
+      // A failure reaches the guest as its code's row says (util/daemon-error.ts).
+      const caller = { agent: ctx.identity.agent, workspaceNamespace: ctx.identity.workspaceNamespace };
+      const result = await upstream.callTool(server, tool, outgoing, { signal: ctx.signal, caller });
+      ctx.account('in', result);
+      return result;
     },
   };
 }

@@ -9,6 +9,8 @@ export type { SkillErrorCode, SkillErrorDetails } from './skill-error.js';
 export { skillNameProblem, assertSkillName, suggestNames, SKILL_NAME_PATTERN, MAX_SKILL_NAME_CHARS } from './skill-names.js';
 export { detectLanguage } from './skill-parse.js';
 export { CODE_FILES } from './skill-disk.js';
+export { SkillFileFacts } from './skill-file-facts.js';
+export type { FileFacts } from './skill-file-facts.js';
 export { SKILL_LANGUAGES, SKILL_VISIBILITIES } from './skill-types.js';
 export { skillVisibleTo } from './skill-access.js';
 export type { SkillCaller } from './skill-access.js';

@@ -1,6 +1,8 @@
 // The one error class of the skill store: a stable string code for callers to branch on and a
 // message that says what was wrong and how to fix it (it reaches agents as a tool error).
 
+import { DaemonError } from '../util/daemon-error.js';
+
 /** Why a skill operation failed. */
 export type SkillErrorCode =
   /** Name missing, malformed, too long or reserved. */
@@ -47,8 +49,9 @@ export interface SkillErrorDetails {
   chain?: string[];
 }
 
-export class SkillError extends Error {
+export class SkillError extends DaemonError {
   override readonly name = 'SkillError';
+  declare readonly code: SkillErrorCode;
 
   /** What every call on a closed store fails with. */
   static closed(): SkillError {
@@ -60,13 +63,8 @@ export class SkillError extends Error {
   readonly suggestions?: string[];
   readonly chain?: string[];
 
-  constructor(
-    readonly code: SkillErrorCode,
-    message: string,
-    details: SkillErrorDetails = {},
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  constructor(code: SkillErrorCode, message: string, details: SkillErrorDetails = {}, options: { cause?: unknown } = {}) {
+    super(code, message, options);
     if (details.line !== undefined) this.line = details.line;
     if (details.column !== undefined) this.column = details.column;
     if (details.suggestions !== undefined) this.suggestions = details.suggestions;

@@ -5,7 +5,7 @@
 // in its domain and a third backend is one file that passes test/contracts/shared-store-contract.ts
 // (keyv's adapters: primitives below, the rules once above).
 
-import { StoreError } from '../util/store-error.js';
+import { StoreError, isStoreError } from '../util/store-error.js';
 
 /** A stored value and when it stops being one (epoch ms; Infinity: never). */
 export interface Stored {
@@ -92,7 +92,7 @@ export async function storeWork<T>(what: string, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (!(error instanceof StoreError)) throw error;
+    if (!isStoreError(error)) throw error;
     const message = error.message.startsWith(SHARED_STORE) ? what + error.message.slice(SHARED_STORE.length) : `${what}: ${error.message}`;
     throw new StoreError(error.code, message, { cause: error });
   }

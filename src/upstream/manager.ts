@@ -12,6 +12,7 @@ import { ArgumentValidator } from './schema-validator.js';
 import type { McpServerConfig } from '../config/config-types.js';
 import { closestNames } from './suggest.js';
 import { UpstreamError, qualifiedName } from './upstream-error.js';
+import { isDaemonError } from '../util/daemon-error.js';
 import type {
   CallToolOptions,
   ToolsChangedListener,
@@ -260,7 +261,7 @@ export class UpstreamManager {
       const result = await connection.call(tool, argsObject, controller.signal, timeoutMs);
       return convertToolResult(server, tool, result);
     } catch (error) {
-      if (error instanceof UpstreamError) throw error;
+      if (isDaemonError(error)) throw error;
       // The per-call signal aborts only through the caller's, and carries its reason.
       if (controller.signal.aborted) throw abortedError(server, tool, controller.signal);
       throw mapCallError(error, server, tool, timeoutMs);

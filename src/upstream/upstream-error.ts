@@ -1,6 +1,8 @@
 // The one error class the upstream subsystem throws, with a stable code the sandbox bridge and
 // the MCP front can map to a tool error without parsing messages.
 
+import { DaemonError } from '../util/daemon-error.js';
+
 /**
  * - 'UNKNOWN_TOOL': no such server or tool (the message suggests close names);
  * - 'INVALID_ARGUMENT': the arguments do not match the tool's input schema;
@@ -21,17 +23,16 @@ export type UpstreamErrorCode =
   | 'CONNECTION_LOST'
   | 'PROTOCOL_ERROR';
 
-export class UpstreamError extends Error {
+export class UpstreamError extends DaemonError {
   override readonly name = 'UpstreamError';
-  readonly code: UpstreamErrorCode;
+  declare readonly code: UpstreamErrorCode;
   /** The server the failing call was for, when known. */
   readonly server?: string;
   /** The tool the failing call was for, when known. */
   readonly tool?: string;
 
   constructor(code: UpstreamErrorCode, message: string, details: { server?: string; tool?: string; cause?: unknown } = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.code = code;
+    super(code, message, { cause: details.cause });
     if (details.server !== undefined) this.server = details.server;
     if (details.tool !== undefined) this.tool = details.tool;
   }

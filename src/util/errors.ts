@@ -1,13 +1,12 @@
 // The daemon's error vocabulary, in one place: the closed set of codes its failures carry (what
 // callers branch on: tool errors, sandbox `err.code`, HTTP bodies), the codes of its log warnings,
 // and the names of its own error classes. The names guest code sees are a separate vocabulary
-// (workers/kit/guest-errors.ts): a daemon error reaches a guest only adapted to one of them.
+// (workers/kit/guest-errors.ts): a daemon error reaches a guest only as its code's row says
+// (util/daemon-error.ts).
 // test/util/error-vocabulary.test.ts reads src/ and fails on a code literal that is not here.
 
 export { GUEST_ERROR, isGuestErrorName, timedOutText, timeoutError } from '../../workers/kit/guest-errors.js';
 export type { GuestErrorName } from '../../workers/kit/guest-errors.js';
-import { GUEST_ERROR, isGuestErrorName } from '../../workers/kit/guest-errors.js';
-import type { GuestErrorName } from '../../workers/kit/guest-errors.js';
 
 /** Every code a daemon failure may carry. Add a code here before using it. */
 export const ERROR_CODES = [
@@ -140,10 +139,11 @@ export const LOG_CODES = [
 export type LogCode = (typeof LOG_CODES)[number];
 
 /**
- * The daemon's own error classes (`class X extends Error` in src/), each with a stable `code`
- * where callers branch on it. Internal: a guest never sees these names (see GUEST_ERROR).
+ * The daemon's own error classes: DaemonError (util/daemon-error.ts) and the domains' subclasses of
+ * it, each with a stable `code`. Internal: a guest never sees these names; it sees its code's row.
  */
 export const DAEMON_ERROR_CLASSES = [
+  'DaemonError',
   'CatalogError',
   'ConfigError',
   'DataDirError',
@@ -153,43 +153,12 @@ export const DAEMON_ERROR_CLASSES = [
   'SkillError',
   'StartupError',
   'StoreError',
-  'ToolFailure',
   'UpstreamError',
   'UsageError',
   'WorkspaceError',
 ] as const;
 
 export type DaemonErrorClass = (typeof DAEMON_ERROR_CLASSES)[number];
-
-/**
- * The name a guest sees for a daemon error that reached the sandbox without being adapted where
- * it was thrown (HostError carries its own guest name). Typed over every daemon class, so a new
- * class cannot be added without saying what the guest sees.
- */
-const GUEST_NAME_OF_CLASS: Readonly<Record<DaemonErrorClass, GuestErrorName>> = Object.freeze({
-  CatalogError: GUEST_ERROR.ValueError,
-  ConfigError: GUEST_ERROR.Error,
-  DataDirError: GUEST_ERROR.Error,
-  HostError: GUEST_ERROR.Error,
-  Incompatible: GUEST_ERROR.Error,
-  PermissionDenied: GUEST_ERROR.PermissionError,
-  SkillError: GUEST_ERROR.ValueError,
-  StartupError: GUEST_ERROR.Error,
-  StoreError: GUEST_ERROR.StoreError,
-  ToolFailure: GUEST_ERROR.ToolError,
-  UpstreamError: GUEST_ERROR.ToolError,
-  UsageError: GUEST_ERROR.ValueError,
-  WorkspaceError: GUEST_ERROR.WorkspaceError,
-});
-
-/**
- * What a guest sees as the name of `name`: a guest name as it is (TypeError, ValueError, ...), a
- * daemon class as its guest counterpart, anything else (a Node system error's name) as "Error".
- */
-export function guestNameOf(name: string): GuestErrorName {
-  if (isGuestErrorName(name)) return name;
-  return Object.hasOwn(GUEST_NAME_OF_CLASS, name) ? GUEST_NAME_OF_CLASS[name as DaemonErrorClass] : GUEST_ERROR.Error;
-}
 
 const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 

@@ -20,7 +20,7 @@ import { storeWork } from '../store/shared-store.js';
 import type { CountResult, CountStep, SharedStore } from '../store/shared-store.js';
 import { KeyedLock } from '../util/keyed-lock.js';
 import type { Logger } from '../util/logger.js';
-import { StoreError } from '../util/store-error.js';
+import { StoreError, isStoreError } from '../util/store-error.js';
 import { USAGE_TTL_MS, measureUsage, quotaRefusal } from './quota.js';
 import type { QuotaCounter, QuotaCounterFactory, QuotaLimits, Usage } from './quota.js';
 
@@ -149,7 +149,7 @@ export class StoreQuota implements QuotaCounter {
         } catch (error) {
           // The store is down: no daemon can admit a write now (admit needs it too), so a delete may
           // go ahead unlocked (its free is owed and sent later) and a write fails at admit, clearly.
-          if (!(error instanceof StoreError)) throw error;
+          if (!isStoreError(error)) throw error;
           return fn();
         }
         if (taken) break;

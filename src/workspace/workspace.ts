@@ -12,6 +12,7 @@ import { isSpillFile, pruneSpills, sweepDebris } from './debris-sweeper.js';
 import type { SpillPolicy } from './debris-sweeper.js';
 import { DEFAULT_QUOTA_BYTES, DEFAULT_QUOTA_FILES, LOCAL_QUOTAS } from './quota.js';
 import type { QuotaCounter, QuotaCounterFactory, QuotaLimits } from './quota.js';
+import { DaemonError, isDaemonError } from '../util/daemon-error.js';
 
 export type WorkspaceErrorCode =
   | 'PATH_INVALID'
@@ -23,13 +24,11 @@ export type WorkspaceErrorCode =
   | 'QUOTA_EXCEEDED'
   | 'DISK_FULL';
 
-export class WorkspaceError extends Error {
-  constructor(
-    readonly code: WorkspaceErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'WorkspaceError'; // a guest sees it adapted (executor/host-api.ts)
+export class WorkspaceError extends DaemonError {
+  declare readonly code: WorkspaceErrorCode;
+  constructor(code: WorkspaceErrorCode, message: string) {
+    super(code, message);
+    this.name = 'WorkspaceError'; // a guest sees it as its code's row says (util/daemon-error.ts)
   }
 }
 
@@ -180,7 +179,7 @@ export class WorkspaceView implements WorkspaceNamespace {
     const root = await this.#root();
     const full = path.join(root, rel);
     await this.#mkdirInside(path.dirname(full)).catch((err: unknown) => {
-      throw err instanceof WorkspaceError ? err : fromErrno(err, file);
+      throw isDaemonError(err) ? err : fromErrno(err, file);
     });
     // One change of this file at a time: the size it replaces is the one on disk when it lands.
     return this.#quota.exclusive(rel, () => this.#writeCounted(full, rel, file, content, bytes));

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide, PermissionDenied } from '../../src/access/index.js';
 import type { AccessResource } from '../../src/access/index.js';
 import type { Permissions } from '../../src/config/config-types.js';
-import { createHostApi, HostError } from '../../src/executor/index.js';
+import { createHostApi } from '../../src/executor/index.js';
+import { adaptError } from '../../src/util/daemon-error.js';
 import type { CallIdentity, HostApi } from '../../src/executor/index.js';
 import { metricsDenied } from '../../src/mcp/http/prometheus.js';
 import type { McpServices } from '../../src/mcp/mcp-types.js';
@@ -91,7 +92,9 @@ function hostMethod(method: string, args: unknown[], action = method): Surface {
         await host.call(method, args, { identity: a.identity, language: 'javascript', signal: new AbortController().signal, account: () => undefined });
         return { refused: false };
       } catch (err) {
-        if (err instanceof HostError && err.code === 'PERMISSION_DENIED') return { refused: true, text: err.message, guestName: err.guestName };
+        // The guest sees the refusal as the one adapter shows it (the executor applies it).
+        const seen = adaptError(err);
+        if (seen.code === 'PERMISSION_DENIED') return { refused: true, text: seen.message, guestName: seen.guest };
         return { refused: false }; // failed for another reason (e.g. a closed port): the check passed
       }
     },

@@ -6,11 +6,12 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/config-types.js';
-import { createExecutor, createHostApi, HostError } from '../../src/executor/index.js';
+import { createExecutor, createHostApi } from '../../src/executor/index.js';
 import type { CallIdentity, ExecutionResult, HostCallContext, HostMethod, PooledExecutor } from '../../src/executor/index.js';
 import { createSandboxApi } from '../../src/sandbox-api/index.js';
 import { SkillStore } from '../../src/skills/index.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { adaptError } from '../../src/util/daemon-error.js';
 import { Workspace } from '../../src/workspace/index.js';
 import { FULL_PERMISSIONS, tempDir, testConfig } from '../fixtures/config.js';
 
@@ -93,7 +94,7 @@ describe('skills from code, with agents configured', () => {
 
   it('publishes with { shared: true } as the 5th argument, only with the "publish" permission', async () => {
     await expect(hostSave(bob, ['bob_pub', 'export const x = 1', '', null, { shared: true }])).rejects.toSatisfy(
-      (e: unknown) => e instanceof HostError && e.guestName === 'PermissionError' && /needs the "skills" permission "publish", and agent "bob" has "read-write"/.test(e.message),
+      (e: unknown) => adaptError(e).guest === 'PermissionError' && /needs the "skills" permission "publish", and agent "bob" has "read-write"/.test(adaptError(e).message),
     );
     expect(await hostSave(alice, ['lib_math', 'export function double(x) { return 2 * x }', 'doubles', null, { shared: true }])).toMatchObject({ author: 'alice', visibility: 'shared' });
     expect(await hostSave(bob, ['bob_default', 'export const y = 1', '', null])).toMatchObject({ author: 'bob', visibility: 'private' });

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { DAEMON_ERROR_CLASSES, ERROR_CODES, GUEST_ERROR, guestNameOf, isGuestErrorName, LOG_CODES } from '../../src/util/errors.js';
+import { DAEMON_ERROR_CLASSES, ERROR_CODES, GUEST_ERROR, LOG_CODES } from '../../src/util/errors.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CODE_SHAPE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[A-Z]{4,}$/;
@@ -23,13 +23,13 @@ function sources(dir: string): string[] {
 }
 
 interface Found {
-  /** First arguments of `new SomeError('CODE', ...)` / `new ToolFailure('CODE', ...)`. */
+  /** First arguments of `new SomeError('CODE', ...)` / `new DaemonError('CODE', ...)`. */
   ctorCodes: { code: string; where: string }[];
   /** `code: 'CODE'` properties (failures and log records). */
   codeProps: { code: string; where: string }[];
   /** Literal members of `type XErrorCode = ...`. */
   unionCodes: { code: string; where: string }[];
-  /** `class X extends Error`. */
+  /** `class X extends Error` (or DaemonError, or one of its subclasses). */
   classes: { name: string; where: string }[];
   /** `type: 'XError'` properties (the error fields of a call's outcome). */
   outcomeTypes: { name: string; where: string }[];
@@ -48,6 +48,11 @@ function scan(files: readonly string[]): Found {
         const first = node.arguments?.[0];
         if (first && ts.isStringLiteral(first) && CODE_SHAPE.test(first.text)) found.ctorCodes.push({ code: first.text, where: where(first) });
       }
+      // A subclass of DaemonError passes its code up: super('CODE', ...).
+      if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.SuperKeyword) {
+        const first = node.arguments[0];
+        if (first && ts.isStringLiteral(first) && CODE_SHAPE.test(first.text)) found.ctorCodes.push({ code: first.text, where: where(first) });
+      }
       if (ts.isPropertyDeclaration(node) && node.initializer && ts.isStringLiteral(node.initializer) && node.name.getText(sf) === 'code') {
         found.codeProps.push({ code: node.initializer.text, where: where(node) });
       }
@@ -63,7 +68,7 @@ function scan(files: readonly string[]): Found {
         };
         literal(node.type);
       }
-      if (ts.isClassDeclaration(node) && node.name && node.heritageClauses?.some((h) => h.types.some((t) => t.expression.getText(sf) === 'Error'))) {
+      if (ts.isClassDeclaration(node) && node.name && node.heritageClauses?.some((h) => h.types.some((t) => ['Error', 'DaemonError'].includes(t.expression.getText(sf))))) {
         found.classes.push({ name: node.name.text, where: where(node) });
       }
       ts.forEachChild(node, visit);
@@ -131,20 +136,5 @@ describe('the error vocabulary is closed', () => {
     const allowed = new Set(['workers/kit/guest-errors.ts', 'src/cli/status-command.ts']);
     const spelled = [...SRC.literals, ...WORKERS.literals].filter((l) => l.text === 'TimeoutError' && !allowed.has(l.where.slice(0, l.where.lastIndexOf(':'))));
     expect(spelled.map((l) => l.where)).toEqual([]);
-  });
-});
-
-describe('guest names are kept apart from the daemon classes', () => {
-  it('every daemon class reaches a guest as a guest name; only the two that are also guest names keep their own', () => {
-    const own = DAEMON_ERROR_CLASSES.filter((name) => guestNameOf(name) === name);
-    expect(own.sort()).toEqual(['StoreError', 'WorkspaceError']);
-    for (const name of DAEMON_ERROR_CLASSES) expect(isGuestErrorName(guestNameOf(name)), name).toBe(true);
-    expect(guestNameOf('UpstreamError')).toBe('ToolError');
-    expect(guestNameOf('PermissionDenied')).toBe('PermissionError');
-  });
-
-  it('guest names pass as they are, and any other name (a Node system error, a library class) becomes "Error"', () => {
-    for (const name of Object.values(GUEST_ERROR)) expect(guestNameOf(name)).toBe(name);
-    for (const name of ['AbortError', 'SystemError', 'RedisError', 'constructor', '__proto__', 'toString', '']) expect(guestNameOf(name)).toBe('Error');
   });
 });

@@ -7,7 +7,7 @@ import { createClient } from 'redis';
 import type { SharedStoreHealth } from '../../mcp/mcp-types.js';
 import type { Logger } from '../../util/logger.js';
 import { Sealer } from '../../util/sealing.js';
-import { StoreError } from '../../util/store-error.js';
+import { isStoreError, StoreError } from '../../util/store-error.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -102,7 +102,7 @@ export class RedisConnection {
     try {
       return await withTimeout(work(this.client), COMMAND_TIMEOUT_MS);
     } catch (error) {
-      if (error instanceof StoreError) throw error;
+      if (isStoreError(error)) throw error;
       throw this.#unavailable(what, errorText(error), error);
     }
   }

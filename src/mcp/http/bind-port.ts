@@ -6,14 +6,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../config/config-types.js';
 import { isLoopbackHost, jsonRpcError, sendJson } from './request-guards.js';
+import { DaemonError } from '../../util/daemon-error.js';
 
 export const MCP_PATH = '/mcp';
 
 /** The daemon refused to start; the message says why and what to change. */
-export class StartupError extends Error {
-  readonly code = 'STARTUP_REFUSED';
+export class StartupError extends DaemonError {
   constructor(message: string) {
-    super(message);
+    super('STARTUP_REFUSED', message);
     this.name = 'StartupError';
   }
 }

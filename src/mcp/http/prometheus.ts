@@ -5,7 +5,7 @@
 // and the build. These are every agent's figures, so only the operator may read them.
 
 import { readFileSync } from 'node:fs';
-import { decide, PermissionDenied } from '../../access/index.js';
+import { decide, Grant } from '../../access/index.js';
 import type { ExecutorHealth, ExecutorStats } from '../../executor/executor-types.js';
 import { languageOfKind } from '../../executor/runtimes.js';
 import type { UpstreamServerStatus } from '../../upstream/upstream-types.js';
@@ -24,7 +24,7 @@ export type RefusalReason = 'host' | 'origin' | 'auth' | 'forbidden' | 'body_too
  */
 export function metricsDenied(agent: AgentIdentity): string | null {
   const answer = decide(agent, "/metrics (every agent's figures)", { kind: 'operator' });
-  return answer instanceof PermissionDenied ? `${answer.message}; get_execution_stats shows an agent its own figures` : null;
+  return answer instanceof Grant ? null : `${answer.message}; get_execution_stats shows an agent its own figures`;
 }
 
 export interface MetricsSnapshot {

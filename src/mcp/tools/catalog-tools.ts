@@ -4,13 +4,13 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CatalogError, COMPACT_STYLE, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS, profileSearchDefaults, schemaToTypeScript } from '../../catalog/index.js';
+import { COMPACT_STYLE, DETAIL_LEVELS, MAX_LIMIT, MAX_QUERY_CHARS, profileSearchDefaults, schemaToTypeScript } from '../../catalog/index.js';
 import type { Catalog, CatalogViewer, ToolDefinition } from '../../catalog/index.js';
 import { catalogViewer } from '../../sandbox-api/catalog-access.js';
-import { defineTool } from '../define-tool.js';
+import { defineTool, plain } from '../define-tool.js';
+import { DaemonError, isDaemonError } from '../../util/daemon-error.js';
 import type { ToolContext } from '../define-tool.js';
 import { args, number, oneOf, text } from '../schema-helpers.js';
-import { ToolFailure } from '../tool-result.js';
 import { reasonsOncePerCategory } from './search-result.js';
 
 /** Most names one get_tool_definition call takes. */
@@ -41,7 +41,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
       input: args('search_tools', {
         query: text('query', 'what the tool should do; "" lists all', { allowEmpty: true, max: MAX_QUERY_CHARS }),
         category,
-        detail_level: oneOf('detail_level', DETAIL_LEVELS as unknown as readonly [string, ...string[]], 'full adds schemas').default('summary'),
+        detail_level: oneOf('detail_level', DETAIL_LEVELS, 'full adds schemas').default('summary'),
         limit: number('limit', 'most tools', { min: 1, max: MAX_LIMIT, integer: true, unit: 'tools' }).default(searchDefaults.limit),
         callable_only: z.boolean({ error: 'callable_only must be true or false' }).optional().describe('only tools you can call now'),
       }),
@@ -51,11 +51,9 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     async (input) => {
       // The query's vector is computed off the event loop first; search itself never waits for it.
       await catalog.prepareSearch(input.query);
-      const result = guard(() =>
-        catalog.search(
-          { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only === true, compact: searchDefaults.compact },
-          viewer(),
-        ),
+      const result = catalog.search(
+        { query: input.query, category: input.category ?? null, detail_level: input.detail_level as (typeof DETAIL_LEVELS)[number], limit: input.limit, callable_only: input.callable_only === true, compact: searchDefaults.compact },
+        viewer(),
       );
       return { result: reasonsOncePerCategory(result) };
     },
@@ -65,7 +63,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
   // tokens of the JSON schema. The seed profile keeps the seed's full entry as the default.
   const defaultFormat = (services.config.server?.toolProfile ?? 'seed') === 'minimal' ? 'typescript' : 'full';
   const shape = (definition: ToolDefinition, format: string): Record<string, unknown> => {
-    if (format === 'full') return definition as unknown as Record<string, unknown>;
+    if (format === 'full') return plain(definition);
     const { name, category: cat, description, input_schema, output_schema, description_only, typescript, callable, why, mcp_server_config, also_in } = definition as ToolDefinition & Record<string, unknown>;
     const body = format === 'schema' ? { description, description_only, input_schema, output_schema } : { typescript: description_only === true ? typescript : compactSignature(definition) };
     return Object.fromEntries(Object.entries({ name, category: cat, ...body, callable, why, mcp_server_config, also_in }).filter(([, v]) => v !== undefined));
@@ -89,7 +87,7 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
     async ({ tool_name, tool_names, category: cat, format }) => {
       const chosen = format ?? defaultFormat;
       if (tool_names !== undefined) {
-        if (tool_name !== undefined) throw new ToolFailure('INVALID_ARGUMENT', 'give tool_name or tool_names, not both', 'invalid');
+        if (tool_name !== undefined) throw new DaemonError('INVALID_ARGUMENT', 'give tool_name or tool_names, not both');
         const v = viewer();
         const tools: Record<string, unknown>[] = [];
         const notFound: { name: string; error: string }[] = [];
@@ -97,14 +95,14 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
           try {
             tools.push(shape(catalog.get(n, cat ?? null, v), chosen));
           } catch (error) {
-            if (!(error instanceof CatalogError)) throw error;
+            if (!isDaemonError(error)) throw error;
             notFound.push({ name: n, error: error.message });
           }
         }
         return { result: { tools, ...(notFound.length > 0 ? { not_found: notFound } : {}) } };
       }
-      if (tool_name === undefined) throw new ToolFailure('INVALID_ARGUMENT', 'tool_name is required (or tool_names, an array of names)', 'invalid');
-      return { result: shape(guard(() => catalog.get(tool_name, cat ?? null, viewer())), chosen) };
+      if (tool_name === undefined) throw new DaemonError('INVALID_ARGUMENT', 'tool_name is required (or tool_names, an array of names)');
+      return { result: shape(catalog.get(tool_name, cat ?? null, viewer()), chosen) };
     },
   );
 
@@ -119,20 +117,11 @@ export function registerCatalogTools(server: McpServer, ctx: ToolContext, catalo
       output: z.looseObject({ categories: z.record(z.string(), z.looseObject({ description: z.string(), tool_count: z.number() })), total_tools: z.number() }),
       annotations: READ_ONLY,
     },
-    async () => ({ result: catalog.categories(viewer()) as unknown as Record<string, unknown> }),
+    async () => ({ result: plain(catalog.categories(viewer())) }),
   );
 }
 
 /** The signature in the compact style: short docs, shallow objects, short enums, and a note when cut. */
 function compactSignature(definition: ToolDefinition): string {
   return schemaToTypeScript(definition, COMPACT_STYLE);
-}
-
-function guard<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof CatalogError) throw new ToolFailure(error.code, error.message, error.code === 'INVALID_ARGUMENT' ? 'invalid' : 'error');
-    throw error;
-  }
 }

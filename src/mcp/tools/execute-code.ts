@@ -10,12 +10,12 @@ import { detectLanguage, otherLanguageHint } from '../../executor/detect-languag
 import { parseCheckRequest, PYTHON_RUNTIME } from '../../executor/runtimes.js';
 import type { DetectOptions } from '../../executor/detect-language.js';
 import type { CallIdentity, ExecutionResult, Executor, Language } from '../../executor/executor-types.js';
-import { defineTool } from '../define-tool.js';
-import type { ToolContext, ToolExtra, ToolResponse } from '../define-tool.js';
+import { defineTool, plain } from '../define-tool.js';
+import type { Plain, ToolContext, ToolExtra, ToolResponse } from '../define-tool.js';
 import type { CallOutcome } from '../call-outcome.js';
 import { ProgressReporter } from '../progress.js';
 import { args, number, oneOf, text } from '../schema-helpers.js';
-import { ToolFailure } from '../tool-result.js';
+import { DaemonError } from '../../util/daemon-error.js';
 import { SANDBOX_API } from '../../../workers/kit/api-contract.js';
 
 /**
@@ -74,7 +74,7 @@ export function registerExecuteCode(server: McpServer, ctx: ToolContext): void {
       ].join(' '),
       input: args('execute_code', {
         code: text('code', 'the code', { allowEmpty: true }),
-        language: oneOf('language', languages as unknown as readonly [string, ...string[]], 'omitted: detected').optional(),
+        language: oneOf('language', languages, 'omitted: detected').optional(),
         context_vars: z
           .record(z.string(), z.unknown(), { error: 'context_vars must be an object of global names to JSON values, e.g. {"rows": [1, 2]}' })
           .optional()
@@ -104,15 +104,14 @@ interface ExecuteInput {
   memory_mb: number;
 }
 
-async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra): Promise<ToolResponse> {
+async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra): Promise<ToolResponse<Plain<ExecutionResult>>> {
   const { services, session } = ctx;
   const { limits } = services.config;
   const codeBytes = Buffer.byteLength(input.code, 'utf8');
   if (codeBytes > limits.maxCodeBytes) {
-    throw new ToolFailure(
+    throw new DaemonError(
       'CODE_TOO_LARGE',
       `code is ${codeBytes} bytes, over the ${limits.maxCodeBytes}-byte limit (limits.maxCodeBytes); put large data in a workspace file (write_workspace_file) and read it with read_file()`,
-      'invalid',
     );
   }
 
@@ -159,7 +158,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
   const outgoing = services.boundary.active ? await protect(result, ctx) : result;
   const outcome: CallOutcome = result.success ? 'ok' : (OUTCOME_BY_ERROR_TYPE[result.error_type ?? ''] ?? 'error');
   return {
-    result: outgoing as unknown as Record<string, unknown>,
+    result: plain(outgoing),
     isError: !result.success,
     outcome,
     ...(result.error_type ? { errorCode: result.error_type } : {}),

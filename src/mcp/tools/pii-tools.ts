@@ -37,7 +37,7 @@ export function registerPiiTools(server: McpServer, ctx: ToolContext, vaults: Va
     {
       title: 'Restore PII',
       description:
-        'Put back the values of PII tokens this agent made (in any of its sessions, for pii.tokenTtlSeconds); others are left, listed in unknown_tokens with why (unknown, expired; a token of another agent reads as unknown).',
+        'Put back the values of PII tokens this agent made (in any of its sessions, for pii.tokenTtlSeconds); others are left, listed in unknown_tokens with why (unknown, expired).',
       input: args('restore_pii', { text: text('text', 'text with tokens', { allowEmpty: true }) }),
       output: z.looseObject({ restored_text: z.string(), unknown_tokens: z.array(z.string()).optional() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

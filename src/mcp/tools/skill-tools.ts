@@ -4,13 +4,12 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { SKILL_LANGUAGES, isSkillError } from '../../skills/index.js';
+import { SKILL_LANGUAGES } from '../../skills/index.js';
 import type { SkillCaller, SkillLanguage, SkillRepository } from '../../skills/index.js';
-import { defineTool } from '../define-tool.js';
+import { defineTool, plain } from '../define-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { requireSkills } from '../permissions.js';
 import { args, oneOf, text } from '../schema-helpers.js';
-import { ToolFailure } from '../tool-result.js';
 
 const NAME_HINT = 'letters, digits, _ and -, starting with a letter or _';
 
@@ -32,7 +31,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
         name: text('name', NAME_HINT, { max: 128 }),
         code: text('code', '`export`ed or top-level functions'),
         description: text('description', 'what it does', { allowEmpty: true }).optional(),
-        language: oneOf('language', SKILL_LANGUAGES as unknown as readonly [string, ...string[]], 'detected when absent').optional(),
+        language: oneOf('language', SKILL_LANGUAGES, 'detected when absent').optional(),
         shared: z
           .boolean({ error: 'shared must be true or false' })
           .describe('publish to every agent (needs skills permission "publish")')
@@ -44,15 +43,13 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     async ({ name, code, description, language, shared }) => {
       requireSkills(agent, 'read-write', 'save_skill');
       if (shared === true && agentsConfigured) requireSkills(agent, 'publish', 'save_skill with shared: true (publishing to every agent)');
-      const saved = await guard(() =>
-        skills.save(
-          { name, code, ...(description !== undefined ? { description } : {}), ...(language !== undefined ? { language: language as SkillLanguage } : {}), shared: shared === true },
-          caller,
-        ),
+      const saved = await skills.save(
+        { name, code, ...(description !== undefined ? { description } : {}), ...(language !== undefined ? { language: language as SkillLanguage } : {}), shared: shared === true },
+        caller,
       );
       // The folder on the host is not the agent's business.
       const { path: _path, ...result } = saved;
-      return { result: result as unknown as Record<string, unknown> };
+      return { result };
     },
   );
 
@@ -69,7 +66,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     },
     async ({ name }) => {
       requireSkills(agent, 'read', 'load_skill');
-      return { result: (await guard(() => skills.load(name, caller))) as unknown as Record<string, unknown> };
+      return { result: plain(await skills.load(name, caller)) };
     },
   );
 
@@ -86,7 +83,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     },
     async () => {
       requireSkills(agent, 'read', 'list_skills');
-      return { result: (await guard(() => skills.list(caller))) as unknown as Record<string, unknown> };
+      return { result: plain(await skills.list(caller)) };
     },
   );
 
@@ -103,19 +100,8 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext, skills: 
     },
     async ({ name }) => {
       requireSkills(agent, 'read-write', 'delete_skill');
-      return { result: (await guard(() => skills.delete(name, caller))) as unknown as Record<string, unknown> };
+      return { result: await skills.delete(name, caller) };
     },
   );
 }
 
-async function guard<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (isSkillError(error)) {
-      const invalid = ['INVALID_NAME', 'INVALID_ARGUMENT', 'CODE_TOO_LARGE', 'SYNTAX_ERROR'].includes(error.code);
-      throw new ToolFailure(error.code, error.message, invalid ? 'invalid' : error.code === 'NOT_OWNER' ? 'denied' : 'error');
-    }
-    throw error;
-  }
-}

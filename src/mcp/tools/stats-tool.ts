@@ -6,7 +6,7 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { allows, decide, PermissionDenied } from '../../access/index.js';
+import { allows, decide, Grant } from '../../access/index.js';
 import { piiHelperStats } from '../../pii/index.js';
 import { catalogViewer } from '../../sandbox-api/catalog-access.js';
 import { toolAllowed } from '../../sandbox-api/permissions.js';
@@ -47,9 +47,9 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
       const pool = services.executor.stats();
       const read = decide(agent, 'get_execution_stats', { kind: 'workspace', needs: 'read' });
       const workspace =
-        read instanceof PermissionDenied
-          ? { namespace: agent.workspaceNamespace, access: 'none' }
-          : { namespace: agent.workspaceNamespace, access: agent.permissions.workspace, ...(await workspaceView(services.workspace, read).stats()) };
+        read instanceof Grant
+          ? { namespace: agent.workspaceNamespace, access: agent.permissions.workspace, ...(await workspaceView(services.workspace, read).stats()) }
+          : { namespace: agent.workspaceNamespace, access: 'none' };
       const byTool = (who?: string): Record<string, Record<string, number>> => {
         const out: Record<string, Record<string, number>> = {};
         for (const { tool, outcome, count } of recorder.calls(who)) (out[tool] ??= {})[outcome] = count;
@@ -57,8 +57,9 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
       };
       const mine = { agent: agent.name, by_outcome: recorder.byOutcome(agent.name), by_tool: byTool(agent.name), execute_latency: recorder.agentLatency(agent.name) };
       const everyone = Object.fromEntries(recorder.agents().map((name) => [name, recorder.byOutcome(name)]));
-      const result: Record<string, unknown> = {
-        scope: operator ? 'daemon' : 'agent',
+      const extra = operator ? await operatorStats(ctx) : agentStats(ctx);
+      const result = {
+        scope: operator ? ('daemon' as const) : ('agent' as const),
         workspace,
         // Capacity is no one's activity; the rest of the pool's figures is everyone's.
         pool: operator
@@ -109,11 +110,11 @@ export function registerStatsTool(server: McpServer, ctx: ToolContext): void {
           // this agent's share of the shared budgets (the operator sees every agent's)
           ...(services.agentUsage ? { usage: services.agentUsage(operator ? undefined : agent.name) } : {}),
         },
-        ...(operator ? await operatorStats(ctx) : agentStats(ctx)),
+        ...extra,
       };
       // This agent's share of the skill store (the operator's figures hold the store's own).
-      if (services.skills && allows(agent, { kind: 'skills', needs: 'read' })) result['skills'] = { ...(result['skills'] as object | undefined), mine: services.skills.usage(agent.name) };
-      return { result };
+      if (!services.skills || !allows(agent, { kind: 'skills', needs: 'read' })) return { result };
+      return { result: { ...result, skills: { ...(extra['skills'] as object | undefined), mine: services.skills.usage(agent.name) } } };
     },
   );
 }
