@@ -13,6 +13,9 @@ export const DETAIL_LEVELS: readonly DetailLevel[] = ['name', 'summary', 'full']
 /** A JSON Schema object (the catalog does not constrain its dialect beyond draft-07 keywords). */
 export type JsonSchema = { readonly [key: string]: unknown };
 
+/** How a query was ranked (SearchResult.ranking). */
+export type SearchRanking = 'semantic' | 'vectors' | 'lexical';
+
 /** One tool, as the catalog holds it. Entries are frozen: never mutate one. */
 export interface ToolEntry {
   /** Tool name as the server exposes it ('read_text_file'). Unique within its category. */
@@ -126,10 +129,11 @@ export interface SearchResult {
   /** Number of tools returned (after `limit`). */
   readonly count: number;
   /**
-   * How a non-empty query was ranked: 'semantic' (the sentence encoder's scores blended in) or
-   * 'lexical' (the model or some tool's vector not ready yet, the encoder not installed, or off).
+   * How a non-empty query was ranked: 'semantic' (the sentence encoder's scores blended in),
+   * 'vectors' (the shipped word vectors' scores blended in: the encoder not installed, off, or not
+   * ready yet) or 'lexical' (no query word has a vector).
    */
-  readonly ranking?: 'semantic' | 'lexical';
+  readonly ranking?: SearchRanking;
   /** Best first; ties broken by name, then category. */
   readonly tools: readonly ToolView[];
   /** 'weak' when no tool matches the query well: the tools are only the closest ones. */
