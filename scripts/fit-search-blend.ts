@@ -6,7 +6,7 @@
 //
 // Training: the even-numbered queries of the first set (test/fixtures/real-catalog/queries.json).
 // Held out: its odd-numbered queries and the whole second set (queries-second.json). The score
-// maximized is hits@3 over every kind, hits@1 breaking ties, subject to keyword and typo hits not
+// maximized is hits@3 over every kind, hits@1 breaking ties, subject to keyword and typo hits@3 not
 // falling below the lexical ranking's. Without --encoder the word-vector weights are fitted (the
 // default install); with it, the encoder's and the word vectors' beside it.
 
@@ -48,6 +48,8 @@ if (withEncoder) {
   await sharedEmbedder().settled();
   await embeddingsSettled();
   if (!index.semanticReady) throw new Error(`the sentence encoder is not ready: ${index.rankingStatus.why ?? ''}`);
+  // Each query embedded and scanned once: the grid then only re-blends.
+  for (const q of Object.values(splits).flat()) await index.prepare(q.query);
 }
 
 const total = (s: Scores): number => KINDS.reduce((n, k) => n + s[k].hits3, 0) + 0.01 * KINDS.reduce((n, k) => n + s[k].hits1, 0);
@@ -73,15 +75,15 @@ const floor = run('train');
 for (const expansion of [true, false]) {
   setQueryExpansion(expansion);
   let best: { score: number; w: Mutable<BlendWeights> } | undefined;
-  const grid = [0, 0.25, 0.5, 1, 1.5, 2, 3, 4, 6];
+  const grid = withEncoder ? [0, 0.25, 0.5, 1, 1.5, 2, 3, 4, 6] : [0, 0.5, 1, 2, 3, 4, 6, 8, 12, 16];
   for (const a of withEncoder ? grid : [0]) {
     for (const b of grid) {
-      for (const typo of [0, 0.05, 0.2, 0.5, 1]) {
+      for (const typo of withEncoder ? [0, 0.05, 0.2, 0.5, 1] : [FITTED_BLEND.typoShare]) {
         if (withEncoder) weights.encoder = a;
         weights[besideKey] = b;
         weights.typoShare = typo;
         const s = run('train');
-        if (s.keyword.hits3 < floor.keyword.hits3 || s.typo.hits3 < floor.typo.hits3 || s.keyword.hits1 < floor.keyword.hits1 || s.typo.hits1 < floor.typo.hits1) continue;
+        if (s.keyword.hits3 < floor.keyword.hits3 || s.typo.hits3 < floor.typo.hits3) continue;
         const score = total(s);
         if (!best || score > best.score + 1e-9) best = { score, w: { ...weights } };
       }

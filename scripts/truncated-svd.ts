@@ -58,22 +58,26 @@ function timesTransposed(a: SparseRows, d: Dense): Dense {
   return { rows: a.cols, cols: k, data: out };
 }
 
-/** Orthonormalizes the columns in place (modified Gram-Schmidt, twice for stability). */
+/** Orthonormalizes the columns in place (modified Gram-Schmidt, twice for stability), column by column in contiguous copies. */
 function orthonormalize(m: Dense): Dense {
   const { rows, cols, data } = m;
+  const columns = Array.from({ length: cols }, (_, j) => Float64Array.from({ length: rows }, (_, r) => data[r * cols + j] as number));
   for (let pass = 0; pass < 2; pass++) {
     for (let j = 0; j < cols; j++) {
+      const cj = columns[j] as Float64Array;
       for (let i = 0; i < j; i++) {
+        const ci = columns[i] as Float64Array;
         let dot = 0;
-        for (let r = 0; r < rows; r++) dot += (data[r * cols + i] as number) * (data[r * cols + j] as number);
-        for (let r = 0; r < rows; r++) data[r * cols + j] = (data[r * cols + j] as number) - dot * (data[r * cols + i] as number);
+        for (let r = 0; r < rows; r++) dot += (ci[r] as number) * (cj[r] as number);
+        for (let r = 0; r < rows; r++) cj[r] = (cj[r] as number) - dot * (ci[r] as number);
       }
       let norm = 0;
-      for (let r = 0; r < rows; r++) norm += (data[r * cols + j] as number) ** 2;
+      for (let r = 0; r < rows; r++) norm += (cj[r] as number) ** 2;
       norm = Math.sqrt(norm) || 1;
-      for (let r = 0; r < rows; r++) data[r * cols + j] = (data[r * cols + j] as number) / norm;
+      for (let r = 0; r < rows; r++) cj[r] = (cj[r] as number) / norm;
     }
   }
+  for (let j = 0; j < cols; j++) for (let r = 0; r < rows; r++) data[r * cols + j] = (columns[j] as Float64Array)[r] as number;
   return m;
 }
 

@@ -180,8 +180,11 @@ export interface CatalogStats {
   /** Bumped on every change of the visible catalog. */
   readonly generation: number;
   readonly watching: boolean;
-  /** How search ranks now: 'semantic', or 'lexical' and why (encoder missing, off, loading, vectors being made). */
-  readonly ranking?: { readonly mode: 'semantic' | 'lexical'; readonly tools_without_vectors: number; readonly why?: string };
+  /**
+   * How search ranks now: 'semantic' (the sentence encoder), else 'vectors' (the shipped word
+   * vectors) or 'lexical', and why not semantic (encoder missing, off, loading, vectors being made).
+   */
+  readonly ranking?: { readonly mode: SearchRanking; readonly tools_without_vectors: number; readonly why?: string };
   readonly cache: {
     readonly parsed_files: CacheStats;
     readonly search_results: CacheStats;

@@ -14,14 +14,15 @@ export interface BlendWeights {
   /** Weight of the sentence encoder's score (0..1). */
   readonly encoder: number;
   /**
-   * Share of the semantic weights kept for a query with a likely typo (a word no tool contains
-   * and no vector knows): both semantic signals misread it; the lexical side's fuzzy match does not.
+   * Share of the encoder's weight kept for a query with a likely typo (a word no tool contains
+   * and no word vector knows): the encoder misreads it, the lexical side's fuzzy match does not.
+   * (The word vectors leave an unknown word out by themselves.)
    */
   readonly typoShare: number;
 }
 
 /** Fitted by scripts/fit-search-blend.ts on the training split (docs/search.md has the run). */
-export const FITTED_BLEND: BlendWeights = Object.freeze({ vectors: 1, vectorsBesideEncoder: 0.5, encoder: 1, typoShare: 0.05 });
+export const FITTED_BLEND: BlendWeights = Object.freeze({ vectors: 6, vectorsBesideEncoder: 0.25, encoder: 2, typoShare: 0.5 });
 
 /** One lexical hit as MiniSearch returns it (the fields the blend reads). */
 export interface LexicalHit {
@@ -54,12 +55,11 @@ export function blend(s: Signals, w: BlendWeights): SearchHit[] {
     const coverage = Math.min(1, covered / Math.max(1, s.termCount));
     scores.set(String(hit.id), top > 0 ? (hit.score / top) * coverage : 0);
   }
-  const share = s.typo ? w.typoShare : 1;
   const add = (semantic: ReadonlyMap<string, number> | undefined, weight: number): void => {
     if (!semantic || weight === 0) return;
-    for (const [id, x] of semantic) scores.set(id, (scores.get(id) ?? 0) + weight * share * x);
+    for (const [id, x] of semantic) scores.set(id, (scores.get(id) ?? 0) + weight * x);
   };
-  add(s.encoder, w.encoder);
+  add(s.encoder, s.typo ? w.encoder * w.typoShare : w.encoder);
   add(s.vectors, s.encoder ? w.vectorsBesideEncoder : w.vectors);
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }

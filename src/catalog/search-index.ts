@@ -18,10 +18,13 @@ import { blend, FITTED_BLEND } from './search-blend.js';
 import type { BlendWeights } from './search-blend.js';
 import { sharedWordVectors } from './word-vectors.js';
 import type { WordVectors } from './word-vectors.js';
-import { WordVectorIndex } from './word-vector-index.js';
+import { schemaText, WordVectorIndex } from './word-vector-index.js';
 
-/** Field weights: a name hit counts most, then use cases and description. */
-export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5 } as const;
+/**
+ * Field weights: a name hit counts most, then use cases and description; the input schema's
+ * property names, descriptions and enum values least (they say what a tool takes, not what it is).
+ */
+export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5, schema: 0.4 } as const;
 
 /** Query terms considered; the rest are dropped so one huge query cannot stall the daemon. */
 export const MAX_QUERY_TERMS = 24;
@@ -91,6 +94,7 @@ interface IndexedTool {
   description: string;
   functions: string;
   use_cases: string;
+  schema: string;
 }
 
 export interface SearchHit {
@@ -131,6 +135,7 @@ function toDocument(entry: ToolEntry): IndexedTool {
     description: entry.description,
     functions: entry.functions.map(callArguments).join(' '),
     use_cases: entry.use_cases.join(' \n '),
+    schema: schemaText(entry.input_schema),
   };
 }
 
@@ -148,10 +153,12 @@ const SEARCH_OPTIONS: MiniSearchOptions = {
  */
 const tokenizeField = (text: string, field?: string): string[] => (field === 'name' ? tokenizeName(text) : splitWords(text));
 
+const INDEXED_FIELDS = ['name', 'description', 'functions', 'use_cases', 'category', 'schema'] as const;
+
 /** The distinct processed terms of a document, for document frequencies. */
 function documentTerms(doc: IndexedTool): string[] {
   const terms = new Set<string>();
-  for (const field of ['name', 'description', 'functions', 'use_cases', 'category'] as const) {
+  for (const field of INDEXED_FIELDS) {
     for (const token of tokenizeField(doc[field], field)) {
       const term = processTerm(token);
       if (term) terms.add(term);
@@ -185,7 +192,7 @@ export class ToolSearchIndex {
     this.#vectors = wordVectors ? new WordVectorIndex(wordVectors) : undefined;
     this.#weights = tuning.weights ?? FITTED_BLEND;
     this.#mini = new MiniSearch<IndexedTool>({
-      fields: ['name', 'description', 'functions', 'use_cases', 'category'],
+      fields: [...INDEXED_FIELDS],
       tokenize: tokenizeField,
       processTerm,
       searchOptions: SEARCH_OPTIONS,
@@ -222,9 +229,10 @@ export class ToolSearchIndex {
   }
 
   /** How search ranks now, for stats. */
-  get rankingStatus(): { mode: 'semantic' | 'lexical'; tools_without_vectors: number; why?: string } {
+  get rankingStatus(): { mode: SearchRanking; tools_without_vectors: number; why?: string } {
     const why = this.#semantic.why;
-    return { mode: why === '' ? 'semantic' : 'lexical', tools_without_vectors: this.#semantic.missing, ...(why !== '' ? { why } : {}) };
+    const mode = why === '' ? 'semantic' : this.#vectors ? 'vectors' : 'lexical';
+    return { mode, tools_without_vectors: this.#semantic.missing, ...(why !== '' ? { why } : {}) };
   }
 
   has(id: string): boolean {
