@@ -22,7 +22,7 @@ export interface BlendWeights {
 }
 
 /** Fitted by scripts/fit-search-blend.ts on the training split (docs/search.md has the run). */
-export const FITTED_BLEND: BlendWeights = Object.freeze({ vectors: 6, vectorsBesideEncoder: 0.25, encoder: 2, typoShare: 0.5 });
+export const FITTED_BLEND: BlendWeights = Object.freeze({ vectors: 1.5, vectorsBesideEncoder: 0.25, encoder: 2, typoShare: 0.5 });
 
 /** One lexical hit as MiniSearch returns it (the fields the blend reads). */
 export interface LexicalHit {
