@@ -4,8 +4,6 @@
 // scripts/fit-search-blend.ts searches them on a training split of the labeled queries and
 // reports the held-out split (docs/search.md).
 
-import type { SearchHit } from './search-index.js';
-
 export interface BlendWeights {
   /** Weight of the word vectors' score (0..1) when the encoder is absent. */
   readonly vectors: number;
@@ -47,7 +45,7 @@ export interface Signals {
  * tool must not outweigh the tool it means), relative to the best lexical hit; each semantic
  * score is added with its weight. Tools only a semantic signal found join the list.
  */
-export function blend(s: Signals, w: BlendWeights): SearchHit[] {
+export function blend(s: Signals, w: BlendWeights): { id: string; score: number }[] {
   const top = s.hits[0]?.score ?? 0;
   const scores = new Map<string, number>();
   for (const hit of s.hits) {
