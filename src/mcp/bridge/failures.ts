@@ -1,6 +1,6 @@
 // The stdio bridge's view of a failed exchange with the daemon: whether the daemon still answers,
-// what kind of failure an error is (refused, dropped, session lost, an HTTP status), and what
-// the client is told (the cause and the fix).
+// what kind of failure an error is (refused, dropped, session lost, an HTTP status), the one
+// retry policy (resend only what provably was not delivered), and what the client is told.
 
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -36,6 +36,23 @@ export function refused(error: unknown): boolean {
     if ((cause as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
   }
   return false;
+}
+
+/**
+ * The bridge's one retry policy: an attempt that provably delivered nothing (connection refused:
+ * the daemon is stopped or restarting; 503: it is still starting its pools) is made again, with
+ * back-off, until `windowMs` has passed or `stopped()` says the bridge is closing.
+ */
+export async function retrying<T>(attempt: () => Promise<T>, windowMs: number, stopped: () => boolean): Promise<T> {
+  const deadline = Date.now() + windowMs;
+  for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2000)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(refused(error) || httpStatus(error) === 503) || Date.now() + delayMs > deadline || stopped()) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
 }
 
 /** The connection broke after the request went out: the daemon died or restarted under it. */

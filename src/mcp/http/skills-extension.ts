@@ -19,7 +19,7 @@ const SKILL_FILE_URI = /^skill:\/\/([^/]+)\/(.+)$/;
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 const MIME: Record<string, string> = { '.md': 'text/markdown', '.js': 'text/javascript', '.ts': 'text/typescript', '.py': 'text/x-python' };
 
-export type ExtensionAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string } };
+export type ExtensionAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
 
 interface SkillFile {
   uri: string;
@@ -40,15 +40,17 @@ export async function answerSkills(services: McpServices, agent: AgentIdentity, 
   }
   const uri = typeof params['uri'] === 'string' ? params['uri'] : '';
   const match = SKILL_FILE_URI.exec(uri);
-  const name = match ? decodeURIComponent(match[1] ?? '') : '';
+  const name = decoded(match?.[1]);
+  const file = decoded(match?.[2]);
+  // A malformed %-escape names no skill and no file: "not found", never an internal error.
+  if (name === undefined || file === undefined) return { error: { code: INVALID_PARAMS, message: `Invalid params: ${uri} is not validly percent-encoded`, data: { uri } } };
   if (method === 'skills/get') {
     const entry = match && match[2] === 'SKILL.md' && visible.includes(name) ? await entryOf(services.config.skillsDir, name) : null;
     if (!entry) return { error: { code: INVALID_PARAMS, message: `Invalid params: ${uri || '(no uri)'} is not a skill this server serves; skills/list gives their skill://NAME/SKILL.md URIs` } };
     return { result: { skill: entry } };
   }
-  const file = decodeURIComponent(match?.[2] ?? '');
   const files = visible.includes(name) ? await filesOf(services.config.skillsDir, name) : [];
-  if (!files.includes(file)) return { error: { code: RESOURCE_NOT_FOUND, message: `Resource not found: ${uri}; skills/list names every file of every skill` } };
+  if (!files.includes(file)) return { error: { code: RESOURCE_NOT_FOUND, message: `Resource not found: ${uri}; skills/list names every file of every skill`, data: { uri } } };
   const text = await readFile(path.join(services.config.skillsDir, name, file), 'utf8');
   return { result: { contents: [{ uri, mimeType: MIME[path.extname(file)] ?? 'text/plain', text }] } };
 }
@@ -61,6 +63,14 @@ export async function skillManifestResources(services: McpServices, agent: Agent
     const fm = entry['frontmatter'] as Record<string, unknown>;
     return [{ uri: entry['uri'], name: String(fm['name'] ?? ''), ...(typeof fm['description'] === 'string' && { description: fm['description'] }), mimeType: 'text/markdown' }];
   });
+}
+
+function decoded(text: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(text ?? '');
+  } catch {
+    return undefined;
+  }
 }
 
 async function visibleSkills(services: McpServices, agent: AgentIdentity): Promise<string[]> {
