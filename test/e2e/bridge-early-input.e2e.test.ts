@@ -23,7 +23,9 @@ afterAll(async () => {
 });
 
 it('answers requests written before the initialize reply, with stdin closed right after them, in one session', async () => {
-  const proc = spawn(process.execPath, [BIN, 'stdio', '--connect', daemon.url], { cwd: REPO, env: home.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A drain bound no loaded machine reaches: this is about the order of events, not the bound.
+  const env = { ...home.env, CODE_EXEC_DRAIN_SECONDS: '120' };
+  const proc = spawn(process.execPath, [BIN, 'stdio', '--connect', daemon.url], { cwd: REPO, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const answers = new Map<unknown, Record<string, unknown>>();
   createInterface({ input: proc.stdout }).on('line', (line) => {
     const message = JSON.parse(line) as Record<string, unknown>;
@@ -47,4 +49,4 @@ it('answers requests written before the initialize reply, with stdin closed righ
   expect(answers.get(4)).toMatchObject({ result: { structuredContent: { success: true } } });
   expect(answers.get(5)).toMatchObject({ result: { resultType: 'complete', structuredContent: { result: 'stateless' } } });
   expect(daemon.logs.filter((l) => l.msg === 'session opened')).toHaveLength(1);
-}, 60_000);
+}, 150_000);

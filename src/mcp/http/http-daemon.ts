@@ -18,13 +18,13 @@ import { agentUsage } from './agent-usage.js';
 import { ConnectionLimiter } from './connection-limiter.js';
 import { healthReport } from './health.js';
 import type { RefusalReason } from './prometheus.js';
-import { HostPolicy, jsonRpcError, readBody, sendJson } from './request-guards.js';
+import { header, HostPolicy, jsonRpcError, readBody, sendJson } from './request-guards.js';
 import { DUPLICATE_ID_CODE, duplicateIdMessage } from '../observed-transport.js';
 import { SessionManager } from './session-manager.js';
 import { bindProblem, MCP_PATH, StartupError } from './bind-port.js';
 import type { BoundPort, ListenInfo } from './bind-port.js';
 import { headerProblem, StatelessReply } from './stateless-binding.js';
-import { classify, errorAnswer } from '../router/revision.js';
+import { classify, errorAnswer, isRecord } from '../router/revision.js';
 import { StatelessHandler } from '../router/stateless-handler.js';
 import type { HttpSession } from './session-manager.js';
 
@@ -206,8 +206,7 @@ export class HttpDaemon {
   }
 
   async #mcp(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity): Promise<void> {
-    const sessionHeader = req.headers['mcp-session-id'];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    const sessionId = header(req, 'mcp-session-id');
     if (req.method === 'POST') return this.#post(req, res, agent, sessionId);
     if (req.method !== 'GET' && req.method !== 'DELETE') {
       return this.#refuse(res, 'method', 405, jsonRpcError(-32000, `method ${req.method ?? '?'} is not supported on ${MCP_PATH}; use POST, GET or DELETE`), { Allow: 'POST, GET, DELETE' });
@@ -238,8 +237,7 @@ export class HttpDaemon {
       return this.#refuse(res, 'parse', 400, jsonRpcError(-32700, `Parse error: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`));
     }
     // Revision 2026-07-28: no session, the version in the header and _meta (src/mcp/router/).
-    const version = req.headers['mcp-protocol-version'];
-    if (sessionId === undefined && classify(parsed, Array.isArray(version) ? version[0] : version) === 'stateless') return this.#statelessPost(req, res, agent, parsed as Record<string, unknown>);
+    if (sessionId === undefined && classify(parsed, header(req, 'mcp-protocol-version')) === 'stateless') return this.#statelessPost(req, res, agent, parsed as Record<string, unknown>);
     const messages = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
     const isInitialize = messages.some((m) => isRecord(m) && m['method'] === 'initialize');
 
@@ -355,10 +353,6 @@ export class HttpDaemon {
       ...(this.#services.upstream ? { upstream: this.#services.upstream.status() } : {}),
     });
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What a browser page of an allowed origin may send to the daemon (preflight answer). */

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_SSE_KEEP_ALIVE_MS } from '@modelcontextprotocol/sdk/server/sseKeepAlive.js';
 import type { JSONRPCMessage, JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import { META_PROTOCOL_VERSION, metaOf, STATELESS_REVISION } from '../router/revision.js';
-import { sendJson } from './request-guards.js';
+import { header as untrimmed, sendJson } from './request-guards.js';
 import { SseStream, sseEvent } from './sse-stream.js';
 
 /** Whether the client's Accept header takes an SSE stream (media ranges, parameters and q=0 honoured). */
@@ -57,10 +57,7 @@ export class StatelessReply {
   }
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return (Array.isArray(value) ? value[0] : value)?.trim();
-}
+const header = (req: IncomingMessage, name: string): string | undefined => untrimmed(req, name)?.trim();
 
 /** What is wrong with the headers that repeat the body (JSON-RPC -32020), or null. */
 export function headerProblem(req: IncomingMessage, message: Record<string, unknown>): string | null {
