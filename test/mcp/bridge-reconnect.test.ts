@@ -1,6 +1,7 @@
 // The stdio bridge outlives its HTTP session: across a daemon restart on the same port and across
 // the daemon's idle expiry, the next call through the same bridge works. Start-up probes are
-// answered as embedded stdio answers them, and a refused token is reported as such. Real daemon processes, the real bridge binary, the SDK client.
+// answered as embedded stdio answers them, and a refused token is reported as such. Real daemon
+// processes, the real bridge binary, the SDK client.
 
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';

@@ -30,12 +30,17 @@ export function sessionLost(error: unknown): boolean {
   return httpStatus(error) === 404;
 }
 
-/** Nothing listens on the port (yet): the daemon is stopped or restarting. */
-export function refused(error: unknown): boolean {
+/** Whether the error, or one of its first causes, carries one of these system error codes. */
+function hasCode(error: unknown, codes: readonly string[]): boolean {
   for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
-    if ((cause as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+    if (codes.includes(String((cause as NodeJS.ErrnoException).code))) return true;
   }
   return false;
+}
+
+/** Nothing listens on the port (yet): the daemon is stopped or restarting. */
+export function refused(error: unknown): boolean {
+  return hasCode(error, ['ECONNREFUSED']);
 }
 
 /**
@@ -57,11 +62,7 @@ export async function retrying<T>(attempt: () => Promise<T>, windowMs: number, s
 
 /** The connection broke after the request went out: the daemon died or restarted under it. */
 function dropped(error: unknown): boolean {
-  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return true;
-  }
-  return false;
+  return hasCode(error, ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 }
 
 export function describe(error: unknown): string {
