@@ -68,7 +68,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
 
   const fromClient = (message: JSONRPCMessage): void => {
     const request = 'method' in message && 'id' in message ? (message as JSONRPCRequest) : undefined;
-    if (request) open.set(request.id, inFlight.begin());
+    // (an id the client reuses while it is open is owed one answer, not two)
+    if (request) open.set(request.id, open.get(request.id) ?? inFlight.begin());
     if ('method' in message && message.method === 'notifications/cancelled') {
       // A cancelled request gets no answer (MCP): the bridge no longer owes one.
       const id = message.params?.['requestId'] as RequestId;
