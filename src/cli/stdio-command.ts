@@ -31,35 +31,35 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     }
     const stop = nextStopSignal();
     // A bridge needs neither the coordinator nor the MCP server: only what it uses is loaded.
-    const { startBridge } = await import('../mcp/stdio-bridge.js');
-    const bridge = await startBridge({ url: connect, token: config.authToken, stdin: io.stdin, stdout: io.stdout, logger });
+    const { startBridge } = await import('../mcp/bridge/bridge.js');
+    const bridge = await startBridge({ url: connect, token: config.authToken, stdin: io.stdin, stdout: io.stdout, logger, drainMs: serverSettings(config).drainSeconds * 1000 });
     await Promise.race([bridge.closed, stop.signal]);
     await bridge.close();
     stop.dispose();
     return EXIT_OK;
   }
 
-  const [{ StdioServerTransport }, { startCoordinator }, { localAgent }, { SERVER_NAME, createMcpSession }, { speakBothRevisions }, { watchUpstreamConfig }] = await Promise.all([
+  const [{ StdioServerTransport }, { startCoordinator }, { localAgent }, { createMcpSession }, { StdioFront }, { watchUpstreamConfig }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('../daemon.js'),
     import('../mcp/agents.js'),
     import('../mcp/create-server.js'),
-    import('../mcp/stdio-revisions.js'),
+    import('../mcp/router/stdio-front.js'),
     import('../upstream/config-reload.js'),
   ]);
   const stop = nextStopSignal();
   const coordinator = await startCoordinator(config, logger);
   const abort = new AbortController();
   const session = createMcpSession(coordinator.services, { sessionId: `stdio-${randomUUID()}`, agent: localAgent(config), transport: 'stdio', signal: abort.signal });
-  const transport = new StdioServerTransport(io.stdin, io.stdout);
+  // Both revisions: 2025-11-25 as the SDK speaks it, 2026-07-28 (stateless) by the router's handler.
+  const front = new StdioFront(coordinator.services, session, new StdioServerTransport(io.stdin, io.stdout), localAgent(config));
   let configWatch: { close(): Promise<void> } | undefined;
   const clientGone = new Promise<'eof'>((resolve) => {
     io.stdin.once('end', () => resolve('eof'));
     io.stdin.once('close', () => resolve('eof'));
   });
   try {
-    // Both revisions: 2025-11-25 as the SDK speaks it, 2026-07-28 (stateless) answered around it.
-    const observed = await session.connect(speakBothRevisions(transport, { name: SERVER_NAME, version: coordinator.services.version }));
+    const observed = await front.connect();
     // mcpServers edits in the configuration file apply live (src/upstream/config-reload.ts).
     const loadOptions = { ...(parsed.configFile !== undefined ? { configFile: parsed.configFile } : {}), flags: parsed.configFlags, env: io.env, cwd: io.cwd };
     configWatch = await watchUpstreamConfig(loadOptions, config, coordinator.upstream, logger);
@@ -68,14 +68,16 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     // End of input is how a stdio client says it has nothing more to ask; answer what it asked
     // (as a signal does, within the drain bound), then stop.
     logger.info({ reason: why, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');
-    await session.requests.waitIdle(serverSettings(config).drainSeconds * 1000);
+    await front.waitIdle(serverSettings(config).drainSeconds * 1000);
     // What the drain window did not see finish is cancelled below: answer it first.
-    await observed.answerOpen('the server is shutting down and cancelled this call before it finished; retry it once the server is back');
+    const cancelled = 'the server is shutting down and cancelled this call before it finished; retry it once the server is back';
+    await Promise.all([observed.answerOpen(cancelled), front.answerOpen(cancelled)]);
     await flushed(io.stdout);
     return EXIT_OK;
   } finally {
     abort.abort(new Error('stdio session ended'));
     await configWatch?.close();
+    await front.close();
     await session.close();
     await coordinator.close();
     stop.dispose();

@@ -30,6 +30,8 @@ export class ObservedTransport implements Transport {
   readonly #inner: Transport;
   readonly #handled: Set<RequestId>;
   readonly #pending = new Map<RequestId, { tool: string; started: number }>();
+  /** resources/read requests not answered yet: their URI, which a failure carries as data.uri. */
+  readonly #reads = new Map<RequestId, string>();
   readonly #onRefused: RefusedCallHandler;
   readonly #now: () => number;
   /** Every request received and not yet answered (any method): its end-of-flight function. */
@@ -51,6 +53,7 @@ export class ObservedTransport implements Transport {
     inner.onmessage = (message, extra) => this.receive(message, extra);
     inner.onclose = () => {
       this.#pending.clear();
+      this.#reads.clear();
       for (const end of this.#open.values()) end();
       this.#open.clear();
       this.onclose?.();
@@ -77,6 +80,8 @@ export class ObservedTransport implements Transport {
       if (message.method === 'tools/call' && 'id' in message) {
         const name = message.params?.['name'];
         this.#pending.set(message.id, { tool: typeof name === 'string' ? name : '?', started: this.#now() });
+      } else if (message.method === 'resources/read' && 'id' in message && typeof message.params?.['uri'] === 'string') {
+        this.#reads.set(message.id, message.params['uri']);
       } else if (message.method === 'notifications/cancelled') {
         const id = message.params?.['requestId'];
         if (typeof id === 'string' || typeof id === 'number') this.#forget(id);
@@ -134,6 +139,9 @@ export class ObservedTransport implements Transport {
           outgoing = { jsonrpc: '2.0', id: message.id, error: { code: INVALID_PARAMS, message: replacement } };
         }
       }
+      // A read that failed names its resource in data.uri (SEP-2164), whichever layer refused it.
+      const uri = this.#reads.get(message.id);
+      if (uri !== undefined && 'error' in outgoing && outgoing.error.data === undefined) outgoing = { ...outgoing, error: { ...outgoing.error, data: { uri } } };
       this.#forget(message.id);
     }
     return this.#inner.send(withoutSdkPrefix(outgoing), options);
@@ -149,6 +157,7 @@ export class ObservedTransport implements Transport {
 
   #forget(id: RequestId): void {
     this.#pending.delete(id);
+    this.#reads.delete(id);
     this.#handled.delete(id);
     this.#open.get(id)?.();
     this.#open.delete(id);

@@ -66,7 +66,7 @@ function registerSkillResources(server: McpServer, ctx: ToolContext, skills: Ski
     }),
     { title: 'Skill', description: 'The code of a saved skill (what load_skill returns).' },
     async (uri, variables): Promise<ReadResourceResult> => {
-      const name = decodeURIComponent(variable(variables, 'name'));
+      const name = decodePath(variable(variables, 'name'));
       const loaded = await guarded(() => {
         requireSkills(agent, 'read', 'resources/read');
         return skills.load(name, caller);

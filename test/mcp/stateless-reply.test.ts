@@ -4,8 +4,8 @@
 
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { acceptsEventStream } from '../../src/mcp/http/stateless-reply.js';
-import { readStatelessStream } from '../../src/mcp/http/stateless-stream-reader.js';
+import { acceptsEventStream } from '../../src/mcp/http/stateless-binding.js';
+import { readStream } from '../../src/mcp/bridge/stateless-post.js';
 import { sseEvent } from '../../src/mcp/http/sse-stream.js';
 
 const withAccept = (accept: string | undefined): IncomingMessage => ({ headers: accept === undefined ? {} : { accept } }) as IncomingMessage;
@@ -32,18 +32,18 @@ describe('acceptsEventStream', () => {
   });
 });
 
-describe('readStatelessStream', () => {
+describe('readStream', () => {
   const progress = (n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: 't', progress: n, message: `line ${n}` } });
   const answer = { jsonrpc: '2.0' as const, id: 'x', result: { resultType: 'complete', content: [] } };
   const text = `: keepalive\n\n${sseEvent(progress(1))}${sseEvent(progress(2))}${sseEvent(answer)}`;
 
   it.each([1, 7, 4096])('relays notifications in order and returns the answer (chunks of %i bytes)', async (chunk) => {
     const notes: unknown[] = [];
-    expect(await readStatelessStream(body(text, chunk), (n) => notes.push(n))).toEqual(answer);
+    expect(await readStream(body(text, chunk), (n) => notes.push(n))).toEqual(answer);
     expect(notes).toEqual([progress(1), progress(2)]);
   });
 
   it('fails clearly when the stream ends before the answer', async () => {
-    await expect(readStatelessStream(body(sseEvent(progress(1)), 64), () => undefined)).rejects.toThrow(/ended before the answer/);
+    await expect(readStream(body(sseEvent(progress(1)), 64), () => undefined)).rejects.toThrow(/ended before the answer/);
   });
 });

@@ -132,6 +132,9 @@ describe('revision 2026-07-28 (stateless)', () => {
       // no way out of a skill folder
       expect((await stateless('resources/read', { uri: 'skill://alice-secret/..%2F..%2Fetc%2Fpasswd' }, { token: TOKEN_A })).body.error?.code).toBe(-32002);
       expect((await stateless('resources/read', { uri: 'skill://alice-secret/../alice-secret/index.js' }, { token: TOKEN_A })).body.error?.code).toBe(-32002);
+      // a malformed %-escape is the caller's mistake: invalid params naming the URI, not HTTP 500
+      const malformed = await stateless('resources/read', { uri: 'skill://alice-secret/%E0%A4%A' }, { token: TOKEN_A });
+      expect(malformed).toMatchObject({ status: 200, body: { error: { code: -32602, data: { uri: 'skill://alice-secret/%E0%A4%A' } } } });
     } finally {
       await store.close();
       await rm(dir, { recursive: true, force: true });

@@ -18,13 +18,14 @@ import { agentUsage } from './agent-usage.js';
 import { ConnectionLimiter } from './connection-limiter.js';
 import { healthReport } from './health.js';
 import type { RefusalReason } from './prometheus.js';
-import { HostPolicy, jsonRpcError, readBody, sendJson } from './request-guards.js';
+import { header, HostPolicy, jsonRpcError, readBody, sendJson } from './request-guards.js';
 import { DUPLICATE_ID_CODE, duplicateIdMessage } from '../observed-transport.js';
 import { SessionManager } from './session-manager.js';
-import { isStatelessRequest, StatelessEndpoint } from './stateless.js';
 import { bindProblem, MCP_PATH, StartupError } from './bind-port.js';
 import type { BoundPort, ListenInfo } from './bind-port.js';
-import { StatelessReply } from './stateless-reply.js';
+import { headerProblem, StatelessReply } from './stateless-binding.js';
+import { classify, errorAnswer, isRecord } from '../router/revision.js';
+import { StatelessHandler } from '../router/stateless-handler.js';
 import type { HttpSession } from './session-manager.js';
 
 /** Refusals of the resilience guards, besides the ones /metrics already names. */
@@ -32,6 +33,8 @@ type HttpRefusal = RefusalReason | 'connections' | 'body_timeout' | 'agent_sessi
 
 /** Longest pause between two chunks of a request body, ms. */
 const BODY_IDLE_MS = 10_000;
+/** JSON-RPC error code of a stateless request whose headers do not match its body. */
+const HEADER_MISMATCH = -32020;
 /** What a call cancelled by shutdown is answered with. */
 const SHUTDOWN_ANSWER = 'the daemon is shutting down and cancelled this call before it finished; retry it once the daemon is back';
 
@@ -40,7 +43,7 @@ export class HttpDaemon {
   readonly #agents: AgentDirectory;
   readonly #hosts: HostPolicy;
   readonly #sessions: SessionManager;
-  readonly #stateless: StatelessEndpoint;
+  readonly #stateless: StatelessHandler;
   readonly #server: Server;
   readonly #refused = new Map<HttpRefusal, number>();
   readonly #connections: ConnectionLimiter;
@@ -57,7 +60,7 @@ export class HttpDaemon {
     this.#agents = new AgentDirectory(config);
     this.#hosts = new HostPolicy(config.host, config.allowedHosts, config.allowedOrigins);
     this.#sessions = new SessionManager(services, { idleSeconds: serverSettings(config).sessionIdleSeconds });
-    this.#stateless = new StatelessEndpoint(services);
+    this.#stateless = new StatelessHandler(services, 'http');
     services.openSessions = () => this.#sessions.size;
     services.clusterSessions?.reportSessions(() => this.#sessions.countsByAgent());
     const settings = serverSettings(config);
@@ -129,7 +132,7 @@ export class HttpDaemon {
       // A call is done when its answer has been written, not when its handler returns.
       const drained = await this.#posts.waitIdle(drainMs);
       if (!drained) logger.warn({ in_flight: recorder.inFlight, requests: this.#posts.count }, 'drain time over; cancelling the calls still running');
-      const answered = await this.#sessions.closeAll('shutdown', SHUTDOWN_ANSWER);
+      const answered = (await this.#sessions.closeAll('shutdown', SHUTDOWN_ANSWER)) + (await this.#stateless.answerOpen(SHUTDOWN_ANSWER));
       await this.#stateless.close();
       if (answered > 0) logger.info({ answered }, 'answered the calls cancelled by shutdown');
       // Let those answers reach their clients before the connections go.
@@ -203,8 +206,7 @@ export class HttpDaemon {
   }
 
   async #mcp(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity): Promise<void> {
-    const sessionHeader = req.headers['mcp-session-id'];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    const sessionId = header(req, 'mcp-session-id');
     if (req.method === 'POST') return this.#post(req, res, agent, sessionId);
     if (req.method !== 'GET' && req.method !== 'DELETE') {
       return this.#refuse(res, 'method', 405, jsonRpcError(-32000, `method ${req.method ?? '?'} is not supported on ${MCP_PATH}; use POST, GET or DELETE`), { Allow: 'POST, GET, DELETE' });
@@ -234,8 +236,8 @@ export class HttpDaemon {
     } catch (error) {
       return this.#refuse(res, 'parse', 400, jsonRpcError(-32700, `Parse error: the body is not valid JSON (${error instanceof Error ? error.message : String(error)})`));
     }
-    // Revision 2026-07-28: no session, the version in the header and _meta (stateless.ts).
-    if (sessionId === undefined && isStatelessRequest(req, parsed)) return this.#statelessPost(req, res, agent, parsed as Record<string, unknown>);
+    // Revision 2026-07-28: no session, the version in the header and _meta (src/mcp/router/).
+    if (sessionId === undefined && classify(parsed, header(req, 'mcp-protocol-version')) === 'stateless') return this.#statelessPost(req, res, agent, parsed as Record<string, unknown>);
     const messages = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
     const isInitialize = messages.some((m) => isRecord(m) && m['method'] === 'initialize');
 
@@ -287,13 +289,16 @@ export class HttpDaemon {
     const endPost = this.#posts.begin();
     res.once('close', endPost);
     const reply = new StatelessReply(req, res);
-    const answer = await this.#stateless.answer(req, message, agent, (cancel) => res.once('close', () => !res.writableFinished && cancel()), reply.notify);
+    const problem = headerProblem(req, message);
+    const answer = problem !== null
+      ? { status: 400, message: errorAnswer(message['id'], HEADER_MISMATCH, problem) }
+      : await this.#stateless.answer(message, agent, { notify: reply.notify, onCancel: (cancel) => res.once('close', () => !res.writableFinished && cancel()) });
     if (answer === null) {
       res.writeHead(202).end();
       return;
     }
     if (answer.status >= 400) this.#refused.set('stateless', (this.#refused.get('stateless') ?? 0) + 1);
-    reply.finish(answer.status, answer.body);
+    reply.finish(answer.status, answer.message);
   }
 
   #lookup(res: ServerResponse, agent: AgentIdentity, sessionId: string | undefined): HttpSession | undefined {
@@ -348,10 +353,6 @@ export class HttpDaemon {
       ...(this.#services.upstream ? { upstream: this.#services.upstream.status() } : {}),
     });
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What a browser page of an allowed origin may send to the daemon (preflight answer). */

@@ -17,6 +17,7 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { InitializeRequest, JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { header } from './request-guards.js';
 import { primingEvent, sseEvent, SseStream } from './sse-stream.js';
 
 /** Most messages one POST may carry (the SDK's bound). */
@@ -314,11 +315,6 @@ export class NodeStreamableHttpTransport implements Transport {
     const body = JSON.stringify({ jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id: null });
     res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(body);
   }
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

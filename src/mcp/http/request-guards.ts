@@ -6,6 +6,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'];
 const WILDCARD_BINDS = ['0.0.0.0', '::', '[::]'];
 
+/** The first value of a request header. */
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.includes(host.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -22,8 +22,7 @@ const SKILL_FILE_URI = /^skill:\/\/([^/]+)\/(.+)$/;
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 const MIME: Record<string, string> = { '.md': 'text/markdown', '.js': 'text/javascript', '.ts': 'text/typescript', '.py': 'text/x-python' };
 
-export type ExtensionAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string } };
-
+export type ExtensionAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
 
 interface SkillFile {
   uri: string;
@@ -84,14 +83,16 @@ async function answer(services: McpServices, facts: Facts, agent: AgentIdentity,
   const uri = typeof params['uri'] === 'string' ? params['uri'] : '';
   const match = SKILL_FILE_URI.exec(uri);
   const name = decoded(match?.[1]);
+  const file = decoded(match?.[2]);
+  // A malformed %-escape names no skill and no file: invalid params, never an internal error.
+  if (name === undefined || file === undefined) return { error: { code: INVALID_PARAMS, message: `Invalid params: ${uri} is not validly percent-encoded`, data: { uri } } };
   if (method === 'skills/get') {
-    const entry = match && match[2] === 'SKILL.md' && name !== undefined && visible.includes(name) ? await entryOf(facts, dir, name) : null;
+    const entry = match && match[2] === 'SKILL.md' && visible.includes(name) ? await entryOf(facts, dir, name) : null;
     if (!entry) return { error: { code: INVALID_PARAMS, message: `Invalid params: ${uri || '(no uri)'} is not a skill this server serves; skills/list gives their skill://NAME/SKILL.md URIs` } };
     return { result: { skill: entry } };
   }
-  const file = decoded(match?.[2]);
-  const files = name !== undefined && visible.includes(name) ? await filesOf(dir, name) : [];
-  if (name === undefined || file === undefined || !files.includes(file)) return { error: { code: RESOURCE_NOT_FOUND, message: `Resource not found: ${uri}; skills/list names every file of every skill` } };
+  const files = visible.includes(name) ? await filesOf(dir, name) : [];
+  if (!files.includes(file)) return { error: { code: RESOURCE_NOT_FOUND, message: `Resource not found: ${uri}; skills/list names every file of every skill`, data: { uri } } };
   const text = await readFile(path.join(dir, name, file), 'utf8');
   return { result: { contents: [{ uri, mimeType: MIME[path.extname(file)] ?? 'text/plain', text }] } };
 }
@@ -114,6 +115,14 @@ export async function skillManifestResources(services: McpServices, agent: Agent
     const fm = entry.frontmatter;
     return [{ uri: entry.uri, name: String(fm['name'] ?? ''), ...(typeof fm['description'] === 'string' && { description: fm['description'] }), mimeType: 'text/markdown' }];
   });
+}
+
+function decoded(text: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(text ?? '');
+  } catch {
+    return undefined;
+  }
 }
 
 async function visibleSkills(services: McpServices, agent: AgentIdentity): Promise<string[]> {

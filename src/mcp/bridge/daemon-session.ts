@@ -1,15 +1,16 @@
-// The stdio bridge's session with the daemon (`stdio --connect URL`): relays the client's
-// requests over Streamable HTTP and the daemon's messages back, and keeps the session alive for a
-// client that runs for days. When the session is gone (idle expiry: 404; a daemon restart:
-// connection refused, then 404) it opens a new one by replaying the client's own initialize and
-// retries the request that failed, once. When the daemon dies (kill -9), a probe of /healthz that
-// finds nobody answers the calls in flight at once, and the next request goes straight to recovery.
+// The bridge's session with the daemon (revision 2025-11-25): relays the client's messages over
+// Streamable HTTP and the daemon's back, and keeps the session alive for a client that runs for
+// days. Until the client's initialize is answered there is no session id, so what arrives
+// meanwhile waits for it (one session per daemon start). When the session is gone (idle expiry:
+// 404; a daemon restart: connection refused, then 404) a new one is opened by replaying the
+// client's own initialize, and the request that failed is resent once; when the daemon dies
+// (kill -9), a probe of /healthz that finds nobody answers the calls in flight at once, and the
+// next request goes straight to recovery. Resending follows the one policy of failures.ts.
 
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../util/logger.js';
-import { daemonAnswers, describe, failureMessage, httpStatus, refused, sessionLost } from './stdio-bridge-failures.js';
+import type { Logger } from '../../util/logger.js';
+import { daemonAnswers, describe, refused, retrying, sessionLost } from './failures.js';
 
 /** How long a replayed initialize may take, ms. */
 const REINITIALIZE_TIMEOUT_MS = 30_000;
@@ -17,19 +18,15 @@ const REINITIALIZE_TIMEOUT_MS = 30_000;
 export interface SessionOptions {
   url: URL;
   token: string | undefined;
-  stdio: StdioServerTransport;
   logger: Logger;
   /** How long a daemon that refuses connections is waited for when a session is being recovered, ms. */
   windowMs: number;
+  /** Writes to the client. */
+  write: (message: JSONRPCMessage) => void;
 }
 
 type Waiter = { resolve: (message: JSONRPCMessage) => void; reject: (error: Error) => void };
 type Link = StreamableHTTPClientTransport;
-
-/** Writes to the client; a failed write is logged (the client is gone or its pipe is full). */
-export function writeToClient(stdio: StdioServerTransport, logger: Logger, message: JSONRPCMessage): Promise<void> {
-  return stdio.send(message).catch((error: unknown) => logger.warn({ err: error }, 'could not write to stdout'));
-}
 
 export class DaemonSession {
   readonly #options: SessionOptions;
@@ -39,6 +36,9 @@ export class DaemonSession {
   #clientInitialize: JSONRPCRequest | undefined;
   #clientInitialized = false;
   #protocolVersion: string | undefined;
+  /** Settles when the client's initialize has been answered: the session exists, or with why it could not be opened. */
+  #opened: Promise<unknown> = Promise.resolve(undefined);
+  #open: (failure?: unknown) => void = () => undefined;
   #recovering: Promise<void> | undefined;
   #replays = 0;
   #closing: Promise<void> | undefined;
@@ -48,9 +48,6 @@ export class DaemonSession {
   readonly #dead = new WeakSet<Link>();
   #probing: Promise<void> | undefined;
   #link: Link;
-  #resolveClosed: () => void = () => undefined;
-  /** Resolves when the session and stdio have closed. */
-  readonly closed = new Promise<void>((resolve) => (this.#resolveClosed = resolve));
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -62,28 +59,30 @@ export class DaemonSession {
     return this.#clientInitialize !== undefined;
   }
 
-  /** The client's initialize: forwarded, and kept to replay when the session is lost. */
-  noteInitialize(request: JSONRPCRequest): void {
-    this.#clientInitialize = request;
-    this.#initializeIds.add(request.id);
-  }
-
-  noteInitialized(): void {
-    this.#clientInitialized = true;
-  }
-
   start(): Promise<void> {
     return this.#link.start();
   }
 
-  /** Relays one client message; a request that cannot be delivered is answered with the cause and the fix. */
-  relay(message: JSONRPCMessage, request: JSONRPCRequest | undefined): void {
-    const { logger, url, stdio } = this.#options;
-    this.#forward(message).catch((error: unknown) => {
+  /** Relays one client message; throws (rejects) with why it could not be delivered. */
+  async relay(message: JSONRPCMessage): Promise<void> {
+    const request = 'method' in message && 'id' in message ? (message as JSONRPCRequest) : undefined;
+    if (request?.method === 'initialize') {
+      // Kept to replay when the session is lost; what follows waits for its answer.
+      this.#clientInitialize = request;
+      this.#initializeIds.add(request.id);
+      this.#opened = new Promise((resolve) => (this.#open = resolve));
+    } else {
+      if ('method' in message && message.method === 'notifications/initialized') this.#clientInitialized = true;
+      const failure = await this.#opened;
+      if (failure !== undefined) throw failure;
+    }
+    try {
+      await this.#forward(message, request);
+    } catch (error) {
       if (request) this.#pending.delete(request.id);
-      logger.warn({ err: describe(error), url: url.href, method: 'method' in message ? message.method : undefined }, 'daemon did not take a message');
-      if (request) void stdio.send({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: failureMessage(error, url.href) } });
-    });
+      if (request?.method === 'initialize') this.#open(error);
+      throw error;
+    }
   }
 
   close(): Promise<void> {
@@ -91,6 +90,7 @@ export class DaemonSession {
   }
 
   async #shutDown(): Promise<void> {
+    this.#open(new Error('the bridge closed before the daemon session was open'));
     for (const waiter of this.#internal.values()) waiter.reject(new Error('bridge closed'));
     this.#internal.clear();
     try {
@@ -98,8 +98,7 @@ export class DaemonSession {
     } catch {
       // the daemon may be gone already
     }
-    await Promise.allSettled([this.#link.close(), this.#options.stdio.close()]);
-    this.#resolveClosed();
+    await this.#link.close().catch(() => undefined);
   }
 
   #newLink(): Link {
@@ -124,20 +123,12 @@ export class DaemonSession {
     this.#failInFlight(on, `the code-execution-mcp daemon at ${url.href} stopped while this request ran (its connection closed and it does not answer); it may not have completed: send it again once the daemon is back`);
   }
 
-  /**
-   * Requests that were running in a session that is gone will never be answered: say so, rather
-   * than leave the client waiting (whether the call ran is unknown, so it is not resent).
-   */
-  #abandon(lost: Link): void {
-    this.#failInFlight(lost, `the daemon at ${this.#options.url.href} lost the session while this request ran (it restarted or expired the session); it may not have completed: send it again`);
-  }
-
-  /** Answers every request in flight on `on` with an error carrying `message`. */
+  /** Answers every request in flight on `on` with an error carrying `message` (whether it ran is unknown, so it is not resent). */
   #failInFlight(on: Link, message: string): void {
     for (const [id, l] of this.#pending) {
       if (l !== on) continue;
       this.#pending.delete(id);
-      void this.#options.stdio.send({ jsonrpc: '2.0', id, error: { code: -32000, message } });
+      this.#options.write({ jsonrpc: '2.0', id, error: { code: -32000, message } });
     }
   }
 
@@ -150,9 +141,12 @@ export class DaemonSession {
         return;
       }
       this.#pending.delete(message.id);
-      if ('result' in message && this.#initializeIds.delete(message.id)) this.#learnVersion(message.result);
+      if (this.#initializeIds.delete(message.id)) {
+        if ('result' in message) this.#learnVersion(message.result);
+        this.#open();
+      }
     }
-    void writeToClient(this.#options.stdio, this.#options.logger, message);
+    this.#options.write(message);
   }
 
   #learnVersion(result: unknown): void {
@@ -163,40 +157,28 @@ export class DaemonSession {
     }
   }
 
-  /** Sends on `on`, waiting out a daemon that refuses connections when `patient` (it is restarting). */
-  async #sendOn(on: Link, message: JSONRPCMessage, patient: boolean): Promise<void> {
-    const deadline = Date.now() + this.#options.windowMs;
-    for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2000)) {
-      try {
-        await on.send(message);
-        return;
-      } catch (error) {
-        // only a refused connection or a 503 (the daemon is still starting its pools) proves
-        // nothing was delivered, so only then is a resend safe
-        if (!patient || !(refused(error) || httpStatus(error) === 503) || Date.now() + delayMs > deadline || this.#closing) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-      }
-    }
+  /** Sends on `on`; when `patient`, a daemon that refuses connections (it is restarting) is waited for. */
+  #sendOn(on: Link, message: JSONRPCMessage, patient: boolean): Promise<void> {
+    return patient ? retrying(() => on.send(message), this.#options.windowMs, () => this.#closing !== undefined) : on.send(message);
   }
 
-  async #forward(message: JSONRPCMessage): Promise<void> {
+  async #forward(message: JSONRPCMessage, request: JSONRPCRequest | undefined): Promise<void> {
     if (this.#recovering) await this.#recovering.catch(() => undefined);
     if (this.#probing) await this.#probing;
-    const isInitialize = 'method' in message && message.method === 'initialize';
+    const isInitialize = request?.method === 'initialize';
     // The daemon died since the last request: a new session first (waiting for the daemon to be
     // back), so this request is only sent to a daemon that answers.
     if (this.#dead.has(this.#link) && this.#clientInitialize && !isInitialize) await this.#recover(this.#link);
     const on = this.#link;
-    const id = 'method' in message && 'id' in message ? message.id : undefined;
-    if (id !== undefined) this.#pending.set(id, on);
+    if (request) this.#pending.set(request.id, on);
     try {
       await this.#sendOn(on, message, false);
     } catch (error) {
       if (!this.#clientInitialize || isInitialize || !(sessionLost(error) || refused(error))) throw error;
       this.#options.logger.info({ url: this.#options.url.href, reason: describe(error) }, 'daemon session lost; re-initializing');
-      if (id !== undefined) this.#pending.delete(id);
+      if (request) this.#pending.delete(request.id);
       await this.#recover(on);
-      if (id !== undefined) this.#pending.set(id, this.#link);
+      if (request) this.#pending.set(request.id, this.#link);
       await this.#sendOn(this.#link, message, true);
     }
   }
@@ -213,7 +195,8 @@ export class DaemonSession {
     this.#link = this.#newLink();
     void lost.close().catch(() => undefined);
     lost.onmessage = undefined;
-    this.#abandon(lost);
+    // Requests that were running in the lost session will never be answered: say so.
+    this.#failInFlight(lost, `the daemon at ${this.#options.url.href} lost the session while this request ran (it restarted or expired the session); it may not have completed: send it again`);
     await this.#link.start();
     await this.#replayInitialize(init);
     this.#options.logger.info({ url: this.#options.url.href, replays: this.#replays }, 'daemon session re-established');

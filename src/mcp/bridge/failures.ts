@@ -1,6 +1,6 @@
 // The stdio bridge's view of a failed exchange with the daemon: whether the daemon still answers,
-// what kind of failure an error is (refused, dropped, session lost, an HTTP status), and what
-// the client is told (the cause and the fix).
+// what kind of failure an error is (refused, dropped, session lost, an HTTP status), the one
+// retry policy (resend only what provably was not delivered), and what the client is told.
 
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -30,21 +30,39 @@ export function sessionLost(error: unknown): boolean {
   return httpStatus(error) === 404;
 }
 
-/** Nothing listens on the port (yet): the daemon is stopped or restarting. */
-export function refused(error: unknown): boolean {
+/** Whether the error, or one of its first causes, carries one of these system error codes. */
+function hasCode(error: unknown, codes: readonly string[]): boolean {
   for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
-    if ((cause as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+    if (codes.includes(String((cause as NodeJS.ErrnoException).code))) return true;
   }
   return false;
 }
 
+/** Nothing listens on the port (yet): the daemon is stopped or restarting. */
+export function refused(error: unknown): boolean {
+  return hasCode(error, ['ECONNREFUSED']);
+}
+
+/**
+ * The bridge's one retry policy: an attempt that provably delivered nothing (connection refused:
+ * the daemon is stopped or restarting; 503: it is still starting its pools) is made again, with
+ * back-off, until `windowMs` has passed or `stopped()` says the bridge is closing.
+ */
+export async function retrying<T>(attempt: () => Promise<T>, windowMs: number, stopped: () => boolean): Promise<T> {
+  const deadline = Date.now() + windowMs;
+  for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2000)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(refused(error) || httpStatus(error) === 503) || Date.now() + delayMs > deadline || stopped()) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
 /** The connection broke after the request went out: the daemon died or restarted under it. */
 function dropped(error: unknown): boolean {
-  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return true;
-  }
-  return false;
+  return hasCode(error, ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 }
 
 export function describe(error: unknown): string {
