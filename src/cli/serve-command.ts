@@ -5,6 +5,8 @@
 import path from 'node:path';
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
+import { BackgroundSnapshot } from '../executor/background-snapshot.js';
+import { pythonSnapshotDir } from '../executor/python-pool.js';
 import { bindFailure, bindPort, bindProblem } from '../mcp/http/bind-port.js';
 import { HttpDaemon } from '../mcp/http/http-daemon.js';
 import type { Config } from '../config/config-types.js';
@@ -57,9 +59,13 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     throw error;
   });
   const daemon = new HttpDaemon(coordinator.services, bound);
+  // Python's interpreter snapshot, made in the background once per data folder (a no-op when it exists).
+  const python = new BackgroundSnapshot(config.sandbox.pythonProcesses > 0 ? pythonSnapshotDir(config) : undefined, logger);
+  coordinator.services.pythonReadiness = () => python.readiness();
   let configWatch: ConfigWatch | undefined;
   try {
     const info = await daemon.listen();
+    python.start();
     const auth = config.agents.length > 0 || config.authToken !== undefined;
     if (format === 'text') await write(io.stderr, startBlock(info.url, coordinator.services.version, auth, config));
     else {
@@ -84,6 +90,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
   } finally {
     await configWatch?.close();
     await daemon.shutdown(0);
+    await python.close();
     await coordinator.close();
     stop.dispose();
     logger.info('stopped');
