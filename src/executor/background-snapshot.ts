@@ -6,12 +6,12 @@
 // returns to full priority (workers/python/snapshot-lock.ts). /healthz and `status` report whether
 // Python is ready and, while it is not, when it is expected to be.
 
-import { fork } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MAKE_MS_FILE } from '../../workers/python/snapshot-lock.js';
+import { MAKE_MS_FILE, renice } from '../../workers/python/snapshot-lock.js';
 import type { Logger } from '../util/logger.js';
 import { workerScript } from './sandbox-launch.js';
 
@@ -26,6 +26,8 @@ export interface PythonReadiness {
 
 /** What a make takes when none was measured here yet (4-6 s on a quiet 2-core machine, 7-13 s loaded), ms. */
 export const DEFAULT_MAKE_MS = 8_000;
+/** How often the daemon looks whether a Python call waits while the snapshot is made, ms. */
+const HURRY_POLL_MS = 100;
 /** The maker's exit codes: made or already there; handed to a waiting call's process. */
 const EXIT_READY = 0;
 const EXIT_HANDED_OVER = 3;
@@ -38,6 +40,8 @@ export class BackgroundSnapshot {
   #startedAt = 0;
   #expectedMs = DEFAULT_MAKE_MS;
   #done: Promise<void> = Promise.resolve();
+  /** Killed so that a waiting call's process makes the file at its own priority. */
+  #handedOver = false;
 
   /** `dir`: the snapshot folder (src/executor/python-pool.ts pythonSnapshotDir); undefined when Python is disabled. */
   constructor(dir: string | undefined, log: Logger) {
@@ -46,28 +50,52 @@ export class BackgroundSnapshot {
     this.#state = dir === undefined ? 'off' : 'warming';
   }
 
-  /** Starts the maker (it exits at once when the snapshot is there). */
-  start(): void {
+  /**
+   * Starts the maker (it exits at once when the snapshot is there). `waiting`: whether a Python
+   * call waits for an interpreter now; the maker is then told to hurry (full priority).
+   */
+  start(waiting: () => boolean = () => false): void {
     const dir = this.#dir;
     if (dir === undefined || this.#child) return;
     this.#expectedMs = lastMakeMs(dir) ?? DEFAULT_MAKE_MS;
     this.#startedAt = performance.now();
-    const child = fork(workerScript('python/snapshot-background'), [dir, String(os.getPriority())], { stdio: 'ignore', serialization: 'json' });
+    const child = spawn(process.execPath, [workerScript('python/snapshot-background'), dir, String(os.getPriority())], { stdio: 'ignore' });
     this.#child = child;
     this.#done = new Promise((resolve) => {
       const ended = (code: number | null): void => {
         this.#child = undefined;
         // Handed to a waiting call's process: it makes the file now, and Python is ready once it is.
-        this.#state = code === EXIT_READY || code === EXIT_HANDED_OVER ? 'ready' : 'cold';
+        this.#state = code === EXIT_READY || code === EXIT_HANDED_OVER || this.#handedOver ? 'ready' : 'cold';
         const ms = Math.round(performance.now() - this.#startedAt);
         if (this.#state === 'cold') this.#log.warn({ code: 'PYTHON_SNAPSHOT_FAILED', exitCode: code, ms }, 'the Python snapshot could not be made in the background; Python interpreters start cold (seconds each)');
         else this.#log.info({ code: 'PYTHON_READY', ms }, 'Python ready: its interpreter snapshot exists');
         resolve();
       };
       child.once('exit', ended);
+      // Looked at only while the make runs: a few seconds of a cheap check. The daemon raises the
+      // maker's priority itself: a process at the lowest one may not run soon enough to do it.
+      const watch = setInterval(() => {
+        if (!waiting() || child.pid === undefined) return;
+        clearInterval(watch);
+        this.#hurry(child.pid);
+      }, HURRY_POLL_MS);
+      child.once('exit', () => clearInterval(watch));
       // A fork that failed emits 'error' and no 'exit'.
       child.once('error', () => ended(null));
     });
+  }
+
+  /** Back to the daemon's priority; where the system refuses, the maker goes and the waiting call's process makes the file. */
+  #hurry(pid: number): void {
+    const ms = Math.round(performance.now() - this.#startedAt);
+    try {
+      renice(pid, os.getPriority());
+      this.#log.info({ code: 'PYTHON_SNAPSHOT_HURRIED', ms }, 'a Python call waits for the interpreter snapshot; making it at full priority now');
+    } catch (error) {
+      this.#handedOver = true;
+      this.#child?.kill('SIGKILL');
+      this.#log.info({ code: 'PYTHON_SNAPSHOT_HANDED_OVER', ms, err: (error as Error).message }, 'a Python call waits for the interpreter snapshot; its process makes it (this user may not raise a priority)');
+    }
   }
 
   readiness(): PythonReadiness {

@@ -7,6 +7,7 @@
 // up for the waiter to make it at full speed).
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Beside the snapshot: the last make's duration, ms (for the daemon's estimate of when Python is ready). */
@@ -80,4 +81,27 @@ export function isWanted(file: string): boolean {
 export async function waitForMaker(file: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (makerOf(file) !== undefined && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+}
+
+/**
+ * Sets the CPU niceness of every thread of process `pid` (Linux keeps it per thread, and threads
+ * inherit it from the one that starts them; elsewhere one value for the process). Throws when the
+ * system refuses (a lower niceness needs CAP_SYS_NICE or RLIMIT_NICE).
+ */
+export function renice(pid: number, niceness: number): void {
+  let tasks: string[] = [];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    // not Linux: one value for the process
+  }
+  if (tasks.length === 0) return os.setPriority(pid, niceness);
+  for (const tid of tasks) {
+    try {
+      os.setPriority(Number(tid), niceness);
+    } catch (error) {
+      // A thread that ended meanwhile is fine; a refusal is not.
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
 }
