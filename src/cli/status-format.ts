@@ -1,7 +1,7 @@
 // What `status` prints: one summary object built from /healthz and /metrics (the --json output),
 // and its text form for a person.
 
-import type { HealthReport } from '../mcp/http/health.js';
+import type { HealthReport, PublicHealth } from '../mcp/http/health.js';
 import type { Sample } from './prometheus-text.js';
 import { RUNTIMES } from '../executor/runtimes.js';
 import { samples, valueOf } from './prometheus-text.js';
@@ -28,15 +28,20 @@ export interface UpstreamStatus {
   mean_ms?: number;
 }
 
+/** What `status` shows: everything with the operator's token; the status, what warms and a note without it. */
 export interface StatusSummary {
   url: string;
   status: HealthReport['status'];
-  version: string;
+  /** What is still warming ('python' while its interpreter snapshot is made). */
+  warming?: HealthReport['warming'];
+  version?: string;
   node?: string;
-  uptime_s: number;
-  sessions: number;
-  connections: number;
-  pool: HealthReport['pool'];
+  uptime_s?: number;
+  sessions?: number;
+  connections?: number;
+  pool?: HealthReport['pool'];
+  /** Whether Python interpreters start at once, and when they will if not. */
+  python?: HealthReport['python'];
   languages: LanguageStatus[];
   memory?: { coordinator_rss_mb: number; coordinator_heap_used_mb: number; sandbox_rss_mb: number };
   agents?: { agent: string; calls: number; by_outcome: Record<string, number> }[];
@@ -51,7 +56,16 @@ export interface StatusSummary {
 
 const mb = (bytes: number): number => Math.round((bytes / MB) * 10) / 10;
 
-export function statusSummary(url: string, health: HealthReport, metrics: ReadonlyMap<string, Sample[]> | undefined, note: string | undefined): StatusSummary {
+/** Whether /healthz answered with the operator's figures (a daemon with tokens tells others only its status). */
+export function isFullReport(health: PublicHealth | HealthReport): health is HealthReport {
+  return 'version' in health && 'pool' in health;
+}
+
+/** Told when /healthz gave only the public answer. */
+export const NEEDS_OPERATOR_NOTE = "figures, problems, agents and upstream servers need the operator's token: pass --token or set CODE_EXEC_TOKEN";
+
+export function statusSummary(url: string, health: PublicHealth | HealthReport, metrics: ReadonlyMap<string, Sample[]> | undefined, note: string | undefined): StatusSummary {
+  if (!isFullReport(health)) return { url, status: health.status, ...(health.warming ? { warming: health.warming } : {}), languages: [], upstreams: [], problems: [], metrics_note: NEEDS_OPERATOR_NOTE };
   // Health lists processes by their runtime's kind ('js'); metrics and this summary name languages.
   const kinds: Record<string, string> = Object.fromEntries(RUNTIMES.map((row) => [row.process.kind, row.languages[0] ?? row.process.kind]));
   const names = new Set<string>(Object.keys(health.processes ?? {}).map((k) => kinds[k] ?? k));
@@ -115,12 +129,14 @@ export function statusSummary(url: string, health: HealthReport, metrics: Readon
   return {
     url,
     status: health.status,
+    ...(health.warming ? { warming: health.warming } : {}),
     version: health.version,
     ...(node ? { node } : {}),
     uptime_s: health.uptime_s,
     sessions: health.sessions,
     connections: health.connections,
     pool: health.pool,
+    ...(health.python ? { python: health.python } : {}),
     languages,
     ...(memory ? { memory } : {}),
     ...(agents ? { agents } : {}),
@@ -143,8 +159,15 @@ function duration(seconds: number): string {
 
 export function formatStatus(s: StatusSummary): string {
   const lines: string[] = [];
-  lines.push(`code-execution-mcp ${s.version}${s.node ? ` (Node ${s.node})` : ''} at ${s.url}: ${s.status.toUpperCase()}, up ${duration(s.uptime_s)}`);
-  lines.push(`  sessions ${s.sessions}, connections ${s.connections}; pool: ${s.pool.processes} processes, ${s.pool.threads} threads, ${s.pool.busy} busy, ${s.pool.queued} queued, ${s.pool.completed} completed, ${s.pool.failed} failed, ${s.pool.process_restarts} restarts`);
+  const version = s.version !== undefined ? ` ${s.version}` : '';
+  lines.push(`code-execution-mcp${version}${s.node ? ` (Node ${s.node})` : ''} at ${s.url}: ${s.status.toUpperCase()}${s.uptime_s !== undefined ? `, up ${duration(s.uptime_s)}` : ''}`);
+  if (s.warming) lines.push(`  still warming: ${s.warming.join(', ')}`);
+  if (!s.pool) {
+    if (s.metrics_note) lines.push(`note: ${s.metrics_note}`);
+    return `${lines.join('\n')}\n`;
+  }
+  lines.push(`  sessions ${s.sessions ?? 0}, connections ${s.connections ?? 0}; pool: ${s.pool.processes} processes, ${s.pool.threads} threads, ${s.pool.busy} busy, ${s.pool.queued} queued, ${s.pool.completed} completed, ${s.pool.failed} failed, ${s.pool.process_restarts} restarts`);
+  if (s.python) lines.push(`  python: ${pythonLine(s.python)}`);
   if (s.problems.length > 0) {
     lines.push('problems:');
     for (const p of s.problems) lines.push(`  - ${p}`);
@@ -175,4 +198,18 @@ export function formatStatus(s: StatusSummary): string {
   }
   if (s.metrics_note) lines.push(`note: ${s.metrics_note}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Whether Python starts at once, for a person. */
+function pythonLine(p: NonNullable<StatusSummary['python']>): string {
+  switch (p.state) {
+    case 'ready':
+      return 'ready (its interpreter snapshot exists)';
+    case 'warming':
+      return `warming: its interpreter snapshot is being made, ready in about ${p.eta_s ?? '?'} s (a Python call made now waits for it)`;
+    case 'cold':
+      return 'no interpreter snapshot (it could not be made; see the log): each Python process starts cold, in seconds';
+    default:
+      return 'off (sandbox.pythonProcesses is 0)';
+  }
 }

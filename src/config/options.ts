@@ -111,8 +111,8 @@ export const OPTIONS: readonly OptionSpec[] = [
 /** Options that only the JSON file can carry (structured values). */
 export const FILE_ONLY_OPTIONS: readonly { key: string; doc: string }[] = [
   { key: 'mcpServers', doc: 'Upstream MCP servers: { NAME: { "command", "args"?, "env"?, "cwd"? } | { "url", "headers"? } } (the shape MCP clients use)' },
-  { key: 'agents', doc: 'Agents by bearer token: [{ "name", "token", "workspace"?, "permissions"?, "limits"?: { "maxCallsInFlight"?, "maxQueued"? } }]; each gets its own workspace namespace and sandbox share' },
-  { key: 'defaultPermissions', doc: 'Permissions of the local agent: { "workspace": none|read|read-write, "skills": none|read|read-write, "tools": ["SERVER.TOOL" patterns], "net": [hosts] }' },
+  { key: 'agents', doc: 'Agents by bearer token: [{ "name", "token", "workspace"?, "permissions"?, "limits"?: { "maxCallsInFlight"?, "maxQueued"? } }]; each gets its own workspace namespace (its name, or "workspace": another agent\'s) and sandbox share; "permissions" as in defaultPermissions, missing fields taken from it' },
+  { key: 'defaultPermissions', doc: 'Permissions of the local agent: { "workspace": none|read|read-write, "skills": none|read|read-write|publish (publish: also share skills in the library), "tools": ["SERVER.TOOL" patterns], "net": [hosts], "operator": true|false (daemon-wide figures: /metrics, /healthz details, every agent\'s stats) }' },
   { key: 'pii.flows', doc: 'PII flow rules: [{ "tools": "SERVER.TOOL pattern", "types": ["EMAIL", ...], "action": "allow"|"deny" }], first match wins' },
 ];
 

@@ -2,6 +2,7 @@
 // (src/daemon.ts) fills McpServices once; each session adds who is calling.
 
 import type { Config, Permissions } from '../config/config-types.js';
+import type { PythonReadiness } from '../executor/background-snapshot.js';
 import type { Executor } from '../executor/executor-types.js';
 import type { Logger } from '../util/logger.js';
 import type { WorkspaceStore } from '../workspace/index.js';
@@ -75,6 +76,8 @@ export interface McpServices extends OptionalServices {
   };
   /** The shared store of a cluster (Redis), for /healthz; absent when embedded. */
   sharedStore?: { health(): SharedStoreHealth };
+  /** Whether Python interpreters can start at once (their snapshot exists), for /healthz; set by `serve` (src/executor/background-snapshot.ts). */
+  pythonReadiness?: () => PythonReadiness;
   /** Called when an MCP session opens (the daemon loads what calls will need, off their path). */
   onSession?: () => void;
 }

@@ -4,6 +4,8 @@
 // it, and how to tell "not installed" from a real failure inside a package that is there.
 
 import { createRequire } from 'node:module';
+import { installKind, npmInstallFor } from './install-kind.js';
+import type { InstallKind } from './install-kind.js';
 
 /** An optional package, what it is for, and what happens when it is missing. */
 export interface OptionalPackage {
@@ -36,14 +38,14 @@ export function isMissingPackage(error: unknown, name: string): boolean {
   return typeof message === 'string' && (message.includes(`'${name}'`) || message.includes(`'${name}/`) || message.includes(`"${name}"`));
 }
 
-/** The one command that installs what `pkg` needs. */
-export function installCommand(pkg: OptionalPackage): string {
-  return `npm install ${pkg.install.join(' ')}`;
+/** The one command that installs what `pkg` needs beside this install (`-g` after a global one: install-kind.ts). */
+export function installCommand(pkg: OptionalPackage, kind: InstallKind = installKind()): string {
+  return npmInstallFor(kind, pkg.install);
 }
 
 /** The message for a missing optional package: what is off and how to get it. */
-export function missingPackageMessage(pkg: OptionalPackage): string {
-  return `the optional package "${pkg.name}" (${pkg.purpose}) is not installed, so ${pkg.without}; install it with: ${installCommand(pkg)}`;
+export function missingPackageMessage(pkg: OptionalPackage, kind: InstallKind = installKind()): string {
+  return `the optional package "${pkg.name}" (${pkg.purpose}) is not installed, so ${pkg.without}; install it with: ${installCommand(pkg, kind)}`;
 }
 
 /** Whether every package of `pkg` resolves from here (nothing is loaded). */

@@ -1,11 +1,15 @@
 // Hot reload while the catalog runs: files added, changed, broken and deleted in a temporary
-// copy of the default catalog show up in search without a restart (polled, generous bound).
+// copy of the default catalog show up in search without a restart. Each wait ends on the catalog's
+// own change signal (or, for what announces none, a broken file or a cache hit, the next look),
+// never on a clock: beside another build a watcher's event can take seconds, which made a 5 s
+// deadline fail now and then. A minute without it means the change was lost. (How fast a change shows
+// is a product target, measured by the catalog bench, not asserted here.)
 import { mkdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/index.js';
 import type { CatalogChange } from '../../src/catalog/index.js';
-import { captureLogger, entryJson, tempCatalog, waitFor, writeCatalogFile } from './helpers.js';
+import { captureLogger, entryJson, tempCatalog, writeCatalogFile } from './helpers.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -28,10 +32,36 @@ afterEach(async () => {
   await cleanup();
 });
 
+/** A change not seen in this long is lost, not slow (a loaded machine takes seconds, not a minute), ms. */
+const LOST_MS = 60_000;
+
+/** Resolves once `check` holds: looked at on each change the catalog announces, and every 50 ms for what it does not announce. */
+function waitFor(check: () => boolean, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      stop();
+      clearInterval(timer);
+      clearTimeout(lost);
+    };
+    const look = (): void => {
+      if (!check()) return;
+      done();
+      resolve();
+    };
+    const stop = catalog.onChange(look);
+    const timer = setInterval(look, 50);
+    const lost = setTimeout(() => {
+      done();
+      reject(new Error(`never happened (${LOST_MS / 1000} s): ${what}`));
+    }, LOST_MS);
+    look();
+  });
+}
+
 const names = (query: string, category?: string): string[] =>
   catalog.search({ query, detail_level: 'name', limit: 5, ...(category ? { category } : {}) }).tools.map((t) => `${t.category}.${t.name}`);
 
-describe('hot reload', () => {
+describe('hot reload', { timeout: 120_000 }, () => {
   it('shows an added file, then its change, keeps it while broken, and drops it when deleted', async () => {
     const file = path.join(dir, 'weather', 'get_forecast.json');
     await writeCatalogFile(dir, 'weather', 'get_forecast.json', {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { parsePrometheus, valueOf } from '../../src/cli/prometheus-text.js';
 import type { StatusSummary } from '../../src/cli/status-format.js';
+import type { PythonReadiness } from '../../src/executor/background-snapshot.js';
 import { CallRecorder } from '../../src/mcp/call-recorder.js';
 import { renderMetrics } from '../../src/mcp/http/prometheus.js';
 import type { UpstreamManager, UpstreamServerStatus } from '../../src/upstream/index.js';
@@ -119,14 +120,28 @@ describe('code-execution-mcp status', () => {
     expect(s.metrics_note).toBeUndefined();
   });
 
-  it('without the operator token shows the health part and says what is missing and why', async () => {
+  it('without the operator token shows only the status, and says what is missing and why', async () => {
     h = await daemonWithFigures();
     const r = await runCli(['status', '--url', h.base, '--json']);
     const s = JSON.parse(r.stdout) as StatusSummary;
-    expect(s.status).toBe('degraded');
-    expect(s.agents).toBeUndefined();
-    expect(s.metrics_note).toBe("agents, languages, memory and upstream calls come from /metrics, which needs the operator's token (401): pass --token or set CODE_EXEC_TOKEN");
-    expect(s.upstreams.map((u) => [u.server, u.state])).toEqual([['github', 'ready'], ['slack', 'failed']]);
+    expect(s).toEqual({ url: h.base, status: 'degraded', languages: [], upstreams: [], problems: [], metrics_note: "figures, problems, agents and upstream servers need the operator's token: pass --token or set CODE_EXEC_TOKEN" });
+    expect(r.code).toBe(1);
+  });
+
+  it('says whether Python is ready and, while its snapshot is made, when it will be; /healthz names it as warming', async () => {
+    h = await startHttpHarness();
+    let readiness: PythonReadiness = { state: 'warming', ready: false, eta_s: 7 };
+    h.services.pythonReadiness = () => readiness;
+    const health = (await (await fetch(`${h.base}/healthz`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ status: 'ok', warming: ['python'], python: { state: 'warming', ready: false, eta_s: 7 } });
+    const warming = await runCli(['status', '--url', h.base]);
+    expect(warming.code).toBe(0);
+    expect(warming.stdout).toContain('  still warming: python\n');
+    expect(warming.stdout).toContain('  python: warming: its interpreter snapshot is being made, ready in about 7 s (a Python call made now waits for it)\n');
+    readiness = { state: 'ready', ready: true };
+    const ready = await runCli(['status', '--url', h.base, '--json']);
+    expect((JSON.parse(ready.stdout) as StatusSummary).python).toEqual({ state: 'ready', ready: true });
+    expect(JSON.parse(ready.stdout)).not.toHaveProperty('warming');
   });
 
   it('exits 0 for a healthy daemon', async () => {

@@ -19,6 +19,8 @@ import { startStdioClient } from '../fixtures/mcp/cli.js';
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef';
 const CAROL = 'carol-token-0123456789abcdef';
+/** The operator: /healthz gives its figures (sessions, store, problems) only with this token. */
+const OPS = 'ops-token-0123456789abcdef';
 /** server.maxSessionsPerAgent of the cluster: it must hold across the daemons, not per daemon. */
 const MAX_SESSIONS_PER_AGENT = 30;
 let cluster: LocalCluster;
@@ -60,12 +62,12 @@ function ownerOf(sessionId: string): string {
 }
 
 async function health(port: number): Promise<{ sessions: number; store?: { up: boolean }; problems: string[] }> {
-  return (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { sessions: number; store?: { up: boolean }; problems: string[] };
+  return (await (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { Authorization: `Bearer ${OPS}` } })).json()) as { sessions: number; store?: { up: boolean }; problems: string[] };
 }
 
 beforeAll(async () => {
   const config = path.join(tmpdir(), `cluster-test-${process.pid}.json`);
-  writeFileSync(config, JSON.stringify({ agents: [{ name: 'alice', token: ALICE }, { name: 'bob', token: BOB }, { name: 'carol', token: CAROL }], server: { maxSessionsPerAgent: MAX_SESSIONS_PER_AGENT } }));
+  writeFileSync(config, JSON.stringify({ agents: [{ name: 'alice', token: ALICE }, { name: 'bob', token: BOB }, { name: 'carol', token: CAROL }, { name: 'ops', token: OPS, permissions: { operator: true } }], server: { maxSessionsPerAgent: MAX_SESSIONS_PER_AGENT } }));
   cluster = await startLocalCluster({ daemons: 3, configFile: config });
 });
 

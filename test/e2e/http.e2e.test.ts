@@ -38,7 +38,9 @@ async function expectHealthy(): Promise<void> {
 
 describe('serve over Streamable HTTP', () => {
   it('serves health, metrics and tools', async () => {
-    const health = await fetch(`${daemon.base}/healthz`);
+    // The figures are the operator's (agent0); anyone else learns only the status.
+    expect(await (await fetch(`${daemon.base}/healthz`)).json()).toEqual({ status: 'ok', details: expect.any(String) });
+    const health = await fetch(`${daemon.base}/healthz`, { headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(await health.json()).toMatchObject({ status: 'ok', version: expect.any(String), uptime_s: expect.any(Number), pool: { processes: 3 } });
     const client = await daemon.connect(TOKEN);
     expect((await client.listTools()).tools.length).toBe(15);

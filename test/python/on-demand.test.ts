@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/config-types.js';
 import { createExecutor, createHostApi } from '../../src/executor/index.js';
 import type { ExecutionResult, PooledExecutor } from '../../src/executor/index.js';
-import { healthReport } from '../../src/mcp/http/health.js';
+import { operatorHealth } from '../../src/mcp/http/health.js';
 import type { McpServices } from '../../src/mcp/mcp-types.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { Workspace } from '../../src/workspace/index.js';
@@ -37,9 +37,9 @@ function pythonProcesses(executor: PooledExecutor): number {
   return executor.processes().filter((p) => p.kind === 'python' && p.state !== 'dead').length;
 }
 
-function health(executor: PooledExecutor): ReturnType<typeof healthReport> {
+function health(executor: PooledExecutor): ReturnType<typeof operatorHealth> {
   const services = { executor, version: 'test', now: () => performance.now(), startedAtMs: performance.now() } as unknown as McpServices;
-  return healthReport(services, { sessions: 0, connections: 0, draining: false });
+  return operatorHealth(services, { sessions: 0, connections: 0, draining: false });
 }
 
 describe('Python on demand', () => {

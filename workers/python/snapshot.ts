@@ -22,6 +22,7 @@ import { loadPyodide } from 'pyodide';
 import type { PyodideAPI } from 'pyodide';
 import { preludeSource, snapshotSource } from './prelude.js';
 import { SNAPSHOT_FORMAT, discardSnapshot, readSnapshot } from './snapshot-file.js';
+import { lockSnapshot, markWanted, unlockSnapshot, waitForMaker } from './snapshot-lock.js';
 
 export { SNAPSHOT_FORMAT, discardSnapshot, readSnapshot, writeSnapshot } from './snapshot-file.js';
 
@@ -39,7 +40,7 @@ export const PRELUDE_PY = preludeSource();
 export const PRELUDE_CODE_NAME = '_cem_prelude_code';
 
 /** How long the thread that makes a snapshot may take before the interpreter starts cold instead, ms. */
-const MAKE_TIMEOUT_MS = 180_000;
+export const MAKE_TIMEOUT_MS = 180_000;
 
 export function pyodideFolder(): string {
   const require = createRequire(import.meta.url);
@@ -111,8 +112,7 @@ export async function loadInterpreter(dir: string | undefined, jsglobals: object
   }
   // Twice at most: a snapshot Pyodide refuses (another build) is deleted and made again once.
   for (let attempt = 0; file !== undefined && attempt < 2; attempt++) {
-    let snapshot = readSnapshot(file);
-    if (snapshot === undefined && (await makeSnapshot(file))) snapshot = readSnapshot(file);
+    const snapshot = readSnapshot(file) ?? (await obtainSnapshot(file));
     if (snapshot === undefined) break;
     try {
       const pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
@@ -122,4 +122,23 @@ export async function loadInterpreter(dir: string | undefined, jsglobals: object
     }
   }
   return { pyodide: await loadPyodide(options), fromSnapshot: false };
+}
+
+/**
+ * The snapshot made here, or by the maker already at work on it (the daemon's background maker,
+ * another process): waited for rather than made twice (snapshot-lock.ts).
+ */
+async function obtainSnapshot(file: string): Promise<Uint8Array | undefined> {
+  if (!lockSnapshot(file)) {
+    markWanted(file);
+    await waitForMaker(file, MAKE_TIMEOUT_MS);
+    const made = readSnapshot(file);
+    // The maker gave up (or went): make it here unless yet another one took over.
+    if (made !== undefined || !lockSnapshot(file)) return made ?? readSnapshot(file);
+  }
+  try {
+    return (await makeSnapshot(file)) ? readSnapshot(file) : undefined;
+  } finally {
+    unlockSnapshot(file);
+  }
 }

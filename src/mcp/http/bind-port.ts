@@ -1,10 +1,12 @@
 // `serve` binds its port before the subsystems start (bindPort), so a port in use is reported at
-// once; the bound server answers 503 "starting" until an HttpDaemon takes it over.
+// once; the bound server answers 503 "starting" until an HttpDaemon takes it over (GET /healthz:
+// the documented health shape, status "starting").
 
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../config/config-types.js';
+import { startingHealth } from './health.js';
 import { isLoopbackHost, jsonRpcError, sendJson } from './request-guards.js';
 import { DaemonError } from '../../util/daemon-error.js';
 
@@ -47,7 +49,11 @@ export async function bindPort(config: Pick<Config, 'host' | 'port' | 'authToken
   const problem = bindProblem(config);
   if (problem) throw new StartupError(problem);
   // Node checks header and request deadlines on this interval (30 s by default).
-  const server = createServer({ connectionsCheckingInterval: 1000 }, (_req, res) => {
+  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname === '/healthz') {
+      const health = startingHealth();
+      return sendJson(res, health.status, health.body, { 'Retry-After': '2', 'Cache-Control': 'no-store', Connection: 'close' });
+    }
     sendJson(res, 503, jsonRpcError(-32000, STARTING_ANSWER), { 'Retry-After': '2', Connection: 'close' });
   });
   await new Promise<void>((resolve, reject) => {

@@ -16,7 +16,7 @@ import type { AgentIdentity, McpServices } from '../mcp-types.js';
 import { metricsDenied, PROMETHEUS_CONTENT_TYPE, renderMetrics } from './prometheus.js';
 import { agentUsage } from './agent-usage.js';
 import { ConnectionLimiter } from './connection-limiter.js';
-import { healthReport } from './health.js';
+import { healthReport, isOperator } from './health.js';
 import type { RefusalReason } from './prometheus.js';
 import { header, HostPolicy, jsonRpcError, readBody, sendJson } from './request-guards.js';
 import { DUPLICATE_ID_CODE, duplicateIdMessage } from '../observed-transport.js';
@@ -169,7 +169,10 @@ export class HttpDaemon {
 
     if (path === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return this.#refuse(res, 'method', 405, { error: 'use GET /healthz' }, { Allow: 'GET, HEAD' });
-      const health = healthReport(this.#services, { sessions: this.#sessions.size, connections: this.#connections.open, draining: this.#draining });
+      // Anyone learns whether the daemon serves; the figures need the operator's token (health.ts).
+      const caller = this.#agents.authenticate(req.headers.authorization);
+      const operator = isOperator(caller.ok ? caller.agent : undefined);
+      const health = healthReport(this.#services, { sessions: this.#sessions.size, connections: this.#connections.open, draining: this.#draining, operator, authRequired: this.#agents.authRequired });
       return sendJson(res, health.status, health.body, { 'Cache-Control': 'no-store' });
     }
     if (path !== '/metrics' && path !== MCP_PATH) {
