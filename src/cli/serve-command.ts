@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT_FAILED, EXIT_OK, commandConfig, write } from './cli-io.js';
+import { EXIT_FAILED, EXIT_OK, SANDBOX_EXIT_WAIT_MS, commandConfig, write } from './cli-io.js';
 import { BIN } from './help.js';
 import { createCliLogger } from './log-format.js';
 import { nextStopSignal } from './signals.js';
@@ -84,7 +84,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
   } finally {
     await configWatch?.close();
     await daemon.shutdown(0);
-    await coordinator.close();
+    await coordinator.close({ sandboxExitWaitMs: SANDBOX_EXIT_WAIT_MS });
     stop.dispose();
     logger.info('stopped');
   }

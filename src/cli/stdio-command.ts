@@ -3,19 +3,13 @@
 // a running daemon. Nothing but protocol is written to stdout.
 
 import { randomUUID } from 'node:crypto';
-import type { Writable } from 'node:stream';
 import { serverSettings } from '../config/defaults.js';
 import { createLogger } from '../util/logger.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT_OK, commandConfig } from './cli-io.js';
+import { EXIT_OK, SANDBOX_EXIT_WAIT_MS, commandConfig, flushed } from './cli-io.js';
 import { nextStopSignal } from './signals.js';
-
-/** Resolves once what the protocol wrote so far has been handed to stdout. */
-async function flushed(stdout: Writable): Promise<void> {
-  await new Promise<void>((resolve) => stdout.write('', () => resolve()));
-}
 
 export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<number> {
   if (parsed.positionals.length > 0) throw new UsageError(`stdio takes no arguments; got ${parsed.positionals.join(' ')}`, 'stdio');
@@ -77,7 +71,7 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     abort.abort(new Error('stdio session ended'));
     await configWatch?.close();
     await session.close();
-    await coordinator.close();
+    await coordinator.close({ sandboxExitWaitMs: SANDBOX_EXIT_WAIT_MS });
     stop.dispose();
   }
 }

@@ -199,6 +199,11 @@ export function measureTokens(value: unknown, budget?: CountBudget): TokenCount 
   return measure(value, budget, true);
 }
 
+/** {@link measureTokens} without ever loading the tokenizer: the length guess, marked estimated, until something else loaded it (exec, which exits before a load would pay off). */
+export function estimateTokens(value: unknown, budget?: CountBudget): TokenCount {
+  return measure(value, budget, false);
+}
+
 /** After the first count, how long the daemon waits before it loads the tokenizer, ms (off that call's path). */
 export const TOKENIZER_LOAD_DELAY_MS = 50;
 let loadScheduled = false;
@@ -207,8 +212,7 @@ let loadScheduled = false;
  * {@link measureTokens} for the daemon: it never loads the tokenizer inside a call (about 1 s of
  * the coordinator's time, which would land in that call's execution_time_ms). Until the tables
  * are loaded, figures are the length guess, marked estimated; the first count schedules the load
- * TOKENIZER_LOAD_DELAY_MS later, after that call's answer has gone (a one-shot `exec` exits first
- * and never pays it).
+ * TOKENIZER_LOAD_DELAY_MS later, after that call's answer has gone.
  */
 export function measureTokensWhenLoaded(value: unknown, budget?: CountBudget): TokenCount {
   prepareTokenizer();
