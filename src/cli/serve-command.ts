@@ -11,6 +11,7 @@ import type { Config } from '../config/config-types.js';
 import type { ConfigWatch } from '../config/load-config.js';
 import { watchUpstreamConfig } from '../upstream/config-reload.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { cancelTokenizerLoad } from '../util/tokens.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
@@ -77,6 +78,8 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     if (portFile !== undefined) await writeFileAtomic(path.resolve(io.cwd, portFile), `${info.port}\n`);
 
     const signal = await stop.signal;
+    // A tokenizer load not yet begun (util/tokens.ts) would only delay the exit.
+    cancelTokenizerLoad();
     const drainMs = serverSettings(config).drainSeconds * 1000;
     logger.info({ signal, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');
     await daemon.shutdown(drainMs);

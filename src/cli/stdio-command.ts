@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { serverSettings } from '../config/defaults.js';
 import { createLogger } from '../util/logger.js';
+import { cancelTokenizerLoad } from '../util/tokens.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
@@ -59,6 +60,8 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     configWatch = await watchUpstreamConfig(loadOptions, config, coordinator.upstream, logger);
     logger.info({ session: session.info.sessionId }, 'serving MCP on stdio');
     const why = await Promise.race([clientGone, stop.signal]);
+    // A tokenizer load not yet begun (util/tokens.ts) would only delay the exit.
+    cancelTokenizerLoad();
     // End of input is how a stdio client says it has nothing more to ask; answer what it asked
     // (as a signal does, within the drain bound), then stop.
     logger.info({ reason: why, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');

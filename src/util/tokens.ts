@@ -207,6 +207,7 @@ export function estimateTokens(value: unknown, budget?: CountBudget): TokenCount
 /** After the first count, how long the daemon waits before it loads the tokenizer, ms (off that call's path). */
 export const TOKENIZER_LOAD_DELAY_MS = 50;
 let loadScheduled = false;
+let loadTimer: NodeJS.Timeout | undefined;
 
 /**
  * {@link measureTokens} for the daemon: it never loads the tokenizer inside a call (about 1 s of
@@ -227,7 +228,16 @@ export function measureTokensWhenLoaded(value: unknown, budget?: CountBudget): T
 export function prepareTokenizer(): void {
   if (tokenizer !== undefined || loadScheduled) return;
   loadScheduled = true;
-  setTimeout(() => loadTokenizer(), TOKENIZER_LOAD_DELAY_MS).unref();
+  loadTimer = setTimeout(() => loadTokenizer(), TOKENIZER_LOAD_DELAY_MS).unref();
+}
+
+/**
+ * Drops a scheduled load that has not started, and schedules none after: a process that is
+ * stopping would only see its exit delayed by it (about 1 s on the event loop).
+ */
+export function cancelTokenizerLoad(): void {
+  loadScheduled = true;
+  clearTimeout(loadTimer);
 }
 
 function measure(value: unknown, budget: CountBudget | undefined, load: boolean): TokenCount {
