@@ -38,7 +38,7 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
   const loaded = commandConfig(parsed, io, (c) => (c.logLevel = 'warn'));
   const code = await readCode(file, io);
   const expected = chosen ?? loaded.limits.defaultLanguage;
-  const plan = RUNTIMES.map((row) => row.singleCall(loaded.sandbox, row.languages.includes(expected)));
+  const plan = RUNTIMES.map((row) => row.singleCall(row.languages.includes(expected)));
   const config: Readonly<Config> = Object.freeze({
     ...loaded,
     // A search in one call is served by the lexical index: the sentence encoder takes seconds to start.

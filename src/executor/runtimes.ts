@@ -51,7 +51,7 @@ export interface RuntimeRow extends LanguageRow {
    * sandbox.* and of the pools' tuning. `expected`: the call is expected in this runtime, which then
    * starts with the executor; otherwise a process starts only if the call turns out to need one.
    */
-  singleCall(sandbox: Config['sandbox'], expected: boolean): { sandbox: Partial<Config['sandbox']>; tuning: RuntimeTuning };
+  singleCall(expected: boolean): { sandbox: Partial<Config['sandbox']>; tuning: RuntimeTuning };
   /** The log code of a pool of this runtime that failed to start (one of the closed LOG_CODES). */
   readonly poolFailedCode: LogCode;
 }
@@ -74,7 +74,7 @@ export const JAVASCRIPT_RUNTIME: RuntimeRow = {
       ...(tuning.jsOnDemand ? { lazy: true } : {}),
     };
   },
-  singleCall: (_sandbox, expected) => ({ sandbox: { processes: 1, threadsPerProcess: 1 }, tuning: expected ? {} : { jsOnDemand: true } }),
+  singleCall: (expected) => ({ sandbox: { processes: 1, threadsPerProcess: 1 }, tuning: expected ? {} : { jsOnDemand: true } }),
   poolFailedCode: 'JS_POOL_FAILED',
 };
 
@@ -92,11 +92,9 @@ export const PYTHON_RUNTIME: RuntimeRow = {
   toolNamesUpFront: true,
   contextStrings: true,
   pool: (config, tuning) => (config.sandbox.pythonProcesses > 0 ? pythonPoolOptions(config, tuning) : undefined),
-  // Expected: started at once, without the standby interpreter that only a second agent would need.
-  singleCall: (sandbox, expected) => ({
-    sandbox: { pythonProcesses: Math.min(1, sandbox.pythonProcesses), pythonWarm: expected },
-    tuning: expected ? { pythonStandby: 'never' } : {},
-  }),
+  // One interpreter whatever sandbox.pythonProcesses says (exec ran Python so before); expected:
+  // started at once, without the standby interpreter that only a second agent would need.
+  singleCall: (expected) => ({ sandbox: { pythonProcesses: 1, pythonWarm: expected }, tuning: expected ? { pythonStandby: 'never' } : {} }),
   poolFailedCode: 'PYTHON_POOL_FAILED',
 };
 
