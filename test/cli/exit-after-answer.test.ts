@@ -46,7 +46,9 @@ function timedRun(args: string[], env: Record<string, string>, input: string, an
 
 let home: Scratch;
 beforeAll(() => {
-  home = scratch();
+  // The optional sentence encoder, where installed, starts loading in a worker with each session;
+  // ending that worker at exit is the catalog's cost, not what is measured here.
+  home = scratch({ CODE_EXEC_SEMANTIC_SEARCH: 'false' });
 });
 afterAll(() => home?.remove());
 
