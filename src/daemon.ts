@@ -4,13 +4,14 @@
 // never reach for each other's globals.
 
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Catalog } from './catalog/index.js';
 import type { DynamicToolEntry } from './catalog/index.js';
 import type { Config } from './config/config-types.js';
 import { packageVersion } from './config/defaults.js';
-import { DAEMON_AGENT_NAME } from './config/identities.js';
 import { createExecutor, createHostApi } from './executor/index.js';
-import type { CallIdentity, Executor } from './executor/index.js';
+import type { Executor, ExecutorOptions, PooledExecutor } from './executor/index.js';
+import type { CountTokens } from './executor/incoming-tokens.js';
 import { CallRecorder } from './mcp/call-recorder.js';
 import type { McpServices } from './mcp/mcp-types.js';
 import { PASS_THROUGH_BOUNDARY, createPiiBoundary } from './mcp/pii-boundary.js';
@@ -26,16 +27,8 @@ import { UpstreamManager } from './upstream/index.js';
 import type { UpstreamTool } from './upstream/index.js';
 import type { Logger } from './util/logger.js';
 import { OPTIONAL_PACKAGES, isInstalled, missingPackageMessage } from './util/optional-package.js';
-import { measureTokens, measureTokensWhenLoaded, prepareTokenizer } from './util/tokens.js';
-
-/** The daemon's own calls (skill checks): no workspace, skills, tools or network. */
-const CHECKER_IDENTITY: CallIdentity = {
-  agent: DAEMON_AGENT_NAME,
-  sessionId: 'daemon-checks',
-  workspaceNamespace: '',
-  permissions: { workspace: 'none', skills: 'none', tools: [], net: [] },
-};
-import { parseCheckRequest, PYTHON_RUNTIME } from './executor/runtimes.js';
+import { measureTokensWhenLoaded, prepareTokenizer } from './util/tokens.js';
+import { PYTHON_LANGUAGE } from './config/languages.js';
 import { Workspace } from './workspace/index.js';
 
 export interface Coordinator {
@@ -53,18 +46,26 @@ export interface Coordinator {
   readonly upstream: UpstreamManager;
   /** The services every MCP session shares. */
   readonly services: McpServices;
-  /** Close everything; idempotent, never throws. */
-  close(): Promise<void>;
+  /** Close everything; idempotent, never throws. The first call's options apply. */
+  close(options?: CloseOptions): Promise<void>;
+}
+
+export interface CloseOptions {
+  /**
+   * How long to wait for the sandbox processes to exit once everything else is closed, ms
+   * (default: until they have). A command about to exit gives a short bound: they end with it,
+   * their IPC channel closing, and nothing of theirs is left to save.
+   */
+  sandboxExitWaitMs?: number;
 }
 
 export interface CoordinatorOptions {
   /** Watch catalog/ for changes (the daemon and stdio do; exec does not). Default true. The skill store always watches skills/. */
   watch?: boolean;
-  /**
-   * One call and out (exec): sandboxes start on demand (only the call's language), no Python
-   * standby, no skill watcher, no semantic-search model.
-   */
-  oneShot?: boolean;
+  /** How the pools start (ExecutorOptions.pool): exec starts only what its call needs. */
+  pool?: ExecutorOptions['pool'];
+  /** How context_savings counts tokens; default the tokenizer once it has loaded (after the first session or call), estimated before. */
+  countTokens?: CountTokens;
   now?: () => number;
 }
 
@@ -78,13 +79,16 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
     const { vaults: pii, bus } = shared;
     const catalog = loadCatalog(config, logger, options, bus, closers);
     // Python skills are checked by CPython itself, in the Python pool, once the executor exists.
-    const late: { executor?: Executor } = {};
+    const late: { executor?: PooledExecutor } = {};
     const skills = openSkills(config, logger, late, closers);
-    // One-shot: the skill store reads the disk per call instead of loading and watching it all.
-    await Promise.all([catalog.start(), options.oneShot ? undefined : skills.start()]);
-    await publishSkills(skills, catalog, bus, logger);
-    const upstream = startUpstreams(config, logger, catalog, closers);
-    const executor = await startExecutor(config, logger, options, { shared, workspace, skills, catalog, upstream }, closers);
+    const upstream = openUpstreams(config, logger, catalog, closers);
+    const loading = Promise.all([catalog.start(), skills.start()]).then(async () => {
+      // Upstream servers connect in the background, once the catalog they add their tools to is loaded.
+      void upstream.start();
+      await publishSkills(skills, catalog, bus, logger);
+    });
+    // The sandbox processes boot (other processes, other cores) while the catalog and skills load.
+    const executor = await settleAll(startExecutor(config, logger, options, { shared, workspace, skills, catalog, upstream }, closers), loading);
     late.executor = executor;
     const services = buildServices(config, logger, { shared, workspace, executor, catalog, skills, upstream, now, startedAtMs });
     let closing: Promise<void> | undefined;
@@ -100,7 +104,7 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
       catalog,
       upstream,
       services,
-      close: () => (closing ??= closers.closeAll()),
+      close: (closeOptions) => (closing ??= closers.closeAll(closeOptions?.sandboxExitWaitMs)),
     };
   } catch (error) {
     await closers.closeAll();
@@ -108,27 +112,39 @@ export async function startCoordinator(config: Readonly<Config>, logger: Logger,
   }
 }
 
-/** What start-up has opened, closed in reverse order (on close, or when a later step fails). */
+/** `first`'s value once every step has settled (none is left running behind a failure); else the first failure. */
+async function settleAll<T>(first: Promise<T>, ...rest: Promise<unknown>[]): Promise<T> {
+  const settled = await Promise.allSettled([first, ...rest]);
+  for (const step of settled) if (step.status === 'rejected') throw step.reason;
+  return (settled[0] as PromiseFulfilledResult<T>).value;
+}
+
+/**
+ * What start-up has opened, closed in reverse order (on close, or when a later step fails). A
+ * closer pushed as `awaitLast` (the sandbox processes' exit) is started in its turn, so nothing new
+ * reaches it, but awaited only after every other closer, and for at most the bound given.
+ */
 class Closers {
   readonly #logger: Logger;
-  readonly #closers: (() => Promise<void>)[] = [];
+  readonly #closers: { close: () => Promise<void>; awaitLast: boolean }[] = [];
 
   constructor(logger: Logger) {
     this.#logger = logger;
   }
 
-  push(close: () => Promise<void>): void {
-    this.#closers.push(close);
+  push(close: () => Promise<void>, awaitLast = false): void {
+    this.#closers.push({ close, awaitLast });
   }
 
-  async closeAll(): Promise<void> {
-    for (const close of this.#closers.splice(0).reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        this.#logger.warn({ err: error }, 'error while closing');
-      }
+  async closeAll(lastWaitMs?: number): Promise<void> {
+    const last: Promise<void>[] = [];
+    for (const { close, awaitLast } of this.#closers.splice(0).reverse()) {
+      const closing = close().catch((error: unknown) => this.#logger.warn({ err: error }, 'error while closing'));
+      if (awaitLast) last.push(closing);
+      else await closing;
     }
+    const all = Promise.all(last).then(() => undefined);
+    await (lastWaitMs === undefined ? all : Promise.race([all, delay(lastWaitMs, undefined, { ref: false })]));
   }
 }
 
@@ -167,7 +183,7 @@ function loadCatalog(config: Readonly<Config>, logger: Logger, options: Coordina
     logger: logger.child({ subsystem: 'catalog' }),
     watch: options.watch ?? true,
     onFilesChanged: (paths) => bus.publish({ topic: 'catalog', names: paths }),
-    semanticSearch: options.oneShot ? false : config.semanticSearch,
+    semanticSearch: config.semanticSearch,
     // The encoder (about 130 MB) starts with the first MCP session, not with the daemon.
     deferModel: true,
     // Tool vectors cached beside the skills (the data directory when installed).
@@ -181,21 +197,17 @@ function loadCatalog(config: Readonly<Config>, logger: Logger, options: Coordina
 }
 
 /** The skill store (started later, beside the catalog); Python skills are parsed by the executor once `late` has it. */
-function openSkills(config: Readonly<Config>, logger: Logger, late: { executor?: Executor }, closers: Closers): SkillStore {
-  // The check runs as the saving agent (with no powers), in an interpreter already bound to it:
-  // a check under an identity of its own would take a Python process from the agents and force
-  // recycles. It parses only (ast.parse); nothing of the skill runs.
+function openSkills(config: Readonly<Config>, logger: Logger, late: { executor?: PooledExecutor }, closers: Closers): SkillStore {
+  // The check runs as the saving agent (with no powers), in an interpreter already bound to it
+  // (the executor's checkSyntax). It parses only (ast.parse); nothing of the skill runs.
   const validatePython = async (code: string, agent?: string): Promise<{ line: number; message: string } | null> => {
     if (!late.executor || config.sandbox.pythonProcesses === 0) return null;
-    const r = await late.executor.execute(
-      parseCheckRequest(PYTHON_RUNTIME, code, 60),
-      agent === undefined ? CHECKER_IDENTITY : { ...CHECKER_IDENTITY, agent, sessionId: `daemon-checks-${agent}` },
-    );
-    if (!r.success) {
-      logger.warn({ code: 'PYTHON_SKILL_CHECK_FAILED', error_type: r.error_type }, 'could not check a Python skill; accepted unchecked');
+    const verdict = await late.executor.checkSyntax(PYTHON_LANGUAGE.languages[0] ?? '', code, agent);
+    if (verdict === undefined) {
+      logger.warn({ code: 'PYTHON_SKILL_CHECK_FAILED' }, 'could not check a Python skill; accepted unchecked');
       return null;
     }
-    return (r.result as { line: number; message: string } | null) ?? null;
+    return verdict;
   };
   const skills = new SkillStore({
     dir: config.skillsDir,
@@ -225,8 +237,8 @@ async function publishSkills(skills: SkillStore, catalog: Catalog, bus: ChangeBu
   });
 }
 
-/** Upstream servers add their live tools as category = server name; they connect in the background. */
-function startUpstreams(config: Readonly<Config>, logger: Logger, catalog: Catalog, closers: Closers): UpstreamManager {
+/** Upstream servers add their live tools as category = server name; started (in the background) once the catalog is loaded. */
+function openUpstreams(config: Readonly<Config>, logger: Logger, catalog: Catalog, closers: Closers): UpstreamManager {
   const upstream = new UpstreamManager({
     servers: config.mcpServers,
     logger,
@@ -234,12 +246,11 @@ function startUpstreams(config: Readonly<Config>, logger: Logger, catalog: Catal
     onToolsChanged: (server, tools) => catalog.setDynamicTools(server, tools ? tools.map(upstreamEntry) : null, `Tools of the upstream MCP server "${server}"`),
   });
   closers.push(() => upstream.close());
-  void upstream.start();
   return upstream;
 }
 
 /** The sandbox's powers (host API) and the executor with its pools; resolves when the sandboxes are warm. */
-async function startExecutor(config: Readonly<Config>, logger: Logger, options: CoordinatorOptions, built: Built, closers: Closers): Promise<Executor> {
+async function startExecutor(config: Readonly<Config>, logger: Logger, options: CoordinatorOptions, built: Built, closers: Closers): Promise<PooledExecutor> {
   const { shared, workspace, skills, catalog, upstream } = built;
   // The sandbox's powers: workspace (host API core) plus what each subsystem contributes
   // (skills, PII, search_tools and the servers/ tree, upstream tools, fetch).
@@ -252,24 +263,23 @@ async function startExecutor(config: Readonly<Config>, logger: Logger, options: 
     toolNames: sandboxApi.toolNames,
     virtual: sandboxApi.virtual,
   });
-  logMissingPackages(config, logger, options);
+  logMissingPackages(config, logger);
   const executor = await createExecutor({
     config: config as Config,
     hostApi,
     logger: logger.child({ subsystem: 'executor' }),
     workspace,
-    // One call (exec) counts exactly at once: nobody waits on this event loop while the tokenizer loads.
-    countTokens: options.oneShot ? measureTokens : measureTokensWhenLoaded,
+    countTokens: options.countTokens ?? measureTokensWhenLoaded,
     gate: shared.gate,
-    ...(options.oneShot ? { pool: { jsOnDemand: true, pythonStandby: 'never' as const } } : {}),
+    ...(options.pool ? { pool: options.pool } : {}),
   });
-  closers.push(() => executor.close());
+  closers.push(() => executor.close(), true);
   return executor;
 }
 
 /** What the default install leaves out is a normal state (info, not a warning); /healthz lists it too. */
-function logMissingPackages(config: Readonly<Config>, logger: Logger, options: CoordinatorOptions): void {
-  for (const pkg of options.oneShot ? [] : [OPTIONAL_PACKAGES.tokenizer, OPTIONAL_PACKAGES.wordnet, ...(config.semanticSearch ? [OPTIONAL_PACKAGES.encoder] : [])]) {
+function logMissingPackages(config: Readonly<Config>, logger: Logger): void {
+  for (const pkg of [OPTIONAL_PACKAGES.tokenizer, OPTIONAL_PACKAGES.wordnet, ...(config.semanticSearch ? [OPTIONAL_PACKAGES.encoder] : [])]) {
     if (!isInstalled(pkg)) logger.info({ code: 'OPTIONAL_PACKAGE_MISSING', package: pkg.name }, missingPackageMessage(pkg));
   }
 }

@@ -24,7 +24,7 @@ type OptionDefs = NonNullable<ParseArgsConfig['options']>;
 export const COMMAND_FLAGS: Record<CommandName, OptionDefs> = {
   serve: { 'port-file': { type: 'string' } },
   stdio: { connect: { type: 'string' } },
-  exec: { language: { type: 'string', short: 'l' }, timeout: { type: 'string', short: 't' }, memory: { type: 'string', short: 'm' }, progress: { type: 'boolean', short: 'p' } },
+  exec: { language: { type: 'string', short: 'l' }, timeout: { type: 'string', short: 't' }, memory: { type: 'string', short: 'm' }, progress: { type: 'boolean', short: 'p' }, 'count-tokens': { type: 'boolean' } },
   'import-catalog': {},
 };
 

@@ -27,6 +27,18 @@ export function write(stream: Writable, text: string): Promise<void> {
   });
 }
 
+/** Resolves once what was written so far has been handed to the stream's destination. */
+export async function flushed(stream: Writable): Promise<void> {
+  await new Promise<void>((resolve) => stream.write('', () => resolve()));
+}
+
+/**
+ * How long a command about to exit waits for its sandbox processes to exit, ms, once everything
+ * else is closed: they end with it anyway (their IPC channel closes), and a process that answered
+ * its last call has nothing left to save.
+ */
+export const SANDBOX_EXIT_WAIT_MS = 100;
+
 /**
  * Resolves the configuration of a command and makes sure its data folders exist and are writable
  * (a bridge, which keeps no data, skips that); configuration problems are usage errors.

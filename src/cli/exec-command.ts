@@ -1,8 +1,10 @@
 // `exec [FILE|-]`: run code once through the real sandbox and print the execute_code result JSON.
-// Exit 0 when the code succeeded, 1 when it failed, 2 on bad usage. It starts only what the call
-// needs: one sandbox process of the call's language (Python from the interpreter snapshot), one
-// thread, no standby, no skill watcher, no semantic-search model. An interpreter that cannot start
-// in time fails the call with a message that says so (sandbox-pool.ts START_WAIT_MS).
+// Exit 0 when the code succeeded, 1 when it failed, 2 on bad usage. The executor owns the call as
+// it does execute_code's (language detection, the run, the result); exec only sizes the pools for
+// one call: one sandbox process of the language it expects (named, from the file's extension, else
+// the configured default) started with the coordinator, the others only if the call needs them.
+// Tokens are estimated unless --count-tokens asks for the tokenizer (about 0.5 s to load). Once
+// the result is written nothing is waited for: the sandbox processes end with this process.
 
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -10,17 +12,17 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config/config-types.js';
 import { startCoordinator } from '../daemon.js';
+import { MIN_MEMORY_MB } from '../executor/executor-types.js';
 import type { Language } from '../executor/executor-types.js';
 import { localAgent } from '../mcp/agents.js';
-import { detectLanguage } from '../executor/detect-language.js';
-import { MIN_MEMORY_MB, detectOptions, withLanguage } from '../mcp/tools/execute-code.js';
 import { createLogger } from '../util/logger.js';
+import { estimateTokens, measureTokens } from '../util/tokens.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
 import { orList } from '../executor/runtime-pools.js';
 import { RUNTIMES } from '../executor/runtimes.js';
-import { EXIT_FAILED, EXIT_OK, commandConfig, write } from './cli-io.js';
+import { EXIT_FAILED, EXIT_OK, SANDBOX_EXIT_WAIT_MS, commandConfig, flushed, write } from './cli-io.js';
 
 /** Each language by its own name and its row's short names (runtimes.ts): js, ts, py. */
 const LANGUAGE_ALIASES: Readonly<Record<string, Language>> = Object.fromEntries(
@@ -33,22 +35,22 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
   if (parsed.positionals.length > 1) throw new UsageError(`exec takes one FILE (or - for stdin); got ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'exec');
   const file = parsed.positionals[0] ?? '-';
   const chosen = pickLanguage(parsed.own['language'], file);
-  // exec is a one-shot: a single sandbox process, Python only when needed, quiet logs.
   const loaded = commandConfig(parsed, io, (c) => (c.logLevel = 'warn'));
   const code = await readCode(file, io);
-  // No --language and no telling extension: detect it as execute_code does. The parse check needs
-  // the Python pool, which exec starts only for Python, so the parsers and heuristics decide here.
-  const language = chosen ?? (await detectLanguage(code, { python: true, defaultLanguage: loaded.limits.defaultLanguage })).language;
+  const expected = chosen ?? loaded.limits.defaultLanguage;
+  const plan = RUNTIMES.map((row) => row.singleCall(row.languages.includes(expected)));
   const config: Readonly<Config> = Object.freeze({
     ...loaded,
-    sandbox: Object.freeze(Object.assign({ ...loaded.sandbox }, ...RUNTIMES.map((row) => row.oneShot(row.languages.includes(language))))),
+    // A search in one call is served by the lexical index: the sentence encoder takes seconds to start.
+    semanticSearch: false,
+    sandbox: Object.freeze(Object.assign({ ...loaded.sandbox }, ...plan.map((p) => p.sandbox))),
   });
   const timeoutSeconds = pickNumber(parsed.own['timeout'], '--timeout', config.limits.defaultTimeoutSeconds, { min: 0, exclusiveMin: true, max: config.limits.maxTimeoutSeconds, unit: 'seconds', limit: 'limits.maxTimeoutSeconds' });
   const memoryMb = pickNumber(parsed.own['memory'], '--memory', config.limits.defaultMemoryMb, { min: MIN_MEMORY_MB, max: config.limits.maxMemoryMb, integer: true, unit: 'MiB', limit: 'limits.maxMemoryMb' });
 
   const logger = createLogger(config.logLevel, { command: 'exec' });
-  // Only what this one call needs: one sandbox process of its language, started by the call.
-  const coordinator = await startCoordinator(config, logger, { watch: false, oneShot: true });
+  const countTokens = parsed.own['count-tokens'] === 'true' ? measureTokens : estimateTokens;
+  const coordinator = await startCoordinator(config, logger, { watch: false, pool: Object.assign({}, ...plan.map((p) => p.tuning)), countTokens });
   const abort = new AbortController();
   const onSignal = (): void => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
@@ -56,24 +58,24 @@ export async function execCommand(parsed: ParsedCommand, io: CliIo): Promise<num
   try {
     const agent = localAgent(config);
     const sessionId = `exec-${randomUUID()}`;
-    const executed = await coordinator.executor.execute(
-      { code, language, timeoutSeconds, memoryMb },
+    const raw = await coordinator.executor.execute(
+      { code, ...(chosen ? { language: chosen } : {}), timeoutSeconds, memoryMb },
       { agent: agent.name, sessionId, workspaceNamespace: agent.workspaceNamespace, permissions: agent.permissions },
       // --progress: output lines reach stderr as the code prints them; stdout keeps only the JSON.
       { signal: abort.signal, ...(parsed.own['progress'] === 'true' ? { onOutput: (line: string) => void write(io.stderr, `${line}\n`) } : {}) },
     );
-    const raw = await withLanguage(executed, code, language, detectOptions(config.limits.defaultLanguage, config.sandbox.pythonProcesses > 0, coordinator.executor));
     const session = { sessionId, agent, transport: 'stdio' as const, signal: abort.signal };
     const { boundary } = coordinator.services;
     const result = boundary.active
       ? { ...raw, result: await boundary.outgoingValue(raw.result, session), output: await Promise.all(raw.output.map((l) => boundary.outgoingText(l, session))) }
       : raw;
     await write(io.stdout, `${JSON.stringify(result, null, 2)}\n`);
+    await flushed(io.stdout);
     return result.success ? EXIT_OK : EXIT_FAILED;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await coordinator.close();
+    await coordinator.close({ sandboxExitWaitMs: SANDBOX_EXIT_WAIT_MS });
   }
 }
 

@@ -11,7 +11,7 @@ export function mainHelp(version: string): string {
 Usage:
   ${BIN} serve [--host 127.0.0.1] [--port 7337] [--config FILE]   the daemon: MCP Streamable HTTP at /mcp
   ${BIN} stdio [--connect URL] [--config FILE]                      MCP over stdio (embedded, or bridged to a daemon)
-  ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB] [--progress]   run code once, print the result JSON
+  ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB] [--progress] [--count-tokens]   run code once, print the result JSON
   ${BIN} import-catalog FILE [--catalog-dir DIR]                    import the seed's full_catalog.json as catalog files
   ${BIN} status [--url URL] [--token TOKEN] [--json]                a running daemon's health, pools, memory, agents and upstreams
   ${BIN} --help | --version
@@ -45,7 +45,7 @@ Command options:
   --connect URL      bridge to the daemon's Streamable HTTP endpoint instead of embedding one
   -h, --help         this help
 `,
-  exec: `Usage: ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB] [--progress] [options]
+  exec: `Usage: ${BIN} exec [FILE|-] [--language js|ts|python] [--timeout S] [--memory MB] [--progress] [--count-tokens] [options]
 
 Runs code once in the sandbox and prints the execute_code result JSON on stdout.
 The code is read from FILE, or from stdin when FILE is "-" or absent. The language defaults from
@@ -58,6 +58,7 @@ Command options:
   -t, --timeout S    wall-clock limit, seconds (default limits.defaultTimeoutSeconds, at most limits.maxTimeoutSeconds)
   -m, --memory MB    memory limit, MiB (default limits.defaultMemoryMb, at most limits.maxMemoryMb)
   -p, --progress     write each output line to stderr as the code prints it (the JSON still comes at the end)
+  --count-tokens     count context_savings with the tokenizer (loading it takes about 0.5 s); else estimated (characters / 4)
   -h, --help         this help
 `,
   'import-catalog': `Usage: ${BIN} import-catalog FILE [--catalog-dir DIR] [options]

@@ -14,10 +14,11 @@ import type { ConfigWatch } from '../config/load-config.js';
 import { watchUpstreamConfig } from '../upstream/config-reload.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { commandFor, installKind } from '../util/install-kind.js';
+import { cancelTokenizerLoad } from '../util/tokens.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT_FAILED, EXIT_OK, commandConfig, write } from './cli-io.js';
+import { EXIT_FAILED, EXIT_OK, SANDBOX_EXIT_WAIT_MS, commandConfig, write } from './cli-io.js';
 import { createCliLogger } from './log-format.js';
 import { nextStopSignal } from './signals.js';
 
@@ -87,6 +88,8 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     if (portFile !== undefined) await writeFileAtomic(path.resolve(io.cwd, portFile), `${info.port}\n`);
 
     const signal = await stop.signal;
+    // A tokenizer load not yet begun (util/tokens.ts) would only delay the exit.
+    cancelTokenizerLoad();
     const drainMs = serverSettings(config).drainSeconds * 1000;
     logger.info({ signal, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');
     await daemon.shutdown(drainMs);
@@ -95,7 +98,7 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     await configWatch?.close();
     await daemon.shutdown(0);
     await python.close();
-    await coordinator.close();
+    await coordinator.close({ sandboxExitWaitMs: SANDBOX_EXIT_WAIT_MS });
     stop.dispose();
     logger.info('stopped');
   }

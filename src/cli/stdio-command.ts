@@ -3,19 +3,14 @@
 // a running daemon. Nothing but protocol is written to stdout.
 
 import { randomUUID } from 'node:crypto';
-import type { Writable } from 'node:stream';
 import { serverSettings } from '../config/defaults.js';
 import { createLogger } from '../util/logger.js';
+import { cancelTokenizerLoad } from '../util/tokens.js';
 import type { ParsedCommand } from './args.js';
 import { UsageError } from './args.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT_OK, commandConfig } from './cli-io.js';
+import { EXIT_OK, SANDBOX_EXIT_WAIT_MS, commandConfig, flushed } from './cli-io.js';
 import { nextStopSignal } from './signals.js';
-
-/** Resolves once what the protocol wrote so far has been handed to stdout. */
-async function flushed(stdout: Writable): Promise<void> {
-  await new Promise<void>((resolve) => stdout.write('', () => resolve()));
-}
 
 export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<number> {
   if (parsed.positionals.length > 0) throw new UsageError(`stdio takes no arguments; got ${parsed.positionals.join(' ')}`, 'stdio');
@@ -65,6 +60,8 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     configWatch = await watchUpstreamConfig(loadOptions, config, coordinator.upstream, logger);
     logger.info({ session: session.info.sessionId }, 'serving MCP on stdio');
     const why = await Promise.race([clientGone, stop.signal]);
+    // A tokenizer load not yet begun (util/tokens.ts) would only delay the exit.
+    cancelTokenizerLoad();
     // End of input is how a stdio client says it has nothing more to ask; answer what it asked
     // (as a signal does, within the drain bound), then stop.
     logger.info({ reason: why, in_flight: coordinator.services.recorder.inFlight }, 'shutting down');
@@ -79,7 +76,7 @@ export async function stdioCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
     await configWatch?.close();
     await front.close();
     await session.close();
-    await coordinator.close();
+    await coordinator.close({ sandboxExitWaitMs: SANDBOX_EXIT_WAIT_MS });
     stop.dispose();
   }
 }

@@ -16,9 +16,13 @@ export type ErrorType =
   | GuestErrorName // the daemon's names (workers/kit/guest-errors.ts): TimeoutError, PermissionError, ...
   | (string & {}); // guest errors keep their own class name
 
+/** Smallest memory_mb accepted, MiB: below it a sandbox cannot even start. */
+export const MIN_MEMORY_MB = 16;
+
 export interface ExecutionRequest {
   code: string;
-  language: Language;
+  /** Omitted: the executor detects it from the code (call-language.ts), as execute_code's callers mostly leave it out. */
+  language?: Language;
   /** Globals for the guest; must be JSON data. */
   contextVars?: Record<string, unknown>;
   timeoutSeconds: number;
@@ -55,7 +59,7 @@ export interface ExecutionResult {
   preview?: ResultPreview;
   output_file?: string;
   context_savings?: ContextSavings;
-  /** The language the code ran as (execute_code sets it: it may have been detected). */
+  /** The language the code ran as (it may have been detected); absent only when the request was refused before one was known. */
   language?: Language;
   /** How long the call waited for a sandbox (a Python interpreter) to start, ms; not in execution_time_ms nor timeout_seconds. */
   sandbox_start_wait_ms?: number;

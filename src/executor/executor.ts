@@ -1,6 +1,9 @@
-// The executor: checks a request, hands it to the sandbox pool of its language, routes the
-// guest's host calls to the HostApi, and shapes the outcome into execute_code's result (output
-// budget, spill file, token accounting). It never throws for anything a guest or caller does.
+// The executor owns a call from its code to its result: it checks the request, decides its
+// language when the caller names none (call-language.ts), hands it to the sandbox pool of that
+// language, routes the guest's host calls to the HostApi, and shapes the outcome into
+// execute_code's result (output budget, spill file, token accounting, the language and a syntax
+// error's hint). The MCP tool and the exec command only adapt it. It never throws for anything a
+// guest or caller does.
 
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -14,8 +17,10 @@ import type { Logger } from '../util/logger.js';
 import { TokenLedger } from '../util/tokens.js';
 import type { TokenCount } from '../util/tokens.js';
 import type { HostLinkServer } from './host-link-server.js';
-import { cutResult } from './result-budget.js';
+import { applyBudget } from './result-budget.js';
 import type { WorkspaceStore } from '../workspace/index.js';
+import { CallLanguage } from './call-language.js';
+import type { SyntaxVerdict } from './call-language.js';
 import type {
   CallIdentity,
   ExecuteOptions,
@@ -26,8 +31,9 @@ import type {
   ExecutorStats,
   HostApi,
   HostCallContext,
+  Language,
 } from './executor-types.js';
-import { maxHostArgChars } from './executor-types.js';
+import { maxHostArgChars, MIN_MEMORY_MB } from './executor-types.js';
 import { spillWhole } from './host-api.js';
 import { agentLimits, clusterLimit } from './admission.js';
 import { LOCAL_GATE } from './call-gate.js';
@@ -87,6 +93,7 @@ export class PooledExecutor implements Executor {
   /** Host folders whose names must never reach a guest in an error message, longest first. */
   readonly #hostRoots: string[];
   readonly #link: HostLinkServer | undefined;
+  readonly #language: CallLanguage;
   #completed = 0;
   #failed = 0;
   #closed = false;
@@ -104,6 +111,11 @@ export class PooledExecutor implements Executor {
     this.#link = options.hostLink || undefined;
     const shares = (slots: number) => (agent: string): AgentLimits => agentLimits(options.config, agent, slots);
     this.#pools = new RuntimePools({ config: options.config, runtimes: options.runtimes ?? RUNTIMES, log: this.#log, shares, tuning: options.pool ?? {}, ...(this.#link ? { hostLink: this.#link } : {}) });
+    this.#language = new CallLanguage({
+      run: (request, identity) => this.#run(request, identity),
+      defaultLanguage: options.config.limits.defaultLanguage,
+      enabled: this.#pools.languages(true),
+    });
   }
 
   /** Starts each pool as its row says (JavaScript awaited: no cold start; Python in the background, on demand: nothing yet). */
@@ -111,7 +123,24 @@ export class PooledExecutor implements Executor {
     return this.#pools.start();
   }
 
+  /** Runs one call: its language detected when the request names none, the result named with it. */
   async execute(request: ExecutionRequest, identity: CallIdentity, options: ExecuteOptions = {}): Promise<ExecutionResult> {
+    // The code is checked before detection parses it.
+    const problem = codeProblem(request.code, this.#config.limits.maxCodeBytes);
+    if (problem) return this.#finish(performance.now(), failure('ValidationError', problem), identity, NO_TOKENS);
+    const names = typeof request.contextVars === 'object' && request.contextVars !== null ? Object.keys(request.contextVars) : [];
+    // Detection's time (a CPython check may wait for the Python pool) is not the call's.
+    const language = request.language ?? (await this.#language.detect(request.code, names, identity.agent));
+    const result = await this.#run({ ...request, language }, identity, options);
+    return this.#pools.find(language).row ? this.#language.named(result, request.code, language, identity.agent) : result;
+  }
+
+  /** `language`'s own parser on `code` (Python: CPython's ast.parse), as `agent` with no powers (call-language.ts). */
+  checkSyntax(language: string, code: string, agent?: string): Promise<SyntaxVerdict> {
+    return this.#language.checkSyntax(language, code, agent);
+  }
+
+  async #run(request: ExecutionRequest & { language: Language }, identity: CallIdentity, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     const started = performance.now();
     // context_vars are packed once, as this language's sandbox takes them, their size checked on the way.
     const context = this.#validate(request);
@@ -228,8 +257,9 @@ export class PooledExecutor implements Executor {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#pools.close();
-    await this.#link?.close();
+    // The link's folder goes at once, not after the processes' exit: a command that exits without
+    // waiting for them (daemon.ts CloseOptions) leaves nothing behind in the temporary folder.
+    await Promise.all([this.#pools.close(), this.#link?.close()]);
   }
 
   /** The agent's slot in a cluster-wide limit, when one is configured for it. */
@@ -239,10 +269,8 @@ export class PooledExecutor implements Executor {
   }
 
   /** The error text of an invalid request; else its context_vars as the sandbox gets them (context-vars.ts). */
-  #validate(r: ExecutionRequest): string | ContextFields {
+  #validate(r: ExecutionRequest & { language: Language }): string | ContextFields {
     const { limits } = this.#config;
-    if (typeof r.code !== 'string') return 'code must be a string';
-    if (Buffer.byteLength(r.code) > limits.maxCodeBytes) return `code is ${Buffer.byteLength(r.code)} bytes; the limit is ${limits.maxCodeBytes}`;
     const { row } = this.#pools.find(r.language);
     if (!row) {
       return `language must be ${orList(this.#pools.languages().map((l) => JSON.stringify(l)))}, got ${JSON.stringify(r.language)}`;
@@ -250,8 +278,8 @@ export class PooledExecutor implements Executor {
     if (typeof r.timeoutSeconds !== 'number' || !(r.timeoutSeconds > 0) || r.timeoutSeconds > limits.maxTimeoutSeconds) {
       return `timeout_seconds must be a number greater than 0 and at most ${limits.maxTimeoutSeconds}`;
     }
-    if (!Number.isInteger(r.memoryMb) || r.memoryMb < 16 || r.memoryMb > limits.maxMemoryMb) {
-      return `memory_mb must be an integer between 16 and ${limits.maxMemoryMb}`;
+    if (!Number.isInteger(r.memoryMb) || r.memoryMb < MIN_MEMORY_MB || r.memoryMb > limits.maxMemoryMb) {
+      return `memory_mb must be an integer between ${MIN_MEMORY_MB} and ${limits.maxMemoryMb}`;
     }
     if (r.contextVars !== undefined) {
       if (r.contextVars === null || typeof r.contextVars !== 'object' || Array.isArray(r.contextVars)) return 'context_vars must be an object mapping names to JSON values';
@@ -291,7 +319,14 @@ export class PooledExecutor implements Executor {
       result.output = [...result.output, `[${outcome.outputDropped} more output lines were dropped: the per-call output limit was reached]`];
       result.truncated = true;
     }
-    await this.#applyBudget(result, identity);
+    await applyBudget(result, this.#config.limits.maxOutputChars, async (whole) => {
+      try {
+        return await spillWhole(this.#workspace, identity, whole);
+      } catch (err) {
+        this.#log.warn({ code: 'OUTPUT_SPILL_FAILED', err: (err as Error).message }, 'could not write the full output to the workspace');
+        return undefined;
+      }
+    });
     if (this.#countTokens) {
       const tokensOut = addCount({ tokens: 0, estimated: false }, this.#countTokens({ result: result.result, output: result.output }));
       result.context_savings = this.#ledger.add(tokensIn.tokens, tokensOut.tokens);
@@ -306,40 +341,6 @@ export class PooledExecutor implements Executor {
     else this.#failed++;
     return result;
   }
-
-  /** Cuts result plus output to the configured size; the whole goes to a workspace file. */
-  async #applyBudget(r: ExecutionResult, identity: CallIdentity): Promise<void> {
-    const budget = this.#config.limits.maxOutputChars;
-    const resultJson = JSON.stringify(r.result) ?? 'null';
-    let outputChars = 0;
-    for (const line of r.output) outputChars += line.length;
-    if (resultJson.length + outputChars <= budget) return;
-
-    try {
-      const file = await spillWhole(this.#workspace, identity, { result: r.result, output: r.output });
-      if (file !== undefined) r.output_file = file;
-    } catch (err) {
-      this.#log.warn({ code: 'OUTPUT_SPILL_FAILED', err: (err as Error).message }, 'could not write the full output to the workspace');
-    }
-    const resultShare = outputChars === 0 ? budget : Math.floor(budget * 0.75);
-    const cut = cutResult(r.result, resultShare, resultJson.length);
-    if (cut) {
-      r.result = cut.result;
-      r.preview = cut.preview;
-    }
-    let left = budget - Math.min(resultJson.length, resultShare);
-    const kept: string[] = [];
-    for (const line of r.output) {
-      if (left <= 0) break;
-      kept.push(line.length > left ? `${line.slice(0, left)}...` : line);
-      left -= line.length;
-    }
-    if (kept.length < r.output.length || left < 0) {
-      kept.push(`[output truncated: ${r.output.length} lines, ${outputChars} characters in all${r.output_file ? `; see ${r.output_file}` : ''}]`);
-    }
-    r.output = kept;
-    r.truncated = true;
-  }
 }
 
 /** Replaces the known host folders, exactly (spaces and all), before any pattern is tried. */
@@ -351,7 +352,18 @@ function scrub(message: string, roots: readonly string[]): string {
 
 const NO_TOKENS: TokenCount = Object.freeze({ tokens: 0, estimated: false });
 
-/** Adds a counter's figure (a number, or a TokenCount that may be estimated) to a running total. */
+/**
+ * What is wrong with `code` as a call's code (a string within limits.maxCodeBytes), or undefined.
+ * The MCP tool refuses with the same words before a call starts.
+ */
+export function codeProblem(code: unknown, maxCodeBytes: number): string | undefined {
+  if (typeof code !== 'string') return 'code must be a string';
+  const bytes = Buffer.byteLength(code, 'utf8');
+  if (bytes <= maxCodeBytes) return undefined;
+  return `code is ${bytes} bytes, over the ${maxCodeBytes}-byte limit (limits.maxCodeBytes); put large data in a workspace file (write_workspace_file) and read it with read_file()`;
+}
+
+/** An outcome the executor decides itself (a refused request). */
 function failure(type: string, message: string): Outcome {
   return { ok: false, error: { type, message }, output: [] };
 }

@@ -15,7 +15,7 @@ export function pythonSnapshotDir(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir ?? packageRoot(), '.cache', 'python');
 }
 
-/** What tests and one-shot commands change: the standby policy and how long a call may wait for a start. */
+/** What tests and the exec command change: the standby policy and how long a call may wait for a start. */
 export interface PythonPoolTuning {
   pythonStandby?: 'always' | 'on-swap' | 'never';
   startWaitMs?: number;

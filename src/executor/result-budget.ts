@@ -130,3 +130,45 @@ function cutRecord(record: Record<string, unknown>, room: number): { out: Record
   }
   return { out, kept, total: keys.length, chars: used };
 }
+
+/** The parts of a result the budget cuts (execute_code's result shape). */
+export interface Budgeted {
+  result: unknown;
+  output: string[];
+  truncated?: boolean;
+  preview?: ResultPreview;
+  output_file?: string;
+}
+
+/**
+ * Cuts `r`'s result plus output to `budget` characters, in place: the result keeps its type
+ * (with `preview`), output lines are kept from the first, and `spill` saves the whole first,
+ * naming the file it wrote (undefined: it may not write one).
+ */
+export async function applyBudget(r: Budgeted, budget: number, spill: (whole: { result: unknown; output: string[] }) => Promise<string | undefined>): Promise<void> {
+  const resultJson = JSON.stringify(r.result) ?? 'null';
+  let outputChars = 0;
+  for (const line of r.output) outputChars += line.length;
+  if (resultJson.length + outputChars <= budget) return;
+
+  const file = await spill({ result: r.result, output: r.output });
+  if (file !== undefined) r.output_file = file;
+  const resultShare = outputChars === 0 ? budget : Math.floor(budget * 0.75);
+  const cut = cutResult(r.result, resultShare, resultJson.length);
+  if (cut) {
+    r.result = cut.result;
+    r.preview = cut.preview;
+  }
+  let left = budget - Math.min(resultJson.length, resultShare);
+  const kept: string[] = [];
+  for (const line of r.output) {
+    if (left <= 0) break;
+    kept.push(line.length > left ? `${line.slice(0, left)}...` : line);
+    left -= line.length;
+  }
+  if (kept.length < r.output.length || left < 0) {
+    kept.push(`[output truncated: ${r.output.length} lines, ${outputChars} characters in all${r.output_file ? `; see ${r.output_file}` : ''}]`);
+  }
+  r.output = kept;
+  r.truncated = true;
+}

@@ -19,7 +19,7 @@ import { pythonPoolOptions } from './python-pool.js';
 import type { PythonPoolTuning } from './python-pool.js';
 import { workerScript } from './sandbox-launch.js';
 
-/** What tests, the bench and one-shot commands tune of the pools (ExecutorOptions.pool). */
+/** What tests, the bench and the exec command tune of the pools (ExecutorOptions.pool). */
 export type { RuntimePoolPlan } from './pool-types.js';
 
 export type RuntimeTuning = JsPoolTuning & PythonPoolTuning & { jsOnDemand?: boolean };
@@ -46,8 +46,12 @@ export interface RuntimeRow extends LanguageRow {
   readonly contextStrings?: boolean;
   /** The pool's size and start policy, or undefined when the config disables the runtime. */
   pool(config: Config, tuning: RuntimeTuning): RuntimePoolPlan | undefined;
-  /** What the one-shot `exec` command sets of sandbox.*: one process of the language it runs, none of the others it can do without. */
-  oneShot(used: boolean): Partial<Config['sandbox']>;
+  /**
+   * A command that runs a single call (exec): one process of this runtime, what that sets of
+   * sandbox.* and of the pools' tuning. `expected`: the call is expected in this runtime, which then
+   * starts with the executor; otherwise a process starts only if the call turns out to need one.
+   */
+  singleCall(expected: boolean): { sandbox: Partial<Config['sandbox']>; tuning: RuntimeTuning };
   /** The log code of a pool of this runtime that failed to start (one of the closed LOG_CODES). */
   readonly poolFailedCode: LogCode;
 }
@@ -70,7 +74,7 @@ export const JAVASCRIPT_RUNTIME: RuntimeRow = {
       ...(tuning.jsOnDemand ? { lazy: true } : {}),
     };
   },
-  oneShot: () => ({ processes: 1, threadsPerProcess: 1 }),
+  singleCall: (expected) => ({ sandbox: { processes: 1, threadsPerProcess: 1 }, tuning: expected ? {} : { jsOnDemand: true } }),
   poolFailedCode: 'JS_POOL_FAILED',
 };
 
@@ -88,7 +92,9 @@ export const PYTHON_RUNTIME: RuntimeRow = {
   toolNamesUpFront: true,
   contextStrings: true,
   pool: (config, tuning) => (config.sandbox.pythonProcesses > 0 ? pythonPoolOptions(config, tuning) : undefined),
-  oneShot: (used) => ({ pythonProcesses: used ? 1 : 0, pythonWarm: false }),
+  // One interpreter whatever sandbox.pythonProcesses says (exec ran Python so before); expected:
+  // started at once, without the standby interpreter that only a second agent would need.
+  singleCall: (expected) => ({ sandbox: { pythonProcesses: 1, pythonWarm: expected }, tuning: expected ? { pythonStandby: 'never' } : {} }),
   poolFailedCode: 'PYTHON_POOL_FAILED',
 };
 
@@ -106,7 +112,7 @@ export function runtimeFor(language: string, runtimes: readonly RuntimeRow[] = R
 }
 
 /** The request that runs `row`'s parse check on `code` (see RuntimeRow.parseCheck). */
-export function parseCheckRequest(row: RuntimeRow, code: string, timeoutSeconds: number): ExecutionRequest {
+export function parseCheckRequest(row: RuntimeRow, code: string, timeoutSeconds: number): ExecutionRequest & { language: Language } {
   return { code: row.parseCheck ?? '', language: (row.languages[0] ?? '') as Language, contextVars: { src: code }, timeoutSeconds, memoryMb: 256 };
 }
 

@@ -1,10 +1,10 @@
 // The skill store: `skills/NAME/` folders saved atomically, validated, hot-reloaded and indexed in
 // memory (metadata; code from disk or a byte-bounded LRU), plus the compiled module form
 // import_skill evaluates. Each agent's skills count against its share (skill-quota.ts), and a
-// skill's imports are pinned when it is saved (skill-pins.ts). Before `start()` (one-shot CLI
-// use) every call reads the disk; after it, an index kept fresh by a watcher answers, and the disk
-// is consulted only for names the index has not seen yet. Every call may name its caller: then
-// ownership applies (skill-access.ts); without one (the daemon itself), everything is reachable.
+// skill's imports are pinned when it is saved (skill-pins.ts). An index kept fresh by a watcher
+// answers (the first call starts the store if `start()` was not called), and the disk is consulted
+// only for names the index has not seen yet. Every call may name its caller: then ownership
+// applies (skill-access.ts); without one (the daemon itself), everything is reachable.
 
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -81,7 +81,7 @@ export class SkillStore implements SkillRepository {
     return this.#dir;
   }
 
-  /** Loads every skill and watches the folder; hand edits are then picked up within a second. */
+  /** Loads every skill and watches the folder; hand edits are then picked up within a second. Every call awaits it (STORE_CLOSED once closed). */
   start(): Promise<void> {
     if (this.#isClosed()) return Promise.reject(SkillError.closed());
     this.#starting ??= this.#start();
@@ -134,7 +134,7 @@ export class SkillStore implements SkillRepository {
    * A caller can replace only its own skills (a name held by another agent is refused, NOT_OWNER).
    */
   async save(input: SaveSkillInput, caller?: SkillCaller): Promise<SaveSkillResult> {
-    this.#assertOpen();
+    await this.start();
     const { name, code, language, description, body, shared } = validateSaveInput(input, this.#maxCodeBytes);
     return this.#locks.run(name, async () => {
       // Ownership first: a name held by another agent is refused whatever the code says.
@@ -146,7 +146,7 @@ export class SkillStore implements SkillRepository {
       const codeFile = CODE_FILES[language];
       const hash = hashCode(code);
       const analysis = await analyzeForSave(this.#compiler, { name, language, code, hash, syntaxChecked: input.syntaxChecked === true, agent: caller?.agent }, codeFile);
-      caseClash(name, await this.#knownNames(), (other) => this.#index.get(other), caller);
+      caseClash(name, this.#knownNames(), (other) => this.#index.get(other), caller);
       const previous = existing?.state === 'valid' ? existing.record.metadata.created : undefined;
       const now = this.#now().toISOString();
       const finalDescription = description ?? defaultDescription(analysis.docs);
@@ -154,7 +154,6 @@ export class SkillStore implements SkillRepository {
       const pins = await pinImports({ name, language, imports: analysis.imports, visibility: fields.visibility }, caller, async (dependency) => this.#index.get(dependency) ?? (await this.#refresh(dependency, 'disk')));
       const markdown = renderSkillMarkdown({ ...fields, imports: pins }, body ?? renderSkillBody(name, finalDescription, language, analysis.docs));
       const bytes = Buffer.byteLength(code, 'utf8') + Buffer.byteLength(markdown, 'utf8');
-      if (caller !== undefined && this.#state !== 'started') await this.#scan(name);
       const release = fields.author !== undefined ? this.#index.quota.reserve(fields.author, name, bytes) : () => undefined;
       try {
         const files = [{ name: codeFile, content: code }, { name: SKILL_MD, content: markdown }];
@@ -178,15 +177,14 @@ export class SkillStore implements SkillRepository {
 
   /** Every valid skill the caller may see, by name. */
   async list(caller?: SkillCaller): Promise<SkillList> {
-    this.#assertOpen();
-    if (this.#state !== 'started') await this.#scan();
+    await this.start();
     const skills = this.#index.summaries(caller);
     return { count: skills.length, skills };
   }
 
   /** Deletes a skill the caller owns; another agent's is NOT_OWNER (or SKILL_NOT_FOUND when private). */
   async delete(name: string, caller?: SkillCaller): Promise<{ success: true }> {
-    this.#assertOpen();
+    await this.start();
     assertSkillName(name);
     const removed = await this.#locks.run(name, async () => {
       const existing = await this.#currentEntry(name);
@@ -281,10 +279,10 @@ export class SkillStore implements SkillRepository {
   }
 
   async #lookup(name: string, caller: SkillCaller | undefined): Promise<SkillRecord> {
-    this.#assertOpen();
+    await this.start();
     assertSkillName(name);
-    let entry = this.#state === 'started' ? this.#index.get(name) : undefined;
-    // Not started, or a name the watcher has not reported yet (another process just saved it).
+    let entry = this.#index.get(name);
+    // A name the watcher has not reported yet (another process just saved it).
     entry ??= (await this.#locks.run(name, () => this.#refresh(name, 'disk'))) ?? undefined;
     const owner = entry ? ownerOf(entry) : undefined;
     if (!entry || !callerSees(caller, owner?.author, owner?.visibility)) throw await this.#notFound(name, caller);
@@ -335,15 +333,14 @@ export class SkillStore implements SkillRepository {
   }
 
   /** Reads every folder; drops index entries whose folder is gone. */
-  /** `held`: a name whose lock the caller holds (a save counting its agent's share), read without it. */
-  async #scan(held?: string): Promise<void> {
+  async #scan(): Promise<void> {
     const names = await skillFolderNames(this.#dir);
     for (const known of this.#index.names()) if (!names.includes(known)) this.#index.set(known, null, 'disk');
     let next = 0;
     const worker = async (): Promise<void> => {
       for (let i = next++; i < names.length; i = next++) {
         const name = names[i];
-        if (name !== undefined) await (name === held ? this.#refresh(name, 'disk') : this.#locks.run(name, () => this.#refresh(name, 'disk')));
+        if (name !== undefined) await this.#locks.run(name, () => this.#refresh(name, 'disk'));
       }
     };
     await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, names.length) }, worker));
@@ -362,21 +359,20 @@ export class SkillStore implements SkillRepository {
     }
   }
 
-  async #knownNames(): Promise<string[]> {
-    return this.#state === 'started' ? this.#index.names() : skillFolderNames(this.#dir);
+  #knownNames(): string[] {
+    return this.#index.names();
   }
 
-  /** The skill now under `name` (index when started, else disk); the caller holds the name's lock. */
+  /** The skill now under `name` (index, else disk); the caller holds the name's lock. */
   async #currentEntry(name: string): Promise<IndexEntry | null> {
     const indexed = this.#index.get(name);
-    if (this.#state === 'started' && indexed) return indexed;
+    if (indexed) return indexed;
     return this.#refresh(name, 'disk');
   }
 
   /** Names close to `name` that the caller may see: suggestions never reveal a private skill. */
-  async #visibleNames(caller: SkillCaller | undefined): Promise<string[]> {
+  #visibleNames(caller: SkillCaller | undefined): string[] {
     if (caller?.agentsConfigured !== true) return this.#knownNames();
-    if (this.#state !== 'started') await this.#scan();
     return [...this.#index.entries()].flatMap((entry) => {
       const owner = ownerOf(entry);
       return callerSees(caller, owner.author, owner.visibility) ? [entry.state === 'valid' ? entry.record.name : entry.name] : [];
@@ -384,13 +380,9 @@ export class SkillStore implements SkillRepository {
   }
 
   async #notFound(name: string, caller?: SkillCaller): Promise<SkillError> {
-    const suggestions = suggestNames(name, await this.#visibleNames(caller).catch(() => []));
+    const suggestions = suggestNames(name, this.#visibleNames(caller));
     const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?` : '';
     return new SkillError('SKILL_NOT_FOUND', `Skill "${name}" not found.${hint} Call list_skills to see the saved skills.`, { suggestions });
-  }
-
-  #assertOpen(): void {
-    if (this.#isClosed()) throw SkillError.closed();
   }
 
   #isClosed(): boolean {

@@ -199,16 +199,21 @@ export function measureTokens(value: unknown, budget?: CountBudget): TokenCount 
   return measure(value, budget, true);
 }
 
+/** {@link measureTokens} without ever loading the tokenizer: the length guess, marked estimated, until something else loaded it (exec, which exits before a load would pay off). */
+export function estimateTokens(value: unknown, budget?: CountBudget): TokenCount {
+  return measure(value, budget, false);
+}
+
 /** After the first count, how long the daemon waits before it loads the tokenizer, ms (off that call's path). */
 export const TOKENIZER_LOAD_DELAY_MS = 50;
 let loadScheduled = false;
+let loadTimer: NodeJS.Timeout | undefined;
 
 /**
  * {@link measureTokens} for the daemon: it never loads the tokenizer inside a call (about 1 s of
  * the coordinator's time, which would land in that call's execution_time_ms). Until the tables
  * are loaded, figures are the length guess, marked estimated; the first count schedules the load
- * TOKENIZER_LOAD_DELAY_MS later, after that call's answer has gone (a one-shot `exec` exits first
- * and never pays it).
+ * TOKENIZER_LOAD_DELAY_MS later, after that call's answer has gone.
  */
 export function measureTokensWhenLoaded(value: unknown, budget?: CountBudget): TokenCount {
   prepareTokenizer();
@@ -223,7 +228,16 @@ export function measureTokensWhenLoaded(value: unknown, budget?: CountBudget): T
 export function prepareTokenizer(): void {
   if (tokenizer !== undefined || loadScheduled) return;
   loadScheduled = true;
-  setTimeout(() => loadTokenizer(), TOKENIZER_LOAD_DELAY_MS).unref();
+  loadTimer = setTimeout(() => loadTokenizer(), TOKENIZER_LOAD_DELAY_MS).unref();
+}
+
+/**
+ * Drops a scheduled load that has not started, and schedules none after: a process that is
+ * stopping would only see its exit delayed by it (about 1 s on the event loop).
+ */
+export function cancelTokenizerLoad(): void {
+  loadScheduled = true;
+  clearTimeout(loadTimer);
 }
 
 function measure(value: unknown, budget: CountBudget | undefined, load: boolean): TokenCount {

@@ -43,8 +43,8 @@ describe('exec', () => {
     expect(JSON.parse(stdout)).toMatchObject({ success: true, result: { sum: 3 }, output: ['hello'] });
   });
 
-  it('counts context_savings with the tokenizer, not the estimate (one call: nothing waits on the load)', async () => {
-    const { code, stdout } = await runCli(['exec', '-'], home.env, 'return "a".repeat(4000)');
+  it('--count-tokens counts context_savings with the tokenizer, not the estimate', async () => {
+    const { code, stdout } = await runCli(['exec', '-', '--count-tokens'], home.env, 'return "a".repeat(4000)');
     expect(code).toBe(0);
     const printed = JSON.parse(stdout) as { result: string; output: string[]; context_savings: { tokens_out: number } };
     // The estimate alone (characters / 4) says about 1,000 (what exec printed before); counted, about half.

@@ -27,7 +27,7 @@ const ECHO_RUNTIME: RuntimeRow = {
   // A runtime's pool failure is logged under a code of the closed LOG_CODES (src/util/errors.ts); the test build borrows one.
   poolFailedCode: 'JS_POOL_FAILED',
   pool: (config) => ({ process: { threads: 1, maxMemoryMb: config.limits.maxMemoryMb, memoryPollMs: 20 }, count: 1, slots: 1, lazy: true }),
-  oneShot: () => ({}),
+  singleCall: () => ({ sandbox: {}, tuning: {} }),
   aliases: {},
   extensions: { '.echo': 'echo' },
   skills: { codeFiles: { echo: 'index.echo' }, format: 'python-source', usage: (name) => [`echo ${name}`], importsOnly: 'echo skills import nothing' },

@@ -1,15 +1,15 @@
-// execute_code: hands the code to the executor with the caller's identity, limits capped by the
-// configuration, the request's abort signal (notifications/cancelled, client disconnect, session
-// end) and, when the client asked for progress, a reporter that streams output lines.
+// execute_code: an adapter. It hands the code to the executor, which owns the call (its language,
+// the run, the result's shape), with the caller's identity, limits capped by the configuration,
+// the request's abort signal (notifications/cancelled, client disconnect, session end) and, when
+// the client asked for progress, a reporter that streams output lines; the result is tokenized
+// on its way out when pii.auto is on.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { serverSettings } from '../../config/defaults.js';
-import { DAEMON_AGENT_NAME } from '../../config/identities.js';
-import { detectLanguage, otherLanguageHint } from '../../executor/detect-language.js';
-import { parseCheckRequest, PYTHON_RUNTIME } from '../../executor/runtimes.js';
-import type { DetectOptions } from '../../executor/detect-language.js';
-import type { CallIdentity, ExecutionResult, Executor, Language } from '../../executor/executor-types.js';
+import { codeProblem } from '../../executor/executor.js';
+import { MIN_MEMORY_MB } from '../../executor/executor-types.js';
+import type { ExecutionResult, Language } from '../../executor/executor-types.js';
 import { defineTool, plain } from '../define-tool.js';
 import type { Plain, ToolContext, ToolExtra, ToolResponse } from '../define-tool.js';
 import type { CallOutcome } from '../call-outcome.js';
@@ -28,8 +28,6 @@ export const SANDBOX_GLOBALS = SANDBOX_API.filter((x) => x.catalog && x.name !==
   .join(', ');
 
 export const LANGUAGES = ['javascript', 'typescript', 'python'] as const satisfies readonly Language[];
-/** Smallest memory_mb accepted, MiB: below it a sandbox cannot even start. */
-export const MIN_MEMORY_MB = 16;
 
 const OUTCOME_BY_ERROR_TYPE: Partial<Record<string, CallOutcome>> = {
   TimeoutError: 'timeout',
@@ -107,13 +105,9 @@ interface ExecuteInput {
 async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra): Promise<ToolResponse<Plain<ExecutionResult>>> {
   const { services, session } = ctx;
   const { limits } = services.config;
-  const codeBytes = Buffer.byteLength(input.code, 'utf8');
-  if (codeBytes > limits.maxCodeBytes) {
-    throw new DaemonError(
-      'CODE_TOO_LARGE',
-      `code is ${codeBytes} bytes, over the ${limits.maxCodeBytes}-byte limit (limits.maxCodeBytes); put large data in a workspace file (write_workspace_file) and read it with read_file()`,
-    );
-  }
+  // Refused before a progress reporter or the executor is involved, in the executor's words.
+  const problem = codeProblem(input.code, limits.maxCodeBytes);
+  if (problem) throw new DaemonError('CODE_TOO_LARGE', problem);
 
   const signal = AbortSignal.any([extra.signal, session.signal]);
   const token = extra._meta?.progressToken;
@@ -128,15 +122,13 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
           now: services.now,
           transformLine: (line) => services.boundary.outgoingText(line, session),
         });
-  const detect = detectOptions(services.config.limits.defaultLanguage, services.config.sandbox.pythonProcesses > 0, services.executor, session.agent.name);
-  const language = (input.language as Language | undefined) ?? (await detectLanguage(input.code, { ...detect, names: Object.keys(input.context_vars ?? {}) })).language;
   reporter?.start();
   let result: ExecutionResult;
   try {
     result = await services.executor.execute(
       {
         code: input.code,
-        language,
+        ...(input.language !== undefined ? { language: input.language as Language } : {}),
         ...(input.context_vars ? { contextVars: input.context_vars } : {}),
         timeoutSeconds: input.timeout_seconds,
         memoryMb: input.memory_mb,
@@ -153,8 +145,7 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
     await reporter?.stop();
   }
 
-  result = await withLanguage(result, input.code, language, detect);
-  services.recorder.recordLanguage(result.language ?? language, result.success);
+  if (result.language) services.recorder.recordLanguage(result.language, result.success);
   const outgoing = services.boundary.active ? await protect(result, ctx) : result;
   const outcome: CallOutcome = result.success ? 'ok' : (OUTCOME_BY_ERROR_TYPE[result.error_type ?? ''] ?? 'error');
   return {
@@ -163,41 +154,6 @@ async function runCode(ctx: ToolContext, input: ExecuteInput, extra: ToolExtra):
     outcome,
     ...(result.error_type ? { errorCode: result.error_type } : {}),
   };
-}
-
-/** The parse checks of language detection: no workspace, skills, tools or network. */
-const CHECKER_IDENTITY: CallIdentity = {
-  agent: DAEMON_AGENT_NAME,
-  sessionId: 'daemon-language-checks',
-  workspaceNamespace: '',
-  permissions: { workspace: 'none', skills: 'none', tools: [], net: [] },
-};
-
-/**
- * How execute_code (and the exec command) detect a language: CPython's ast.parse in the Python pool
- * confirms Python. With `agent`, the check runs as that agent (with no powers), as skill checks do:
- * in the agent's own share of the Python pool, taking turns with other agents' calls and checks, in
- * an interpreter bound to the agent (whose Python call is likely next). Under one identity of its
- * own, every agent's checks waited in one queue, and one agent's flood of long code delayed all.
- */
-export function detectOptions(defaultLanguage: Language, python: boolean, executor: Executor, agent?: string): DetectOptions {
-  const identity = agent === undefined ? CHECKER_IDENTITY : { ...CHECKER_IDENTITY, agent, sessionId: `daemon-language-checks-${agent}` };
-  return {
-    python,
-    defaultLanguage,
-    ...(agent === undefined ? {} : { agent }),
-    checkPython: async (code) => {
-      const r = await executor.execute(parseCheckRequest(PYTHON_RUNTIME, code, 30), identity);
-      return r.success ? ((r.result as { line: number; message: string } | null) ?? null) : undefined;
-    },
-  };
-}
-
-/** The result names its language; a syntax error that another language accepts says which, and how to ask for it. */
-export async function withLanguage(result: ExecutionResult, code: string, language: Language, detect: DetectOptions): Promise<ExecutionResult> {
-  if (result.success || result.error_type !== 'SyntaxError' || result.error === undefined) return { ...result, language };
-  const hint = await otherLanguageHint(code, language, detect);
-  return hint ? { ...result, error: `${result.error} — ${hint}`, language } : { ...result, language };
 }
 
 /** pii.auto: tokenize every string that goes back to the model. */
