@@ -22,6 +22,8 @@ export interface RunOptions {
   agent?: string;
   memoryMb?: number;
   timeoutMs?: number;
+  /** Sent as is, to whatever thread is free: no recycle first even for another agent (an attack on the worker's own check). */
+  asIs?: boolean;
 }
 
 export class PythonProcess {
@@ -102,7 +104,7 @@ export class PythonProcess {
     for (;;) {
       await this.#recycling;
       await this.workerReady();
-      if ((proc.fits(request.memoryMb) && (this.#boundTo ?? agent) === agent) || this.#exited) break;
+      if (options.asIs || (proc.fits(request.memoryMb) && (this.#boundTo ?? agent) === agent) || this.#exited) break;
       await this.recycle();
     }
     this.#boundTo = agent;
