@@ -12,10 +12,8 @@
 // at the head of its agent's queue starts within ceil(k / S) x D, and with L < S a single flooding
 // agent never holds every slot: another agent starts at once if no third agent holds the rest.
 // For Python, add one recycle (R) per turn: ceil(k / S) x (D + R); an agent no process can serve
-// gets the next idle process (#drain), so R follows at most one D.
-//
-// This fair queue is the only place a call waits: a call leaves it only for a process with a free
-// thread, and a call cancelled or timed out while waiting is answered here, once.
+// gets the next idle process (#drain), so R follows at most one D. This fair queue is the only
+// place a call waits: it leaves only for a free thread; cancelled while waiting, it is answered here.
 
 import { randomUUID } from 'node:crypto';
 import type { ErrorInfo, AbortReason, Outcome, RunRequest } from '../../workers/kit/protocol.js';
@@ -200,10 +198,9 @@ export class SandboxPool {
     return !!this.#policy.pick(agent, this.#procs, this.#memoryOf(agent));
   }
 
-  /** Bound: the agent has a process of its own that will free (its call waits for it, takes no other agent's). */
+  /** Bound: the agent's own process will free (its call waits for it, takes no other agent's). */
   #ownComing(agent: string): boolean {
-    const memoryMb = this.#memoryOf(agent);
-    return this.#procs.some((p) => p.state === 'ready' && !p.recycling && !p.pristine && p.lastAgent === agent && p.free === 0 && p.fits(memoryMb));
+    return this.#procs.some((p) => p.state === 'ready' && !p.recycling && !p.pristine && p.lastAgent === agent && p.free === 0 && p.fits(this.#memoryOf(agent)));
   }
 
   /** Puts a new process in the slot of `old` (a dead one), or of any dead one, or at the end. */
@@ -217,15 +214,11 @@ export class SandboxPool {
     return (this.#inFlight.get(agent) ?? 0) < this.#o.limits(agent).maxInFlight;
   }
 
-  /**
-   * Matches waiting calls to processes with a free thread, agents in round-robin order. For bound
-   * processes, agents that still cannot run get pristine processes by recycling idle ones.
-   */
+  /** Matches waiting calls to free threads, agents in round robin; bound: recycles idle processes for agents still waiting. */
   #drain(): void {
     if (this.#closed) return;
-    const canServe = (a: string): boolean => this.#canServe(a);
     if (this.#o.lazy) {
-      const needing = this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)).length;
+      const needing = this.#queue.agents().filter((a) => this.#underLimit(a) && !this.#canServe(a)).length;
       this.#onDemand.startFor(needing, this.#procs, this.#restartsPending, this.#o.count, () => this.#place(this.#spawn()));
     }
     let served = true;
