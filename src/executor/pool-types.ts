@@ -22,7 +22,7 @@ export interface PoolCall {
 
 /** One agent's share of a pool. */
 export interface AgentLimits {
-  /** Calls running or sent ahead at once. */
+  /** Calls running at once. */
   maxInFlight: number;
   /** Calls waiting for a sandbox; past it the agent's new calls get OverloadedError. */
   maxQueued: number;

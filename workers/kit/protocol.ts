@@ -77,11 +77,10 @@ export interface WorkerTask extends Omit<RunRequest, 'code'> {
   /** Int32Array[1] over a SharedArrayBuffer: set to 1 and notified when a host reply is posted. */
   wake: Int32Array;
   /**
-   * Int32Array[3] over a SharedArrayBuffer. [0]: the pool host stores 2 (SIGINT) to stop a
-   * runaway call without killing the worker (Pyodide's interrupt buffer). [1]: a JavaScript
-   * worker stores its threadId, so the pool host can watch that thread exit after an abort.
-   * [2]: characters the worker read itself (fast-read.ts), reported with the outcome by the pool
-   * host, so they are counted even when the thread is terminated.
+   * The thread's slots (Int32Array(THREAD_SLOTS) over a SharedArrayBuffer, SLOT_* below): [0] the
+   * main thread stores 2 (SIGINT) to stop a runaway call without ending the thread (Pyodide's
+   * interrupt buffer); [1] the thread's id; [2] characters the worker read itself (fast-read.ts),
+   * still counted when the thread is ended; then the call's id, memory limit, clean-up and stop reason.
    */
   interrupt: Int32Array;
 }
