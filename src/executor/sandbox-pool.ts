@@ -149,7 +149,7 @@ export class SandboxPool {
       this.#queue.push(agent, entry);
       this.#drain();
       // Waiting for a sandbox to start is not the call's time: its clock starts when one is ready.
-      if (!entry.taken && !this.#canServe(agent)) entry.startWaitFrom ??= performance.now();
+      if (!entry.taken && !this.#canServe(agent) && !this.#ownComing(agent)) entry.startWaitFrom ??= performance.now();
       const startWaitMs = this.#o.startWaitMs ?? START_WAIT_MS;
       if (!entry.taken) timer = setTimeout(
         () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', noSandboxMessage(this.#o.label, startWaitMs)) : failed(timeoutError(timedOutText(undefined, ' while waiting for a free sandbox (the daemon is busy)')))),
@@ -200,7 +200,7 @@ export class SandboxPool {
 
   /** Bound: the agent's own process will free (its call waits for it, takes no other agent's). */
   #ownComing(agent: string): boolean {
-    return this.#procs.some((p) => p.state === 'ready' && !p.recycling && !p.pristine && p.lastAgent === agent && p.free === 0 && p.fits(this.#memoryOf(agent)));
+    return this.#policy.kind === 'bound' && this.#procs.some((p) => p.state === 'ready' && !p.recycling && !p.pristine && p.lastAgent === agent && p.free === 0 && p.fits(this.#memoryOf(agent)));
   }
 
   /** Puts a new process in the slot of `old` (a dead one), or of any dead one, or at the end. */
@@ -218,7 +218,7 @@ export class SandboxPool {
   #drain(): void {
     if (this.#closed) return;
     if (this.#o.lazy) {
-      const needing = this.#queue.agents().filter((a) => this.#underLimit(a) && !this.#canServe(a)).length;
+      const needing = this.#queue.agents().filter((a) => this.#underLimit(a) && !this.#canServe(a) && !this.#ownComing(a)).length;
       this.#onDemand.startFor(needing, this.#procs, this.#restartsPending, this.#o.count, () => this.#place(this.#spawn()));
     }
     let served = true;

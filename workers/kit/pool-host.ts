@@ -123,7 +123,7 @@ function onMessage(msg: ToSandbox): void {
       Atomics.notify(call.wake, 0);
       break;
     }
-    case 'recycle':
+    case 'recycle': {
       // The coordinator hands this (idle) process to another agent once this answers.
       strategy.recycle(threads).then(
         (ms) => {
@@ -133,6 +133,7 @@ function onMessage(msg: ToSandbox): void {
         (err: unknown) => fatal(`a pristine sandbox thread failed to start: ${(err as Error)?.message ?? String(err)}`),
       );
       break;
+    }
     case 'shutdown':
       // Every thread is ended now (its call answered as cancelled), so the pool closes at once.
       supervisor.close();
