@@ -111,6 +111,8 @@ export class PythonProcess {
     this.#agents.set(id, agent);
     const finished = await proc.run(id, request);
     this.#agents.delete(id);
+    // Another call took the free thread first (two sent at once): this one never started; again.
+    if ((finished as { requeue?: boolean }).requeue && !this.#exited) return this.run(code, options);
     return finished;
   }
 
