@@ -38,55 +38,14 @@ export function benchConfig(root: string, sandbox: Partial<Config['sandbox']> = 
   };
 }
 
-async function startExecutor(root: string, sandbox: Partial<Config['sandbox']> = {}, toolNames: string[] = [], path?: { direct?: boolean; prepareRealms?: boolean }): Promise<{ executor: PooledExecutor; workspace: Workspace }> {
+async function startExecutor(root: string, sandbox: Partial<Config['sandbox']> = {}, toolNames: string[] = []): Promise<{ executor: PooledExecutor; workspace: Workspace }> {
   const config = benchConfig(root, sandbox);
   const workspace = new Workspace({ root: config.workspaceDir, maxFileBytes: config.limits.maxFileBytes });
   const hostApi = createHostApi({ config, workspace, logger: silentLogger(), toolNames: () => toolNames });
   // A daemon's threads give back their read caches after a minute without calls; here after a second,
   // so the at-rest row measures an idle daemon without the bench waiting a minute.
-  const executor = await createExecutor({ config, hostApi, logger: silentLogger(), workspace, pool: { idleTrimMs: IDLE_TRIM_MS, ...path } });
+  const executor = await createExecutor({ config, hostApi, logger: silentLogger(), workspace, pool: { idleTrimMs: IDLE_TRIM_MS } });
   return { executor, workspace };
-}
-
-/**
- * The call path before and after, in the same run: the relay path (coordinator -> IPC -> the
- * process's main thread -> piscina -> thread, as before the direct path), the direct path without
- * idle-time realms, and the direct path as shipped. Rounds alternate so machine noise hits all three.
- */
-async function callPathRows(root: string, progress: (m: string) => void): Promise<BenchRow[]> {
-  const variants = [
-    { name: 'relay path (before)', path: { direct: false } },
-    { name: 'direct path, realm made in the call', path: { prepareRealms: false } },
-    { name: 'direct path, realm prepared while idle', path: {} },
-  ];
-  const results = variants.map(() => ({ one: [] as number[], oneRate: [] as number[], many: [] as number[] }));
-  for (let round = 0; round < 3; round++) {
-    for (const [i, v] of variants.entries()) {
-      progress(`executor: call path A/B, round ${round + 1}/3, ${v.name}`);
-      const { executor } = await startExecutor(root, {}, [], v.path);
-      try {
-        await load(300, 8, () => call(executor, 'return 1'));
-        const one = await load(1_000, 1, () => call(executor, 'return 1'));
-        const many = await load(3_000, 32, () => call(executor, 'return 1'));
-        const r = results[i] as (typeof results)[number];
-        r.one.push(...one.latencies);
-        r.oneRate.push(one.perSecond);
-        r.many.push(many.perSecond);
-      } finally {
-        await executor.close();
-      }
-    }
-  }
-  const rows: BenchRow[] = [];
-  const median = (xs: number[]): number => percentile(xs, 50);
-  const before = results[0] as (typeof results)[number];
-  for (const [i, v] of variants.entries()) {
-    const r = results[i] as (typeof results)[number];
-    const vs = i === 0 ? undefined : { name: 'relay path (before), same run', ratio: round(median(r.many) / median(before.many), 2) };
-    rows.push({ group: 'executor', name: `${v.name}: trivial, 1 in flight, p50`, value: round(percentile(r.one, 50), 3), unit: 'ms', extra: { p99_ms: round(percentile(r.one, 99), 2), calls_per_s: round(median(r.oneRate), 0) } });
-    rows.push({ group: 'executor', name: `${v.name}: trivial, 32 in flight`, value: round(median(r.many), 0), unit: 'calls/s', ...(vs ? { baseline: vs } : {}) });
-  }
-  return rows;
 }
 
 const call = (executor: PooledExecutor, code: string, extra: Partial<ExecutionRequest> = {}) =>
@@ -170,8 +129,6 @@ export const executorBench: BenchSection = {
     } finally {
       await executor.close();
     }
-
-    rows.push(...(await callPathRows(root, progress)));
 
     progress('executor: trivial calls, 32 in flight, for an agent that may call 300 upstream tools');
     const toolNames = Array.from({ length: 300 }, (_, i) => `server${i % 12}.some_upstream_tool_${i}`);

@@ -3,51 +3,42 @@
 // 'bound' (Python: one interpreter per process): a process serves the agent it is bound to, or is
 // pristine and becomes that agent's. 'hardened' (JavaScript: a fresh SES Compartment per call over
 // hardened shared endowments, pristine by construction): any process, preferring the one whose
-// last call was the same agent's.
+// last call was the same agent's. A call goes only to a process with a free thread.
 
 import type { SandboxProcess } from './sandbox-process.js';
 
 export type DispatchKind = 'bound' | 'hardened';
 
-/** 'free': a thread is free now. 'ahead': the call may wait inside the process behind another. */
-export type PickMode = 'free' | 'ahead';
-
 export interface DispatchPolicy {
   readonly kind: DispatchKind;
-  /** A process that may take `agent`'s next call now, or undefined. */
-  pick(agent: string, procs: readonly SandboxProcess[], mode: PickMode): SandboxProcess | undefined;
-  /** For 'bound': the idle process to recycle so that `agent` gets a pristine one (least recently used). */
-  victim(agent: string, procs: readonly SandboxProcess[]): SandboxProcess | undefined;
+  /** A process with a free thread that may take `agent`'s call of `memoryMb` now, or undefined. */
+  pick(agent: string, procs: readonly SandboxProcess[], memoryMb: number): SandboxProcess | undefined;
+  /**
+   * For 'bound': the idle process to recycle so that `agent` gets a pristine one (least recently
+   * used); its own process too when that grew past what the call may use.
+   */
+  victim(agent: string, procs: readonly SandboxProcess[], memoryMb: number): SandboxProcess | undefined;
 }
 
 function usable(p: SandboxProcess): boolean {
   return p.state === 'ready' && !p.recycling;
 }
 
-/**
- * A call is sent ahead only behind calls of the same agent: the process is already that agent's
- * (isolation), and another agent's long call never holds it up (fairness).
- */
-function aheadOk(p: SandboxProcess, agent: string): boolean {
-  return usable(p) && p.prefetchRoom > 0 && p.busy > 0 && p.lastAgent === agent && p.onlyRuns(agent);
-}
-
 export const BOUND_POLICY: DispatchPolicy = {
   kind: 'bound',
-  pick(agent, procs, mode) {
-    if (mode === 'ahead') return procs.find((p) => !p.pristine && aheadOk(p, agent));
+  pick(agent, procs, memoryMb) {
     let pristine: SandboxProcess | undefined;
     for (const p of procs) {
       if (!usable(p) || p.free === 0) continue;
-      if (!p.pristine && p.lastAgent === agent) return p;
+      if (!p.pristine && p.lastAgent === agent && p.fits(memoryMb)) return p;
       if (p.pristine && p.busy === 0) pristine ??= p;
     }
     return pristine;
   },
-  victim(agent, procs) {
+  victim(agent, procs, memoryMb) {
     let best: SandboxProcess | undefined;
     for (const p of procs) {
-      if (!usable(p) || p.pristine || p.busy > 0 || p.lastAgent === agent) continue;
+      if (!usable(p) || p.pristine || p.busy > 0 || (p.lastAgent === agent && p.fits(memoryMb))) continue;
       if (!best || p.lastUsedAt < best.lastUsedAt) best = p;
     }
     return best;
@@ -56,12 +47,7 @@ export const BOUND_POLICY: DispatchPolicy = {
 
 export const HARDENED_POLICY: DispatchPolicy = {
   kind: 'hardened',
-  pick(agent, procs, mode) {
-    if (mode === 'ahead') {
-      let best: SandboxProcess | undefined;
-      for (const p of procs) if (aheadOk(p, agent) && (!best || p.prefetchRoom > best.prefetchRoom)) best = p;
-      return best;
-    }
+  pick(agent, procs) {
     // Affinity is cheap (warm caches of that agent's code); otherwise the least loaded process,
     // and of equally loaded ones the least recently used, so agents keep apart where they can.
     let best: SandboxProcess | undefined;

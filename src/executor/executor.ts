@@ -62,11 +62,8 @@ export interface ExecutorOptions {
   workspace?: WorkspaceStore;
   /** Token counter for context_savings (a real tokenizer in production); a TokenCount may say it estimated, a budget bounds one call's counting time. */
   countTokens?: CountTokens;
-  /**
-   * Where JavaScript worker threads send the host calls a guest awaits, straight to this process
-   * (createExecutor opens one; false: none, every host call goes through the pool host's IPC).
-   */
-  hostLink?: HostLinkServer | false;
+  /** Every sandbox thread's link to this process, the one channel of every call (createExecutor opens one). */
+  hostLink?: HostLinkServer;
   /** Where calls in flight are counted beyond this daemon (a cluster); the pools alone by default. */
   gate?: CallGate;
 }
@@ -92,7 +89,7 @@ export class PooledExecutor implements Executor {
   readonly #ledger = new TokenLedger();
   /** Host folders whose names must never reach a guest in an error message, longest first. */
   readonly #hostRoots: string[];
-  readonly #link: HostLinkServer | undefined;
+  readonly #link: HostLinkServer;
   readonly #language: CallLanguage;
   #completed = 0;
   #failed = 0;
@@ -108,9 +105,10 @@ export class PooledExecutor implements Executor {
     this.#hostRoots = [...new Set([options.config.workspaceDir, options.config.skillsDir, options.config.catalogDir, process.cwd(), homedir()].map((p) => path.resolve(p)))]
       .filter((p) => p.length > 1)
       .sort((a, b) => b.length - a.length);
-    this.#link = options.hostLink || undefined;
+    if (!options.hostLink) throw new Error('the executor needs a host link (createExecutor opens one)');
+    this.#link = options.hostLink;
     const shares = (slots: number) => (agent: string): AgentLimits => agentLimits(options.config, agent, slots);
-    this.#pools = new RuntimePools({ config: options.config, runtimes: options.runtimes ?? RUNTIMES, log: this.#log, shares, tuning: options.pool ?? {}, ...(this.#link ? { hostLink: this.#link } : {}) });
+    this.#pools = new RuntimePools({ config: options.config, runtimes: options.runtimes ?? RUNTIMES, log: this.#log, shares, tuning: options.pool ?? {}, hostLink: this.#link });
     this.#language = new CallLanguage({
       run: (request, identity) => this.#run(request, identity),
       defaultLanguage: options.config.limits.defaultLanguage,
@@ -259,7 +257,7 @@ export class PooledExecutor implements Executor {
     this.#closed = true;
     // The link's folder goes at once, not after the processes' exit: a command that exits without
     // waiting for them (daemon.ts CloseOptions) leaves nothing behind in the temporary folder.
-    await Promise.all([this.#pools.close(), this.#link?.close()]);
+    await Promise.all([this.#pools.close(), this.#link.close()]);
   }
 
   /** The agent's slot in a cluster-wide limit, when one is configured for it. */

@@ -23,18 +23,12 @@ export async function createExecutor(options: ExecutorOptions): Promise<PooledEx
 }
 
 /**
- * The worker threads' own line to the coordinator: JavaScript calls and their answers travel on it
- * (the direct path), and so do awaited host calls. Without one (no socket here) everything goes
- * through the sandbox processes' main threads.
+ * The worker threads' own line to the coordinator: every call, its output, its answer and its
+ * awaited host calls travel on it. Without it no sandbox can serve: opening it fails loudly.
  */
-async function openHostLink(options: ExecutorOptions): Promise<HostLinkServer | false> {
+function openHostLink(options: ExecutorOptions): Promise<HostLinkServer> {
   // One frame holds one call's arguments or one call's answer (result and output, as the worker
   // bounds them), JSON-escaped: at most six bytes per character.
   const frame = 6 * Math.max(maxHostArgChars(options.config.limits), MAX_ANSWER_CHARS) + 1024 * 1024;
-  try {
-    return await HostLinkServer.open(frame, options.logger.child({ subsystem: 'host-link' }));
-  } catch (err) {
-    options.logger.warn({ err: (err as Error).message }, 'no host link socket; awaited host calls go through the sandbox processes');
-    return false;
-  }
+  return HostLinkServer.open(frame, options.logger.child({ subsystem: 'host-link' }));
 }

@@ -22,7 +22,7 @@ export interface PoolCall {
 
 /** One agent's share of a pool. */
 export interface AgentLimits {
-  /** Calls running or sent ahead at once. */
+  /** Calls running at once. */
   maxInFlight: number;
   /** Calls waiting for a sandbox; past it the agent's new calls get OverloadedError. */
   maxQueued: number;
@@ -44,8 +44,8 @@ export interface SandboxPoolOptions {
   launch?: LaunchSandbox;
   /** Shared between the pools of one executor; a pool of its own by default. */
   recycleSupport?: RecycleSupport;
-  /** Worker threads' direct line for awaited host calls; without it they go through IPC. */
-  hostLink?: HostLinkServer;
+  /** Each worker thread's link to the coordinator: every call's one channel. */
+  hostLink: HostLinkServer;
   /**
    * On demand (Python's row by default): no process at start; a call that no process can serve starts
    * one (up to `count`), and processes idle `idleExitMs` exit (0 or absent: they stay).
@@ -60,19 +60,11 @@ export interface SandboxPoolOptions {
 export interface JsPoolTuning {
   /** Idle this long, threads drop what they cached (default a minute). */
   idleTrimMs?: number;
-  /** false: calls take the relay path (the bench's "before"). */
-  direct?: boolean;
-  /** false: threads make each call's realm in the call (the bench's baseline for idle-time realms). */
-  prepareRealms?: boolean;
 }
 
 /** The JavaScript processes' options from a JsPoolTuning. */
 export function jsTuning(pool: JsPoolTuning | undefined): Partial<SandboxProcessOptions> {
-  return {
-    ...(pool?.idleTrimMs ? { idleTrimMs: pool.idleTrimMs } : {}),
-    ...(pool?.direct === false ? { direct: false } : {}),
-    ...(pool?.prepareRealms === false ? { prepareRealms: false } : {}),
-  };
+  return pool?.idleTrimMs ? { idleTrimMs: pool.idleTrimMs } : {};
 }
 
 /** How many processes of a runtime a daemon runs, and how they start and stop (from the config). */

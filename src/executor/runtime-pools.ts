@@ -18,8 +18,8 @@ export interface RuntimePoolsOptions {
   /** An agent's share of `slots` slots. */
   shares(slots: number): (agent: string) => AgentLimits;
   tuning: { recycleTimeoutMs?: number; launch?: LaunchSandbox } & RuntimeTuning;
-  /** Given to the pools of runtimes whose call path is 'direct'. */
-  hostLink?: HostLinkServer;
+  /** Every thread's link to the coordinator: the one channel of every call. */
+  hostLink: HostLinkServer;
 }
 
 export interface RuntimePool {
@@ -46,13 +46,12 @@ export class RuntimePools {
     for (const row of o.runtimes) {
       const plan = row.pool(o.config, o.tuning);
       if (!plan) continue;
-      const link = row.callPath === 'direct' ? o.hostLink : undefined;
       const pool = new SandboxPool({
         maxQueued: limits.maxQueuedCalls,
         recycleTimeoutMs: o.tuning.recycleTimeoutMs,
         launch: o.tuning.launch,
         recycleSupport,
-        process: { ...runtimeProcess(row), ...plan.process, direct: row.callPath === 'direct' && o.tuning.direct !== false },
+        process: { ...runtimeProcess(row), ...plan.process },
         language: nameOf(row),
         label: row.label,
         count: plan.count,
@@ -61,7 +60,7 @@ export class RuntimePools {
         ...(plan.lazy ? { lazy: true } : {}),
         ...(plan.idleExitMs !== undefined ? { idleExitMs: plan.idleExitMs } : {}),
         ...(plan.startWaitMs ? { startWaitMs: plan.startWaitMs } : {}),
-        ...(link ? { hostLink: link } : {}),
+        hostLink: o.hostLink,
       });
       const entry = { row, pool, count: plan.count };
       all.push(entry);

@@ -28,16 +28,14 @@ export type RuntimeTuning = JsPoolTuning & PythonPoolTuning & { jsOnDemand?: boo
 export interface RuntimeRow extends LanguageRow {
   /** The worker thread script: relative to dist/workers/ without '.js', or an absolute path (a test build's worker). */
   readonly worker: string;
-  /** What its sandbox processes must know (workers/kit/protocol.ts RuntimeProcess): kind, stack, dispatch, preprocessing, start-up timeout. */
-  readonly process: Omit<RuntimeProcess, 'workerFile' | 'preprocessor'>;
-  /** The module that turns a call's code into what the worker runs (workers/kit/protocol.ts Preprocess), a path like `worker`; absent: the code as given. */
-  readonly preprocessor?: string;
+  /** What its sandbox processes must know (workers/kit/protocol.ts RuntimeProcess): kind, stack, dispatch, start-up timeout. */
+  readonly process: Omit<RuntimeProcess, 'workerFile' | 'strategy'>;
   /**
-   * 'direct': calls go to the worker thread over its own host link when the executor has one
-   * (thread-links.ts), and awaited host calls come back on it; 'relay': calls and host calls go
-   * through the sandbox process's main thread.
+   * How its sandbox process supervises its threads (workers/kit/runtime-strategy.ts: interrupt,
+   * recycle, replace), a path like `worker`. Every runtime's calls take the same path: over each
+   * thread's own link (thread-links.ts).
    */
-  readonly callPath: 'direct' | 'relay';
+  readonly strategy: string;
   /** 'awaited': the executor's start waits for the pool (no cold start); 'background': started without waiting (on demand unless kept warm). */
   readonly start: 'awaited' | 'background';
   /** The call carries the agent's tool names up front (Python's prelude defines a function per tool). */
@@ -56,13 +54,12 @@ export interface RuntimeRow extends LanguageRow {
   readonly poolFailedCode: LogCode;
 }
 
-/** JavaScript and TypeScript: SES Compartments in piscina threads, fresh per call, on the direct path. */
+/** JavaScript and TypeScript: SES Compartments in piscina threads, fresh per call. */
 export const JAVASCRIPT_RUNTIME: RuntimeRow = {
   ...JAVASCRIPT_LANGUAGE,
   worker: 'js/sandbox-worker',
-  preprocessor: 'js/preprocess-cache',
+  strategy: 'js/strategy',
   process: { kind: 'js', stackSizeMb: 4, dispatch: 'hardened', startupTimeoutMs: 30_000 },
-  callPath: 'direct',
   start: 'awaited',
   toolNamesUpFront: false,
   pool(config, tuning) {
@@ -86,8 +83,8 @@ export const JAVASCRIPT_RUNTIME: RuntimeRow = {
 export const PYTHON_RUNTIME: RuntimeRow = {
   ...PYTHON_LANGUAGE,
   worker: 'python/python-worker',
+  strategy: 'python/strategy',
   process: { kind: 'python', stackSizeMb: 64, dispatch: 'bound', startupTimeoutMs: 120_000, serialization: 'advanced' },
-  callPath: 'relay',
   start: 'background',
   toolNamesUpFront: true,
   contextStrings: true,
@@ -119,5 +116,5 @@ export function parseCheckRequest(row: RuntimeRow, code: string, timeoutSeconds:
 /** The row's process part with its worker script resolved to a file URL. */
 export function runtimeProcess(row: RuntimeRow): RuntimeProcess {
   const url = (script: string): string => pathToFileURL(path.isAbsolute(script) ? script : workerScript(script)).href;
-  return { ...row.process, workerFile: url(row.worker), ...(row.preprocessor ? { preprocessor: url(row.preprocessor) } : {}) };
+  return { ...row.process, workerFile: url(row.worker), strategy: url(row.strategy) };
 }

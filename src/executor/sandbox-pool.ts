@@ -12,7 +12,8 @@
 // at the head of its agent's queue starts within ceil(k / S) x D, and with L < S a single flooding
 // agent never holds every slot: another agent starts at once if no third agent holds the rest.
 // For Python, add one recycle (R) per turn: ceil(k / S) x (D + R); an agent no process can serve
-// holds back calls sent ahead and gets the next idle process (#drain), so R follows at most one D.
+// gets the next idle process (#drain), so R follows at most one D. This fair queue is the only
+// place a call waits: it leaves only for a free thread; cancelled while waiting, it is answered here.
 
 import { randomUUID } from 'node:crypto';
 import type { ErrorInfo, AbortReason, Outcome, RunRequest } from '../../workers/kit/protocol.js';
@@ -148,7 +149,7 @@ export class SandboxPool {
       this.#queue.push(agent, entry);
       this.#drain();
       // Waiting for a sandbox to start is not the call's time: its clock starts when one is ready.
-      if (!entry.taken && !this.#canServe(agent)) entry.startWaitFrom ??= performance.now();
+      if (!entry.taken && !this.#canServe(agent) && !this.#ownComing(agent)) entry.startWaitFrom ??= performance.now();
       const startWaitMs = this.#o.startWaitMs ?? START_WAIT_MS;
       if (!entry.taken) timer = setTimeout(
         () => leave(entry.startWaitFrom !== undefined ? failed('SandboxCrashError', noSandboxMessage(this.#o.label, startWaitMs)) : failed(timeoutError(timedOutText(undefined, ' while waiting for a free sandbox (the daemon is busy)')))),
@@ -188,8 +189,18 @@ export class SandboxPool {
     await stopProcesses(this.#procs);
   }
 
+  /** The memory_mb of the agent's next call (a bound interpreter that grew past it must be recycled for it). */
+  #memoryOf(agent: string): number {
+    return this.#queue.peek(agent)?.call.request.memoryMb ?? 0;
+  }
+
   #canServe(agent: string): boolean {
-    return !!this.#policy.pick(agent, this.#procs, 'free') || !!this.#policy.pick(agent, this.#procs, 'ahead');
+    return !!this.#policy.pick(agent, this.#procs, this.#memoryOf(agent));
+  }
+
+  /** Bound: the agent's own process will free (its call waits for it, takes no other agent's). */
+  #ownComing(agent: string): boolean {
+    return this.#policy.kind === 'bound' && this.#procs.some((p) => p.state === 'ready' && !p.recycling && !p.pristine && p.lastAgent === agent && p.free === 0 && p.fits(this.#memoryOf(agent)));
   }
 
   /** Puts a new process in the slot of `old` (a dead one), or of any dead one, or at the end. */
@@ -203,57 +214,46 @@ export class SandboxPool {
     return (this.#inFlight.get(agent) ?? 0) < this.#o.limits(agent).maxInFlight;
   }
 
-  /**
-   * Matches waiting calls to processes: agents in round-robin order, free threads first, then
-   * sending ahead behind the same agent's calls. For bound processes, agents that still cannot
-   * run get pristine processes by recycling idle ones.
-   */
+  /** Matches waiting calls to free threads, agents in round robin; bound: recycles idle processes for agents still waiting. */
   #drain(): void {
     if (this.#closed) return;
-    // Bound (Python): until a starving agent has a recycle coming, nothing is sent ahead and idle
-    // processes go to it first, or a flooding agent keeps every process busy with its own queue.
-    const canServe = (a: string): boolean => this.#canServe(a);
     if (this.#o.lazy) {
-      const needing = this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)).length;
+      const needing = this.#queue.agents().filter((a) => this.#underLimit(a) && !this.#canServe(a) && !this.#ownComing(a)).length;
       this.#onDemand.startFor(needing, this.#procs, this.#restartsPending, this.#o.count, () => this.#place(this.#spawn()));
     }
-    const starving = this.#policy.kind === 'bound' ? this.#queue.agents().filter((a) => this.#underLimit(a) && !canServe(a)) : [];
-    if (starving.length > 0) this.#recycleForWaiting(starving);
-    for (const mode of starving.length > 0 ? (['free'] as const) : (['free', 'ahead'] as const)) {
-      let served = true;
-      while (served && this.#queue.size > 0) {
-        served = false;
-        for (const agent of this.#queue.agents()) {
-          if (!this.#underLimit(agent)) continue;
-          const proc = this.#policy.pick(agent, this.#procs, mode);
-          if (!proc) continue;
-          const entry = this.#queue.take(agent) as Queued;
-          entry.taken = true;
-          entry.cleanup();
-          if (entry.startWaitFrom !== undefined) {
-            const waited = performance.now() - entry.startWaitFrom;
-            entry.call.startupWaitMs = (entry.call.startupWaitMs ?? 0) + waited;
-            entry.call.deadline += waited;
-          }
-          void this.#dispatch(proc, entry.call).then(entry.resolve);
-          served = true;
-          break;
+    let served = true;
+    while (served && this.#queue.size > 0) {
+      served = false;
+      for (const agent of this.#queue.agents()) {
+        if (!this.#underLimit(agent)) continue;
+        const proc = this.#policy.pick(agent, this.#procs, this.#memoryOf(agent));
+        if (!proc) continue;
+        const entry = this.#queue.take(agent) as Queued;
+        entry.taken = true;
+        entry.cleanup();
+        if (entry.startWaitFrom !== undefined) {
+          const waited = performance.now() - entry.startWaitFrom;
+          entry.call.startupWaitMs = (entry.call.startupWaitMs ?? 0) + waited;
+          entry.call.deadline += waited;
         }
+        void this.#dispatch(proc, entry.call).then(entry.resolve);
+        served = true;
+        break;
       }
     }
     if (this.#policy.kind === 'bound') this.#recycleForWaiting();
   }
 
   /** One pristine process per waiting agent that has none coming: recycle the least recently used idle one. */
-  #recycleForWaiting(agents?: readonly string[]): void {
-    const waiting = agents ?? this.#queue.agents().filter((a) => this.#underLimit(a));
+  #recycleForWaiting(): void {
+    const waiting = this.#queue.agents().filter((a) => this.#underLimit(a) && !this.#canServe(a) && !this.#ownComing(a));
     let coming = this.#restartsPending + this.#procs.filter((p) => p.state === 'starting' || p.recycling).length;
     for (const agent of waiting) {
       if (coming > 0) {
         coming--;
         continue;
       }
-      const victim = this.#policy.victim(agent, this.#procs);
+      const victim = this.#policy.victim(agent, this.#procs, this.#memoryOf(agent));
       if (!victim) return;
       this.#recycle(victim, agent);
     }
@@ -286,7 +286,7 @@ export class SandboxPool {
     // A fresh secret per dispatch: only the thread that runs the call learns it (protocol.ts).
     const request: RunRequest = { ...call.request, timeoutMs: remaining, callKey: randomUUID() };
     this.#calls.set(id, { call, proc });
-    if (proc.direct) this.counters.directCalls++;
+    this.counters.directCalls++;
     this.#inFlight.set(agent, (this.#inFlight.get(agent) ?? 0) + 1);
     let escalation: NodeJS.Timeout | undefined;
     const abort = (reason: AbortReason): void => {
@@ -335,8 +335,8 @@ export class SandboxPool {
         onWorkerReady: () => this.#drain(),
       },
       this.#log,
-      this.#o.launch,
       this.#o.hostLink,
+      this.#o.launch,
     );
     proc.ready.then(
       () => {

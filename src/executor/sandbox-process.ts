@@ -3,8 +3,9 @@
 // was running. Every way a process can fail (exit, a fork that fails with 'error' and no 'exit',
 // a fork that throws, a kill nobody confirms) ends in one place, #die, so the pool above always
 // hears of it and starts a replacement. It also remembers whose code the process ran.
-// JavaScript calls take the direct path when the process has a host link: they go to its threads
-// over their own links (thread-links.ts) and the process's main thread never sees them.
+// Calls go to the process's threads over their own links (thread-links.ts), and the process's main
+// thread never sees them: it only relays synchronous host calls, stops calls and answers for a call
+// whose thread it ended.
 
 import type { AbortReason, FromSandbox, HostReply, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/kit/protocol.js';
 import { batchingSender, unbatch } from '../../workers/kit/ipc-batch.js';
@@ -12,7 +13,6 @@ import type { Batch } from '../../workers/kit/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
 import type { HostLinkServer } from './host-link-server.js';
 import { ThreadLinks } from './thread-links.js';
-import { notStarted } from '../../workers/kit/call-errors.js';
 import { diedWith, launchSandbox, launchWithFork, sendToSandbox } from './sandbox-launch.js';
 import type { Finished, LaunchSandbox, SandboxChild } from './sandbox-launch.js';
 
@@ -24,16 +24,17 @@ export const KILL_CONFIRM_MS = 5_000;
 
 
 export interface SandboxProcessEvents {
-  /** `reply` is given when the call came over the host link: its answer goes back there. */
+  /** `reply` is given when the call came over the host link (an awaited call): its answer goes back there. */
   onHostCall(id: number, callId: number, method: string, args: unknown[], reply?: (r: HostReply) => void): void;
   onOutput(id: number, lines: string[]): void;
   /** The process is gone (exited, never started, or killed and unconfirmed); `spawnError` when the fork failed. */
   onExit(proc: SandboxProcess, code: number | null, signal: NodeJS.Signals | null, spawnError?: Error): void;
+  /** A thread is free to take a call. */
   onWorkerReady(proc: SandboxProcess): void;
 }
 
-/** `started`: running (not waiting behind another); `key`: its secret (RunRequest.callKey), which its host calls carry. */
-type Inflight = { resolve: (f: Finished) => void; started: boolean; agent: string; key: string | undefined; timeoutMs: number };
+/** `key`: its secret (RunRequest.callKey), which its host calls carry. */
+type Inflight = { resolve: (f: Finished) => void; agent: string; key: string | undefined; timeoutMs: number };
 
 export class SandboxProcess {
   readonly #child: SandboxChild;
@@ -45,8 +46,6 @@ export class SandboxProcess {
   /** The runtime's short name (its row's `process.kind`). */
   readonly kind: string;
   #state: 'starting' | 'ready' | 'dead' = 'starting';
-  /** Threads being replaced after a terminated task: not free until the process says so. */
-  #warming = 0;
   #killTimer: NodeJS.Timeout | undefined;
   #recycled: ((ok: boolean) => void) | undefined;
   #probe: ((ok: boolean) => void) | undefined;
@@ -57,54 +56,47 @@ export class SandboxProcess {
   pristine = true;
   /** The signal the process died of, once dead. */
   exitSignal: NodeJS.Signals | null = null;
+  /** How long the last recycle took in the process, ms. */
+  lastRecycleMs = 0;
   /** performance.now() of the last call sent here, for least-recently-used choices. */
   lastUsedAt = 0;
 
-  constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, launch: LaunchSandbox = launchWithFork, link?: HostLinkServer) {
+  constructor(options: SandboxProcessOptions, events: SandboxProcessEvents, log: Logger, link: HostLinkServer, launch: LaunchSandbox = launchWithFork) {
     this.threads = options.threads;
-    // A runtime whose row says so takes the direct path when there is a host link: calls go to the threads over their links.
-    options = { ...options, direct: options.direct === true && link !== undefined };
-    if (options.direct) {
-      this.#links = new ThreadLinks({
-        done: (id, outcome) => this.#settle(id, { outcome, workerReplaced: false }),
-        output: (id, lines) => this.#inflight.has(id) && events.onOutput(id, lines),
-        lost: (id) =>
-          this.#settle(id, {
-            outcome: { ok: false, output: [], error: { type: 'SandboxCrashError', message: 'the sandbox thread running the call ended before answering (its link closed); it was replaced' } },
-            workerReplaced: true,
-          }),
-        started: (id) => {
-          const entry = this.#inflight.get(id);
-          if (entry) entry.started = true;
-        },
-        free: () => {
-          if (this.#whenServing && (this.#links?.serving ?? 0) >= this.threads) {
-            const warm = this.#whenServing;
-            this.#whenServing = undefined;
-            warm();
-          }
-          events.onWorkerReady(this);
-        },
-      });
-    }
-    // Its threads' host links may carry calls for what runs here, and nothing else; on the direct
-    // path, a call's host calls only from the link the call went out on.
-    // One connection per thread, and as many again for replaced threads whose sockets still close.
-    const links = this.#links;
-    const place = link?.register(
+    const links = new ThreadLinks({
+      done: (id, outcome) => this.#settle(id, { outcome, workerReplaced: false }),
+      output: (id, lines) => this.#inflight.has(id) && events.onOutput(id, lines),
+      lost: (id) =>
+        this.#settle(id, {
+          outcome: { ok: false, output: [], error: { type: 'SandboxCrashError', message: 'the sandbox thread running the call ended before answering (its link closed); it was replaced' } },
+          workerReplaced: true,
+        }),
+      free: () => {
+        if (this.#whenServing && links.started >= this.threads) {
+          const warm = this.#whenServing;
+          this.#whenServing = undefined;
+          warm();
+        }
+        events.onWorkerReady(this);
+      },
+    });
+    this.#links = links;
+    // Its threads' links carry calls for what runs here, and nothing else: a call's host calls only
+    // from the link the call went out on. One connection per thread and per standby thread, and as
+    // many again for replaced threads whose sockets still close.
+    const place = link.register(
       (call, reply, conn) => {
-        if (!this.#callsFor(call.id, call.key)) return;
-        if (links?.has(call.id) && !links.carries(conn, call.id)) return;
+        if (!this.#callsFor(call.id, call.key) || !links.carries(conn, call.id)) return;
         events.onHostCall(call.id, call.callId, call.method, call.args, (r) => this.#inflight.has(call.id) && reply(r));
       },
-      2 * options.threads + 2,
-      links && { frame: (conn, frame) => links.frame(conn, frame), closed: (conn) => links.closed(conn) },
+      4 * options.threads + 2,
+      { frame: (conn, frame) => links.frame(conn, frame), closed: (conn) => links.closed(conn) },
     );
     this.#dropLink = place?.drop;
     this.kind = options.kind;
     this.#events = events;
     this.#log = log;
-    this.#child = launchSandbox(launch, options, place?.info);
+    this.#child = launchSandbox(launch, options, place.info);
     const { startupTimeoutMs } = options;
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -113,15 +105,15 @@ export class SandboxProcess {
       }, startupTimeoutMs);
       this.#child.on('message', (batch: FromSandbox | Batch<FromSandbox>) => unbatch(batch, (msg) => {
         if (msg.type === 'ready') {
-          // The direct path: ready once every thread also said it serves on its link, so the
-          // first calls are spread over the processes as dispatch wants, not all sent to the first.
+          // Ready once every thread also said it serves on its link, so the first calls are
+          // spread over the processes as dispatch wants, not all sent to the first.
           const warm = (): void => {
             clearTimeout(timer);
             this.#state = 'ready';
             this.startupMs = msg.startupMs;
             resolve();
           };
-          if (!this.#links || this.#links.serving >= this.threads) warm();
+          if (links.started >= this.threads) warm();
           else this.#whenServing = warm;
         } else if (msg.type === 'fatal') {
           this.#log.error({ code: 'SANDBOX_FATAL', pid: this.pid }, msg.message);
@@ -144,9 +136,9 @@ export class SandboxProcess {
   }
 
   #rejectStart: (why: string) => void = () => {};
-  /** The direct path's threads (JavaScript with a host link); undefined on the relay path. */
-  readonly #links: ThreadLinks | undefined;
-  /** Direct path: says the process is ready once its threads serve (set while they do not yet). */
+  /** Its threads, as their links reach them. */
+  readonly #links: ThreadLinks;
+  /** Says the process is ready once its threads serve (set while they do not yet). */
   #whenServing: (() => void) | undefined;
 
   /** Resolves call `id` once, whoever answers first (its thread, or its process for it). */
@@ -154,7 +146,6 @@ export class SandboxProcess {
     const entry = this.#inflight.get(id);
     if (!entry) return;
     this.#inflight.delete(id);
-    this.#links?.release(id);
     entry.resolve(finished);
   }
 
@@ -163,7 +154,7 @@ export class SandboxProcess {
     const entry = this.#inflight.get(id);
     return entry !== undefined && typeof entry.key === 'string' && entry.key.length > 0 && key === entry.key;
   }
-  readonly #dropLink: (() => void) | undefined;
+  readonly #dropLink: () => void;
 
   get pid(): number | undefined {
     return this.#child.pid;
@@ -173,60 +164,37 @@ export class SandboxProcess {
     return this.#state;
   }
 
-  /** Calls go to this process's threads over their links (the direct path). */
-  get direct(): boolean {
-    return this.#links !== undefined;
-  }
-
   /** A recycle was asked for and not yet answered: no call may be sent here. */
   get recycling(): boolean {
     return this.#recycled !== undefined;
-  }
-
-  /** Whether every call in flight here is `agent`'s (true when none is). */
-  onlyRuns(agent: string): boolean {
-    for (const e of this.#inflight.values()) if (e.agent !== agent) return false;
-    return true;
   }
 
   get busy(): number {
     return this.#inflight.size;
   }
 
-  /** Threads with nothing running or sent ahead. */
+  /** Threads free to take a call now. */
   get free(): number {
-    if (this.#state !== 'ready' || this.#killTimer) return 0;
-    if (this.#links) return this.#links.free;
-    return Math.max(0, this.threads - this.#inflight.size - this.#warming);
+    if (this.#state !== 'ready' || this.#killTimer || this.#recycled) return 0;
+    return this.#links.free;
+  }
+
+  /** Whether a free thread may take a call with this memory_mb (false: a bound interpreter grew past it and must be recycled first). */
+  fits(memoryMb: number): boolean {
+    return this.#links.fits(memoryMb);
   }
 
   /**
-   * Room to send a call ahead: one waiting call per thread, so no thread idles for a round trip
-   * (on the direct path the call waits on the thread itself, thread-links.ts).
+   * Sends a call to a free thread (the pool chose this process because one is). A call no thread
+   * could take (its thread was ending as it was chosen) comes back to be sent again elsewhere.
    */
-  get prefetchRoom(): number {
-    if (this.#links) return this.#state === 'ready' && !this.#killTimer ? this.#links.free + this.#links.aheadRoom : 0;
-    return this.#state === 'ready' && this.#warming === 0 && !this.#killTimer ? Math.max(0, 2 * this.threads - this.#inflight.size) : 0;
-  }
-
   run(id: number, request: RunRequest): Promise<Finished> {
     this.lastAgent = request.agent;
     this.pristine = false;
     this.lastUsedAt = performance.now();
     return new Promise<Finished>((resolve) => {
-      // With a thread free the process starts the call on receipt; otherwise it waits there until
-      // a 'done' names it as started.
-      if (this.#links) {
-        // Sent to a thread counts as started: were the process to die now, it may have run some of it.
-        const entry: Inflight = { resolve, started: false, agent: request.agent, key: request.callKey, timeoutMs: request.timeoutMs };
-        this.#inflight.set(id, entry);
-        entry.started = this.#links.submit(id, request);
-        return;
-      }
-      let started = 0;
-      for (const e of this.#inflight.values()) if (e.started) started++;
-      this.#inflight.set(id, { resolve, started: started < this.threads, agent: request.agent, key: request.callKey, timeoutMs: request.timeoutMs });
-      this.#send({ type: 'run', id, request });
+      this.#inflight.set(id, { resolve, agent: request.agent, key: request.callKey, timeoutMs: request.timeoutMs });
+      if (!this.#links.send(id, request)) this.#settle(id, diedWith(false, null, null));
     });
   }
 
@@ -249,20 +217,16 @@ export class SandboxProcess {
         resolve(ok);
       };
       this.#recycled = settle;
+      // Its threads take nothing until their pristine successors say they serve.
+      this.#links.retireAll();
       this.#send({ type: 'recycle' });
     });
   }
 
+  /** Stops a call a thread runs: its process interrupts it or ends its thread, and answers for it. */
   abort(id: number, reason: AbortReason): void {
     const entry = this.#inflight.get(id);
-    if (!entry) return;
-    if (this.#links?.withdraw(id)) {
-      // Never sent to a thread: nothing to stop.
-      this.#settle(id, { outcome: { ok: false, output: [], error: notStarted(reason, entry.timeoutMs) }, workerReplaced: false });
-      return;
-    }
-    this.#links?.cancel(id, reason);
-    this.#send({ type: 'abort', id, reason, timeoutMs: entry.timeoutMs });
+    if (entry) this.#send({ type: 'abort', id, reason, timeoutMs: entry.timeoutMs });
   }
 
   reply(id: number, reply: HostReply): void {
@@ -323,31 +287,15 @@ export class SandboxProcess {
     else this.kill();
   }
 
-  /** Calls sent ahead that the process says have started: were it to die now, they may have run. */
-  #markStarted(ids: readonly number[] | undefined): void {
-    for (const id of ids ?? []) {
-      const next = this.#inflight.get(id);
-      if (next) next.started = true;
-    }
-  }
-
   #onMessage(msg: FromSandbox): void {
     switch (msg.type) {
-      case 'done': {
-        const entry = this.#inflight.get(msg.id);
-        if (!entry) return;
-        this.#inflight.delete(msg.id);
-        this.#links?.release(msg.id, msg.workerReplaced);
-        // Direct path: a replaced thread counts again once its link says 'serving'.
-        if (msg.workerReplaced && !this.#links) this.#warming++;
-        this.#markStarted(msg.started);
-        entry.resolve({ outcome: msg.outcome, workerReplaced: msg.workerReplaced });
-        return;
-      }
-      case 'started':
-        this.#markStarted(msg.ids);
+      case 'done':
+        // Its thread was ended: a replacement counts once its link says 'serving'.
+        this.#links.release(msg.id);
+        this.#settle(msg.id, { outcome: msg.outcome, workerReplaced: msg.workerReplaced });
         return;
       case 'recycled':
+        this.lastRecycleMs = msg.ms;
         if (this.#probe) this.#probe(true);
         else this.#recycled?.(true);
         return;
@@ -356,15 +304,8 @@ export class SandboxProcess {
         this.#log.warn({ code: 'SANDBOX_UNSTOPPABLE', pid: this.pid }, msg.message);
         this.kill();
         return;
-      case 'worker-ready':
-        this.#warming = Math.max(0, this.#warming - 1);
-        this.#events.onWorkerReady(this);
-        return;
       case 'host-call':
         if (this.#callsFor(msg.id, msg.key)) this.#events.onHostCall(msg.id, msg.callId, msg.method, msg.args);
-        return;
-      case 'output':
-        if (this.#inflight.has(msg.id)) this.#events.onOutput(msg.id, msg.lines);
         return;
       default:
         return;
@@ -377,8 +318,8 @@ export class SandboxProcess {
     const wasStarting = this.#state === 'starting';
     this.#state = 'dead';
     this.exitSignal = signal;
-    this.#dropLink?.();
-    this.#links?.clear();
+    this.#dropLink();
+    this.#links.clear();
     if (this.#killTimer) clearTimeout(this.#killTimer);
     this.#recycled?.(false);
     this.#probe?.(false);
@@ -389,9 +330,10 @@ export class SandboxProcess {
           : `sandbox process exited during start-up (code ${code}, signal ${signal})`,
       );
     }
+    // Every call in flight was sent to a thread: it may have run some of it.
     for (const [id, entry] of this.#inflight) {
       this.#inflight.delete(id);
-      entry.resolve(diedWith(entry.started, code, signal));
+      entry.resolve(diedWith(true, code, signal));
     }
     this.#events.onExit(this, code, signal, spawnError);
   }

@@ -36,6 +36,11 @@ export class FairQueue<T> {
     this.#size++;
   }
 
+  /** The agent's oldest item, left in place. */
+  peek(agent: string): T | undefined {
+    return this.#byAgent.get(agent)?.[0];
+  }
+
   /** The agent's oldest item; the agent moves to the back of the round. */
   take(agent: string): T | undefined {
     const items = this.#byAgent.get(agent);

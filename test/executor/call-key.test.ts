@@ -25,8 +25,8 @@ afterAll(async () => {
 it('serves only host calls that carry the key of the call they name, over IPC and over the link', async () => {
   const launch: LaunchSandbox = (_script, args, options) => fork(FORGER, [...args], options);
   const pool = new SandboxPool({
-    // The relay path (the stand-in speaks IPC only); the direct path's frame rules: thread-links.test.ts.
-    process: { ...runtimeProcess(JAVASCRIPT_RUNTIME), threads: 1, maxMemoryMb: 64, memoryPollMs: 20, direct: false },
+    // The frame rules of the link itself: thread-links.test.ts.
+    process: { ...runtimeProcess(JAVASCRIPT_RUNTIME), threads: 1, maxMemoryMb: 64, memoryPollMs: 20 },
     language: 'javascript',
     label: 'JavaScript',
     count: 1,

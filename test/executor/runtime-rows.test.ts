@@ -20,8 +20,9 @@ const ECHO_RUNTIME: RuntimeRow = {
   languages: ['echo'],
   label: 'Echo',
   worker: ECHO_WORKER,
+  // A runtime's supervision is its own too; a fresh realm per call, like JavaScript's.
+  strategy: 'js/strategy',
   process: { kind: 'echo', stackSizeMb: 4, dispatch: 'hardened', startupTimeoutMs: 30_000 },
-  callPath: 'relay',
   start: 'background',
   toolNamesUpFront: false,
   // A runtime's pool failure is logged under a code of the closed LOG_CODES (src/util/errors.ts); the test build borrows one.
@@ -78,7 +79,7 @@ it('names the third language among the valid ones, and disables it when its row 
 });
 
 it("takes its dispatch policy from the row: a 'bound' runtime's thread never serves a second agent unless replaced", async () => {
-  const bound: RuntimeRow = { ...ECHO_RUNTIME, languages: ['echo-bound'], start: 'awaited', process: { ...ECHO_RUNTIME.process, kind: 'echo-bound', dispatch: 'bound' } };
+  const bound: RuntimeRow = { ...ECHO_RUNTIME, languages: ['echo-bound'], start: 'awaited', strategy: 'python/strategy', process: { ...ECHO_RUNTIME.process, kind: 'echo-bound', dispatch: 'bound' } };
   const boundConfig = testConfig({ sandbox: { processes: 1, threadsPerProcess: 1, pythonProcesses: 0 } });
   const own = await createExecutor({ config: boundConfig, hostApi: createHostApi({ config: boundConfig, workspace, logger: silentLogger() }), logger: silentLogger(), runtimes: [RUNTIMES[0] as RuntimeRow, bound] });
   try {

@@ -1,16 +1,15 @@
-// The frame rules of the direct path (src/executor/thread-links.ts): a call is tied to the link it
-// went out on and to its key. Frames an escaped thread could forge - another call's id, a wrong or
-// missing key, a replay of an answer, a frame on another thread's link, a malformed outcome - reach
-// nobody; a link that closes mid-call ends that call with a clear error, never a hang; a thread
-// takes calls only once it says 'serving', runs one at a time, and holds at most one more sent
-// ahead, of the same agent only.
+// The frame rules of every call's one channel (src/executor/thread-links.ts): a call is tied to
+// the link it went out on and to its key. Frames an escaped thread could forge - another call's id,
+// a wrong or missing key, a replay of an answer, a frame on another thread's link, a malformed
+// outcome - reach nobody; a link that closes mid-call ends that call with a clear error, never a
+// hang; a thread takes a call only once it says 'serving', one at a time, and nothing waits here.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LinkConnection } from '../../src/executor/host-link-server.js';
 import { LINK_LOST_MS, ThreadLinks } from '../../src/executor/thread-links.js';
 import type { Outcome, RunRequest } from '../../workers/kit/protocol.js';
 
-const request = (key: string, agent = 'a'): RunRequest => ({ code: 'return 1', language: 'javascript', timeoutMs: 1000, memoryMb: 64, workspaceName: 'w', agent, fetchAllowed: false, streamOutput: true, maxArgChars: 100, callKey: key });
+const request = (key: string, agent = 'a', memoryMb = 64): RunRequest => ({ code: 'return 1', language: 'javascript', timeoutMs: 1000, memoryMb, workspaceName: 'w', agent, fetchAllowed: false, streamOutput: true, maxArgChars: 100, callKey: key });
 const OK: Outcome = { ok: true, value: 1, output: [] };
 
 function conn(thread: number): LinkConnection & { frames: string[]; open: boolean } {
@@ -19,21 +18,20 @@ function conn(thread: number): LinkConnection & { frames: string[]; open: boolea
 }
 
 describe('ThreadLinks', () => {
-  let events: { done: [number, Outcome][]; output: [number, string[]][]; lost: number[]; started: number[]; free: number };
+  let events: { done: [number, Outcome][]; output: [number, string[]][]; lost: number[]; free: number };
   let links: ThreadLinks;
   beforeEach(() => {
-    events = { done: [], output: [], lost: [], started: [], free: 0 };
+    events = { done: [], output: [], lost: [], free: 0 };
     links = new ThreadLinks({
       done: (id, o) => events.done.push([id, o]),
       output: (id, l) => events.output.push([id, l]),
       lost: (id) => events.lost.push(id),
-      started: (id) => events.started.push(id),
       free: () => events.free++,
     });
   });
   afterEach(() => vi.useRealTimers());
 
-  it('sends nothing to a thread until it says it serves, then one call and one more sent ahead', () => {
+  it('sends nothing to a thread until it says it serves, then one call at a time, and nothing waits here', () => {
     const t = conn(1);
     links.frame(t, { kind: 'output', id: 1, key: 'k', lines: ['early'] });
     expect(links.send(1, request('k1'))).toBe(false);
@@ -41,47 +39,49 @@ describe('ThreadLinks', () => {
     expect(links.free).toBe(1);
     expect(links.send(1, request('k1'))).toBe(true);
     expect(links.free).toBe(0);
-    expect(links.aheadRoom).toBe(1);
-    expect(links.submit(2, request('k2'))).toBe(false);
-    expect(links.running(2)).toBe(false);
-    expect(links.aheadRoom).toBe(0);
-    expect(links.send(3, request('k3'))).toBe(false);
-    expect(t.frames.map((f) => (JSON.parse(f) as { id: number }).id)).toEqual([1, 2]);
-    // The call sent ahead answers on the same link, with its own key; then the thread is free.
-    links.frame(t, { kind: 'done', id: 2, key: 'k1', outcome: OK });
-    expect(events.done).toEqual([]);
-    expect(events.started).toEqual([]);
-    links.frame(t, { kind: 'done', id: 1, key: 'k1', outcome: OK });
-    // Sent ahead, it counts as started (its process dying now may have run some of it) only now.
-    expect(events.started).toEqual([2]);
-    expect(links.running(2)).toBe(true);
-    links.frame(t, { kind: 'done', id: 2, key: 'k2', outcome: OK });
-    expect(events.done.map(([id]) => id)).toEqual([1, 2]);
-    expect(links.free).toBe(1);
-  });
-
-  it('never sends a call ahead behind another agent\'s call (its long call would hold it up)', () => {
-    const t = conn(1);
+    // Busy: the next call, of this agent or another, is not sent (it waits in the pool's one queue).
+    expect(links.send(2, request('k2'))).toBe(false);
+    expect(links.send(3, request('k3', 'bob'))).toBe(false);
+    expect(t.frames.map((f) => (JSON.parse(f) as { id: number }).id)).toEqual([1]);
+    // A 'serving' while the call runs does not free the thread for a second one.
     links.frame(t, { kind: 'serving' });
-    expect(links.send(1, request('k1', 'alice'))).toBe(true);
-    expect(links.send(2, request('k2', 'bob'))).toBe(false);
-    expect(links.submit(2, request('k2', 'bob'))).toBe(false);
-    expect(t.frames).toHaveLength(1);
+    expect(links.free).toBe(0);
     links.frame(t, { kind: 'done', id: 1, key: 'k1', outcome: OK });
-    // Bob's call went out once the thread was free, not before.
-    expect(events.started).toEqual([2]);
-    expect(t.frames.map((f) => (JSON.parse(f) as { id: number }).id)).toEqual([1, 2]);
+    expect(events.done.map(([id]) => id)).toEqual([1]);
+    expect(links.free).toBe(1);
+    expect(links.send(2, request('k2'))).toBe(true);
   });
 
-  it('a link that closes with a call running and one sent ahead ends both within LINK_LOST_MS', () => {
-    vi.useFakeTimers();
+  it('a thread that still works for its answered call (busy) is free only once it says serving again', () => {
     const t = conn(1);
     links.frame(t, { kind: 'serving' });
     links.send(1, request('k1'));
-    links.send(2, request('k2'));
-    links.closed(t);
-    vi.advanceTimersByTime(LINK_LOST_MS + 1);
-    expect(events.lost.sort()).toEqual([1, 2]);
+    links.frame(t, { kind: 'done', id: 1, key: 'k1', outcome: OK, busy: true });
+    expect(events.done.map(([id]) => id)).toEqual([1]);
+    expect(links.free).toBe(0);
+    expect(links.send(2, request('k2'))).toBe(false);
+    // Its interpreter grew: a call with less memory_mb than that needs a pristine one.
+    links.frame(t, { kind: 'serving', minMemoryMb: 300 });
+    expect(links.free).toBe(1);
+    expect(links.fits(100)).toBe(false);
+    expect(links.send(2, request('k2', 'a', 100))).toBe(false);
+    expect(links.fits(500)).toBe(true);
+    expect(links.send(2, request('k2', 'a', 500))).toBe(true);
+  });
+
+  it('after a recycle, no thread of the old generation takes a call, whatever it says', () => {
+    const old = conn(1);
+    links.frame(old, { kind: 'serving' });
+    links.retireAll();
+    expect(links.free).toBe(0);
+    links.frame(old, { kind: 'serving' });
+    expect(links.free).toBe(0);
+    expect(links.send(1, request('k1'))).toBe(false);
+    const fresh = conn(2);
+    links.frame(fresh, { kind: 'serving' });
+    expect(links.send(1, request('k1'))).toBe(true);
+    expect(fresh.frames).toHaveLength(1);
+    expect(old.frames).toHaveLength(0);
   });
 
   it('takes a call\'s frames only from its own link and with its own key', () => {
@@ -127,7 +127,7 @@ describe('ThreadLinks', () => {
     links.closed(first);
     links.closed(second);
     // The process answered for call 2 (it ended that thread): nothing is lost twice.
-    links.release(2, true);
+    links.release(2);
     vi.advanceTimersByTime(LINK_LOST_MS + 1);
     expect(events.lost).toEqual([1]);
     expect(links.free).toBe(0);
@@ -137,31 +137,9 @@ describe('ThreadLinks', () => {
     const a = conn(1);
     links.frame(a, { kind: 'serving' });
     links.send(1, request('k1'));
-    links.release(1, true);
+    links.release(1);
     expect(links.free).toBe(0);
+    links.frame(a, { kind: 'serving' });
     expect(links.send(2, request('k2'))).toBe(false);
-  });
-
-  it('keeps calls while no thread is free, sends them in order as threads free, and gives back one not yet sent', () => {
-    const a = conn(1);
-    expect(links.submit(1, request('k1'))).toBe(false);
-    expect(links.submit(2, request('k2'))).toBe(false);
-    expect(links.submit(3, request('k3'))).toBe(false);
-    expect(links.withdraw(2)).toBe(true);
-    links.frame(a, { kind: 'serving' });
-    expect(events.started).toEqual([1]);
-    expect(links.free).toBe(0);
-    links.frame(a, { kind: 'done', id: 1, key: 'k1', outcome: OK });
-    expect(events.started).toEqual([1, 3]);
-    expect(links.withdraw(3)).toBe(false);
-    expect(a.frames.map((f) => (JSON.parse(f) as { id: number }).id)).toEqual([1, 3]);
-  });
-
-  it('a cancel goes to the link that carries the call', () => {
-    const a = conn(1);
-    links.frame(a, { kind: 'serving' });
-    links.send(1, request('k1'));
-    links.cancel(1, 'timeout');
-    expect(JSON.parse(a.frames[1] as string)).toEqual({ kind: 'cancel', id: 1, reason: 'timeout' });
   });
 });

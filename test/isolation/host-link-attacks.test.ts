@@ -198,9 +198,7 @@ describe('host link: Python sandboxes', () => {
     await link?.close();
   });
 
-  it('Python processes get no secret and open no connection; Python code finds neither', async () => {
-    // Only the JavaScript process was registered on the link.
-    expect(secrets.length).toBe(1);
+  it("Python's thread serves its calls over its own link, and Python code finds neither the secret nor the socket", async () => {
     for (let i = 0; i < 50 && link.calls === 0; i++) {
       await sb.run('return await tools.up.echo({ warm: 1 })');
       await sleep(20);
@@ -219,9 +217,12 @@ describe('host link: Python sandboxes', () => {
     ].join('\n');
     const r = await sb.run(probe, { language: 'python' as 'javascript', timeoutSeconds: 20 });
     expect(r.success, textOf(r).slice(0, 500)).toBe(true);
+    // Both processes are registered on the link (Python's on demand): every call travels on it.
+    expect(secrets.length).toBe(2);
     for (const secret of secrets) expect(textOf(r)).not.toContain(secret);
-    // The listener and the JavaScript thread's connection; none from the Python thread.
-    expect(linkSockets()).toBe(2);
+    expect(textOf(r)).not.toContain(link.path);
+    // The listener, the JavaScript thread's connection and the Python thread's (no standby before a swap).
+    expect(linkSockets()).toBe(3);
   }, 60_000);
 });
 

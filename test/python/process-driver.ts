@@ -1,16 +1,17 @@
-// Drives one real Python sandbox process (the compiled dist/workers/kit/pool-host.js) over its IPC
-// protocol, the way the coordinator's pool does: calls named by agent, 'recycle' before another
-// agent, host calls answered from an in-memory workspace. Tests of what an interpreter keeps
-// between calls use it to see exactly one interpreter, with no pool dispatch in between.
+// Drives one real Python sandbox process (the compiled dist/workers/kit/pool-host.js) the way the
+// coordinator's pool does, through the coordinator's own handle on it (SandboxProcess, over a real
+// host link): calls named by agent, 'recycle' before another agent (and before a call whose
+// memory_mb the interpreter already grew past), host calls answered from an in-memory workspace.
+// Tests of what an interpreter keeps between calls use it to see exactly one interpreter, with no
+// pool dispatch in between.
 
-import { fork } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { HostLinkServer } from '../../src/executor/host-link-server.js';
 import { pythonSnapshotDir } from '../../src/executor/python-pool.js';
 import { PYTHON_RUNTIME, runtimeProcess } from '../../src/executor/runtimes.js';
-import { workerScript } from '../../src/executor/sandbox-process.js';
-import { unbatch } from '../../workers/kit/ipc-batch.js';
-import type { Batch } from '../../workers/kit/ipc-batch.js';
-import type { FromSandbox, Outcome, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/kit/protocol.js';
+import { SandboxProcess } from '../../src/executor/sandbox-process.js';
+import type { HostReply, Outcome, RunRequest, SandboxProcessOptions } from '../../workers/kit/protocol.js';
+import { createLogger, silentLogger } from '../../src/util/logger.js';
 
 export interface Finished {
   outcome: Outcome;
@@ -21,54 +22,69 @@ export interface RunOptions {
   agent?: string;
   memoryMb?: number;
   timeoutMs?: number;
+  /** Sent as is, to whatever thread is free: no recycle first even for another agent (an attack on the worker's own check). */
+  asIs?: boolean;
 }
 
 export class PythonProcess {
-  readonly #child: ChildProcess;
-  readonly #pending = new Map<number, (f: Finished) => void>();
+  #proc: SandboxProcess | undefined;
+  #link: HostLinkServer | undefined;
   /** Which agent each running call belongs to, so host calls reach that agent's files. */
   readonly #agents = new Map<number, string>();
-  readonly #recycled: ((ms: number) => void)[] = [];
-  readonly #workerReady: (() => void)[] = [];
+  /** The agent the interpreter serves: another agent's call gets a pristine one first, as the pool does. */
+  #boundTo: string | undefined;
+  readonly #free: (() => void)[] = [];
+  #recycling: Promise<number> | undefined;
   /** Each agent's files, as the host's workspace would hold them. */
   readonly files = new Map<string, Map<string, string>>();
   readonly ready: Promise<number>;
   #nextId = 1;
   #exited = false;
 
-  constructor() {
+  constructor(options: Partial<SandboxProcessOptions> = {}) {
+    this.ready = this.#start(options);
+  }
+
+  async #start(extra: Partial<SandboxProcessOptions>): Promise<number> {
+    this.#link = await HostLinkServer.open(64 * 1024 * 1024, silentLogger());
     // Interpreters from the memory snapshot, as the daemon starts them, with a standby kept warm.
-    const options: SandboxProcessOptions = { ...runtimeProcess(PYTHON_RUNTIME), threads: 1, maxMemoryMb: 2048, memoryPollMs: 100, pythonSnapshotDir: pythonSnapshotDir({}), standby: 'always' };
-    this.#child = fork(workerScript('kit/pool-host'), [JSON.stringify(options)], {
-      execArgv: ['--enable-experimental-regexp-engine-on-excessive-backtracks'],
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    this.#child.on('exit', () => {
-      this.#exited = true;
-    });
-    this.ready = new Promise((resolve, reject) => {
-      // The process batches what it sends in one turn (workers/kit/ipc-batch.ts).
-      this.#child.on('message', (batch: FromSandbox | Batch<FromSandbox>) =>
-        unbatch(batch, (msg) => {
-          if (msg.type === 'ready') resolve(msg.startupMs);
-          else if (msg.type === 'fatal') reject(new Error(msg.message));
-          else this.#onMessage(msg);
-        }),
-      );
-      this.#child.once('exit', (code) => reject(new Error(`the sandbox process exited (code ${code})`)));
-    });
+    const options: SandboxProcessOptions = { ...runtimeProcess(PYTHON_RUNTIME), threads: 1, maxMemoryMb: 2048, memoryPollMs: 100, pythonSnapshotDir: pythonSnapshotDir({}), standby: 'always', ...extra };
+    const proc = new SandboxProcess(
+      options,
+      {
+        onHostCall: (id, callId, method, args, reply) => {
+          const answer: HostReply = { kind: 'host-reply', callId, ...this.#host(this.#agents.get(id) ?? '', method, args) };
+          if (reply) reply(answer);
+          else proc.reply(id, answer);
+        },
+        onOutput: () => undefined,
+        onExit: (_p, code, signal) => {
+          if (process.env.DRIVER_LOG) process.stderr.write(`sandbox process exited: ${code} ${signal}\n`);
+          this.#exited = true;
+          for (const wake of this.#free.splice(0)) wake();
+        },
+        onWorkerReady: () => {
+          for (const wake of this.#free.splice(0)) wake();
+        },
+      },
+      process.env.DRIVER_LOG ? createLogger('debug') : silentLogger(),
+      this.#link,
+    );
+    this.#proc = proc;
+    await proc.ready;
+    return proc.startupMs;
   }
 
   get pid(): number | undefined {
-    return this.#child.pid;
+    return this.#proc?.pid;
   }
 
   get alive(): boolean {
     return !this.#exited;
   }
 
-  run(code: string, options: RunOptions = {}): Promise<Finished> {
+  async run(code: string, options: RunOptions = {}): Promise<Finished> {
+    const proc = this.#proc as SandboxProcess;
     const id = this.#nextId++;
     const agent = options.agent ?? 'alice';
     const request: RunRequest = {
@@ -82,48 +98,48 @@ export class PythonProcess {
       fetchAllowed: false,
       streamOutput: false,
       maxArgChars: 1 << 20,
+      callKey: randomUUID(),
     };
-    return new Promise((resolve) => {
-      this.#pending.set(id, resolve);
-      this.#agents.set(id, agent);
-      this.#send({ type: 'run', id, request });
-    });
+    // As the pool: a call goes to a free thread only, and to a pristine interpreter when this one grew past its limit.
+    for (;;) {
+      await this.#recycling;
+      await this.workerReady();
+      if (options.asIs || (proc.fits(request.memoryMb) && (this.#boundTo ?? agent) === agent) || this.#exited) break;
+      await this.recycle();
+    }
+    this.#boundTo = agent;
+    this.#agents.set(id, agent);
+    const finished = await proc.run(id, request);
+    this.#agents.delete(id);
+    // Another call took the free thread first (two sent at once): this one never started; again.
+    if ((finished as { requeue?: boolean }).requeue && !this.#exited) return this.run(code, options);
+    return finished;
   }
 
   /** Asks for a pristine interpreter; resolves with the time the process says it took, ms. */
   recycle(): Promise<number> {
-    return new Promise((resolve) => {
-      this.#recycled.push(resolve);
-      this.#send({ type: 'recycle' });
+    const proc = this.#proc as SandboxProcess;
+    this.#recycling ??= (async () => {
+      while (proc.busy > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const ok = await proc.recycle(30_000);
+      if (!ok) throw new Error('the sandbox process did not answer a recycle');
+      this.#boundTo = undefined;
+      return proc.lastRecycleMs;
+    })().finally(() => {
+      this.#recycling = undefined;
     });
+    return this.#recycling;
   }
 
-  /** Resolves at the next 'worker-ready' (a crashed call's replacement is in place). */
-  workerReady(): Promise<void> {
-    return new Promise((resolve) => this.#workerReady.push(resolve));
+  /** Resolves when a thread is free again (a crashed call's replacement is in place). */
+  async workerReady(): Promise<void> {
+    const proc = this.#proc as SandboxProcess;
+    while (proc.free === 0 && !this.#exited) await new Promise<void>((resolve) => this.#free.push(resolve));
   }
 
   close(): void {
-    if (!this.#exited) this.#child.kill('SIGKILL');
-  }
-
-  #send(msg: ToSandbox): void {
-    this.#child.send(msg);
-  }
-
-  #onMessage(msg: FromSandbox): void {
-    if (msg.type === 'done') {
-      this.#agents.delete(msg.id);
-      const resolve = this.#pending.get(msg.id);
-      this.#pending.delete(msg.id);
-      resolve?.({ outcome: msg.outcome, workerReplaced: msg.workerReplaced });
-    } else if (msg.type === 'recycled') {
-      this.#recycled.shift()?.(msg.ms);
-    } else if (msg.type === 'worker-ready') {
-      this.#workerReady.shift()?.();
-    } else if (msg.type === 'host-call') {
-      this.#send({ type: 'host-reply', id: msg.id, reply: { kind: 'host-reply', callId: msg.callId, ...this.#host(this.#agents.get(msg.id) ?? '', msg.method, msg.args) } });
-    }
+    if (!this.#exited) this.#proc?.kill();
+    void this.#link?.close();
   }
 
   /** read_file/write_file/list_files of the calling agent's own files; every other method refuses. */

@@ -57,8 +57,3 @@ export function takeRealm(call: CallState): Realm {
 export function endRealm(realm: Realm): void {
   realm.cell.call = undefined;
 }
-
-/** Whether a realm is prepared (tests and the bench). */
-export function hasPreparedRealm(): boolean {
-  return prepared !== undefined;
-}

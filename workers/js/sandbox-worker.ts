@@ -2,11 +2,9 @@
 // Compartment per call whose only powers are the endowments of workers/js/globals.ts.
 // Everything is imported before lockdown (piscina's own loader included), as SES requires.
 //
-// Two ways in. The direct path (ServeTask): piscina starts this thread and gives it one task for
-// its whole life; calls come over the thread's own host link from the coordinator and their
-// answers go back there (direct-server.ts), so the sandbox process's main thread is off the call's
-// path. The relay path (WorkerTask): the pool host hands each call over as a piscina task, as
-// Python's threads are always used and JavaScript's are when a process has no host link.
+// One way in: piscina starts this thread and gives it one ServeTask for its whole life; calls come
+// over the thread's own host link from the coordinator and their answers go back there
+// (workers/kit/serve-link.ts), so the sandbox process's main thread is off the call's path.
 
 // First: a standard ArrayBuffer `detached` before SES adds its own (standard-detached.ts).
 import './standard-detached.js';
@@ -14,16 +12,18 @@ import 'ses';
 import { GUEST_ERROR, timedOutText } from '../kit/guest-errors.js';
 import { MAX_RESULT_CHARS } from '../kit/protocol.js';
 import type { Outcome, ServeTask, WorkerTask } from '../kit/protocol.js';
+import { serveLink } from '../kit/serve-link.js';
 import { CallScope, makeError } from '../kit/call-scope.js';
 import { errorInfo } from '../kit/errors.js';
 import type { Evaluator } from './globals.js';
+import type { WorkerHostLink } from '../kit/host-link.js';
 import { retainedBytes, setBaseline } from '../kit/memory.js';
 import { lockdownRealm } from './realm.js';
 import { clearReadCache } from '../kit/read-cache.js';
-import { claimTask, hostLink, threadPort } from '../kit/thread-channel.js';
+import { hostLink, threadPort } from '../kit/thread-channel.js';
 import { newBudget, toJsonSafe } from '../kit/serialize.js';
-import { serveLink } from './direct-server.js';
-import { endRealm, takeRealm } from './prepared-realm.js';
+import { endRealm, prepareSoon, takeRealm } from './prepared-realm.js';
+import { preprocessCached } from './preprocess-cache.js';
 import type { Realm } from './prepared-realm.js';
 
 const MB = 1024 * 1024;
@@ -45,13 +45,13 @@ process.on('uncaughtException', (err) => {
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-export default async function run(task: WorkerTask | ServeTask): Promise<Outcome> {
-  if ('serve' in task) return serveLink(task, hostLink, execute, trim);
-  if (task.source === '') {
-    trim();
-    return { ok: true, value: null, output: [] };
-  }
-  return execute(task, false);
+/** The ServeTask (calls over the link), or the warm-up task: loaded, locked down, and the link is open. */
+export default async function run(task: ServeTask | Pick<WorkerTask, 'source'>): Promise<Outcome> {
+  if ('serve' in task) return serveLink(task, hostLink, { prepare: preprocessCached, run: execute, idle: prepareSoon, trim });
+  if (!hostLink) throw new Error('this sandbox thread has no host link: it cannot take calls');
+  await hostLink.ready;
+  trim();
+  return { ok: true, value: null, output: [] };
 }
 
 /** Warm-up, and the idle trim: drop what calls left cached, measure what an idle worker holds. */
@@ -61,9 +61,8 @@ function trim(): void {
 }
 
 /** Runs one call in a pristine Compartment (prepared while the thread was idle, or made now). */
-async function execute(task: WorkerTask, direct: boolean): Promise<Outcome> {
-  claimTask(task.interrupt);
-  const scope = new CallScope(threadPort, task.id, task.callKey ?? '', task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars, hostLink, direct);
+async function execute(task: WorkerTask): Promise<Outcome> {
+  const scope = new CallScope(threadPort, hostLink as WorkerHostLink, task.id, task.callKey ?? '', task.wake, performance.now() + task.timeoutMs, task.streamOutput, task.maxArgChars);
   current = scope;
   let compartment: Compartment | undefined;
   let realm: Realm | undefined;

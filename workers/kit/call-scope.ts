@@ -1,5 +1,5 @@
-// Everything one execute_code call owns inside a worker: its port to the host, its timers, its
-// output, its deadline. When the call ends the scope is closed: timers are cleared, the port is
+// Everything one execute_code call owns inside a worker: its link to the coordinator, its timers,
+// its output, its deadline. When the call ends the scope is closed: timers are cleared, the port is
 // closed and every endowed function refuses to act, so work a call leaves behind has no powers.
 
 import { receiveMessageOnPort } from 'node:worker_threads';
@@ -70,8 +70,10 @@ export class CallScope {
   fail: (err: Error) => void = () => {};
 
   constructor(
-    /** The thread's channel (thread-channel.ts), shared by its calls one after another. */
+    /** The thread's channel to its process's main thread (thread-channel.ts): synchronous host calls and memory probes. */
     readonly port: MessagePort,
+    /** The thread's link to the coordinator (host-link.ts): output and awaited host calls. */
+    readonly link: WorkerHostLink,
     /** This call's id: what the channel carries for another call is dropped. */
     readonly id: number,
     /** This call's secret (RunRequest.callKey), sent with each host call. */
@@ -80,16 +82,12 @@ export class CallScope {
     readonly deadline: number,
     readonly streamOutput: boolean,
     readonly maxArgChars: number = Number.MAX_SAFE_INTEGER,
-    /** The thread's own socket to the coordinator, for async host calls (host-link.ts). */
-    readonly link?: WorkerHostLink,
-    /** The call came over the link (the direct path): its streamed output goes back there too. */
-    readonly direct = false,
   ) {
     this.#onMessage = (m) => {
       if (m.id === this.id) this.#dispatch(m);
     };
     routeOf(port).to = this.#onMessage;
-    if (link) link.onReply = this.#onMessage;
+    link.onReply = this.#onMessage;
   }
 
   get active(): boolean {
@@ -132,8 +130,8 @@ export class CallScope {
     this.#lastFlush = performance.now();
     const lines = this.#stream;
     this.#stream = [];
-    if (this.direct && this.link?.send({ kind: 'output', id: this.id, key: this.key, lines })) return;
-    this.port.postMessage({ kind: 'output', id: this.id, lines } satisfies WorkerMessage);
+    // A link that is down loses the lines: the call is lost with it, and its process answers for it.
+    this.link.send({ kind: 'output', id: this.id, key: this.key, lines });
   }
 
   /** A host call that blocks the guest until the coordinator answers (file, skill, PII calls). */
@@ -173,7 +171,9 @@ export class CallScope {
       const send = (): void => {
         const callId = this.#nextCallId++;
         this.#pending.set(callId, { resolve, reject });
-        this.#post(callId, method, args, true);
+        if (this.#post(callId, method, args, true)) return;
+        this.#pending.delete(callId);
+        reject(makeError('Error', `${method}: the sandbox's link to the host is closed`));
       };
       if (this.#pending.size < MAX_ASYNC_IN_FLIGHT) send();
       else this.#waiting.push(send);
@@ -189,10 +189,15 @@ export class CallScope {
     }
   }
 
-  /** Sends a host call: an awaited one over the link when it is up, everything else via the pool host. */
-  #post(callId: number, method: string, args: unknown[], awaited: boolean): void {
+  /**
+   * Sends a host call: an awaited one over the call's link, a synchronous one through the process's
+   * main thread (this thread blocks and cannot read its link). False when the link is down.
+   */
+  #post(callId: number, method: string, args: unknown[], awaited: boolean): boolean {
     const msg: WorkerMessage = { kind: 'host-call', id: this.id, key: this.key, callId, method, args };
-    if (!awaited || !this.link?.send(msg)) this.port.postMessage(msg);
+    if (awaited) return this.link.send(msg);
+    this.port.postMessage(msg);
+    return true;
   }
 
   #dispatch(msg: ToThread): void {
@@ -268,7 +273,7 @@ export class CallScope {
     // The channel and the link are the thread's and stay open for its next call.
     const route = routes.get(this.port);
     if (route?.to === this.#onMessage) route.to = undefined;
-    if (this.link?.onReply === this.#onMessage) this.link.onReply = undefined;
+    if (this.link.onReply === this.#onMessage) this.link.onReply = undefined;
   }
 }
 

@@ -1,47 +1,59 @@
-// A worker thread's own connection to the coordinator, for the host calls a guest awaits
-// (upstream tools, fetch). Without it every such call and its answer went worker → pool host's
-// main thread → IPC → coordinator and back, waking the relay thread twice per call. The link is a
-// Unix socket in a folder only the daemon's user can enter, and the first line a thread sends is
-// its process's secret (given to the process by the coordinator, never to guest code): the
-// coordinator routes what a link carries to that process only, and only for calls running there.
+// A worker thread's one channel to the coordinator: every call of every runtime comes to the
+// thread on it (LinkRun), and its output, its answer and the host calls a guest awaits go back on
+// it, without the sandbox process's main thread. The link is a Unix socket in a folder only the
+// daemon's user can enter, and the first line a thread sends is its process's secret (given to the
+// process by the coordinator, never to guest code): the coordinator routes what a link carries to
+// that process only, and only for the call it sent on that link.
 //
-// Calls the guest waits for synchronously (files, skills) still go through the pool host: this
-// thread is blocked in Atomics.wait then and cannot read a socket. If the link is not up (still
-// connecting, refused, closed), async calls take that same path, so a link problem costs speed,
-// never a call.
+// Calls the guest waits for synchronously (files, skills) are the one exception: the thread is
+// blocked in Atomics.wait then and cannot read a socket, so they go through its process's main
+// thread (call-scope.ts). There is no other way in or out: a thread whose link does not open fails
+// to start, and one whose link closes asks to be replaced (serve-link.ts).
 
 import net from 'node:net';
 import { LineReader } from './line-reader.js';
 import { HOST_LINK_WELCOME } from './protocol.js';
-import type { HostLinkInfo, LinkDone, LinkOutput, ToLinkThread, ToThread, WorkerMessage } from './protocol.js';
+import type { HostLinkInfo, LinkDone, LinkHostCall, LinkOutput, LinkRun, LinkServing, ToThread } from './protocol.js';
 
-/** The longest reply line a thread accepts, bytes (a read_file answer is at most maxFileBytes). */
+/** The longest line a thread accepts, bytes (a call with its context_vars, a read_file answer). */
 const MAX_REPLY_BYTES = 512 * 1024 * 1024;
 
 export class WorkerHostLink {
   readonly #socket: net.Socket;
   #up = false;
-  /** Where replies go: the call running on this thread, which drops those of other calls. */
+  /** Settles once the coordinator welcomed this thread; rejects if the link closed or failed first. */
+  readonly ready: Promise<void>;
+  /** Where host replies go: the call running on this thread, which drops those of other calls. */
   onReply: ((reply: ToThread) => void) | undefined;
-  /** Direct path: calls (and cancels) the coordinator writes to this thread; held until a server takes them. */
-  #onCall: ((frame: ToLinkThread) => void) | undefined;
-  readonly #early: ToLinkThread[] = [];
+  /** Calls the coordinator writes to this thread; held until the serve loop takes them. */
+  #onCall: ((frame: LinkRun) => void) | undefined;
+  readonly #early: LinkRun[] = [];
+  /** Called once when the link closes after it was up. */
+  onClosed: (() => void) | undefined;
 
   constructor(info: HostLinkInfo, threadId: number) {
+    let welcomed: () => void = () => {};
+    let failed: (err: Error) => void = () => {};
+    this.ready = new Promise<void>((resolve, reject) => {
+      welcomed = resolve;
+      failed = reject;
+    });
+    // Whoever waits for it hears of a failure; nobody else must see an unhandled rejection.
+    this.ready.catch(() => {});
     const reader = new LineReader(MAX_REPLY_BYTES, (line) => {
       if (line === HOST_LINK_WELCOME) {
         this.#up = true;
-        if (this.#onCall) this.#announce();
+        welcomed();
         return;
       }
-      let frame: ToThread | ToLinkThread;
+      let frame: ToThread | LinkRun;
       try {
-        frame = JSON.parse(line) as ToThread | ToLinkThread;
+        frame = JSON.parse(line) as ToThread | LinkRun;
       } catch {
         // A line that is not JSON: nothing in this process sent it; ignore it.
         return;
       }
-      if (frame.kind === 'run' || frame.kind === 'cancel') {
+      if (frame.kind === 'run') {
         if (this.#onCall) this.#onCall(frame);
         else this.#early.push(frame);
       } else {
@@ -51,41 +63,30 @@ export class WorkerHostLink {
     this.#socket = net.createConnection(info.path);
     this.#socket.unref();
     this.#socket.once('connect', () => {
+      // Not up yet: until the coordinator says HOST_LINK_WELCOME (it may refuse an unknown secret,
+      // or its hello timer may fire while it is stalled), nothing written here would be heard.
       this.#socket.write(`${JSON.stringify({ hello: info.secret, thread: threadId })}\n`);
-      // Not up yet: a call written now would be lost if the coordinator refused the hello (an
-      // unknown secret, or its hello timer fired while it was stalled), and the guest would wait
-      // for it until its time limit. Calls go over the link once the coordinator says HOST_LINK_WELCOME.
     });
     this.#socket.on('data', (chunk: Buffer) => {
       if (!reader.push(chunk)) this.#socket.destroy();
     });
-    this.#socket.on('error', () => {
-      this.#up = false;
-    });
+    this.#socket.on('error', (err) => failed(new Error(`the host link could not open: ${err.message}`)));
     this.#socket.on('close', () => {
+      failed(new Error('the host link closed before the coordinator welcomed this thread'));
+      const wasUp = this.#up;
       this.#up = false;
+      if (wasUp) this.onClosed?.();
     });
   }
 
-  /** Direct path: takes the calls the coordinator sends this thread (and any that came before). */
-  serve(onCall: (frame: ToLinkThread) => void): void {
+  /** Takes the calls the coordinator sends this thread (and any that came before). */
+  serve(onCall: (frame: LinkRun) => void): void {
     this.#onCall = onCall;
     for (const frame of this.#early.splice(0)) onCall(frame);
-    if (this.#up) this.#announce();
   }
 
-  /** Tells the coordinator this thread takes calls now: until then it sends it none. */
-  #announce(): void {
-    if (!this.#socket.destroyed) this.#socket.write('{"kind":"serving"}\n');
-  }
-
-  /** Whether calls may be sent to this thread over its link (it is up and serving). */
-  get serving(): boolean {
-    return this.#onCall !== undefined && this.#up && !this.#socket.destroyed;
-  }
-
-  /** Sends a host call, a call's output or its answer; false when the link is not up (the caller uses the pool host instead). */
-  send(msg: WorkerMessage | LinkDone | LinkOutput): boolean {
+  /** Sends one frame; false when the link is not up (the frame is lost: the coordinator answers for its call). */
+  send(msg: LinkHostCall | LinkDone | LinkOutput | LinkServing): boolean {
     if (!this.#up || this.#socket.destroyed) return false;
     let line: string;
     try {
@@ -95,5 +96,11 @@ export class WorkerHostLink {
     }
     this.#socket.write(line);
     return true;
+  }
+
+  /** Settles once everything written so far has left this thread (before it asks to be ended). */
+  flushed(): Promise<void> {
+    if (this.#socket.destroyed || this.#socket.writableLength === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#socket.write('', () => resolve()));
   }
 }

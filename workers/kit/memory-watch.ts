@@ -26,7 +26,6 @@ export interface WatchedCall {
 export class MemoryWatch<C extends WatchedCall> {
   /** The resident memory last read: a call's starting figure, without a syscall per call. */
   lastRss = process.memoryUsage.rss();
-  #timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly running: ReadonlyMap<number, C>,
@@ -34,30 +33,13 @@ export class MemoryWatch<C extends WatchedCall> {
     private readonly probe: (id: number, call: C, limitBytes: number) => boolean,
     /** Stops a call that is over its limit. */
     private readonly stop: (id: number) => void,
-    private readonly pollMs = 20,
   ) {}
 
-  /**
-   * The starting figure of a call about to run. The watch polls only while calls run (an idle
-   * daemon's sandbox processes do not wake 50 times a second); the first call after a pause reads
-   * the figure afresh, the others take the last poll's.
-   */
-  startingRss(): number {
-    if (this.#timer === undefined) {
-      this.lastRss = process.memoryUsage.rss();
-      this.#timer = setInterval(() => this.check(), this.pollMs).unref();
-    }
-    return this.lastRss;
-  }
-
+  /** One look, made by the owner's poll while calls run (an idle sandbox process does not wake). */
   check(): void {
     const rss = process.memoryUsage.rss();
     this.lastRss = rss;
-    if (this.running.size === 0) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
-      return;
-    }
+    if (this.running.size === 0) return;
     const now = performance.now();
     let baseline = Infinity;
     let allowance = 0;

@@ -77,11 +77,10 @@ export interface WorkerTask extends Omit<RunRequest, 'code'> {
   /** Int32Array[1] over a SharedArrayBuffer: set to 1 and notified when a host reply is posted. */
   wake: Int32Array;
   /**
-   * Int32Array[3] over a SharedArrayBuffer. [0]: the pool host stores 2 (SIGINT) to stop a
-   * runaway call without killing the worker (Pyodide's interrupt buffer). [1]: a JavaScript
-   * worker stores its threadId, so the pool host can watch that thread exit after an abort.
-   * [2]: characters the worker read itself (fast-read.ts), reported with the outcome by the pool
-   * host, so they are counted even when the thread is terminated.
+   * The thread's slots (Int32Array(THREAD_SLOTS) over a SharedArrayBuffer, SLOT_* below): [0] the
+   * main thread stores 2 (SIGINT) to stop a runaway call without ending the thread (Pyodide's
+   * interrupt buffer); [1] the thread's id; [2] characters the worker read itself (fast-read.ts),
+   * still counted when the thread is ended; then the call's id, memory limit, clean-up and stop reason.
    */
   interrupt: Int32Array;
 }
@@ -98,26 +97,19 @@ export type Outcome =
   | { ok: true; value: Json; output: string[]; outputDropped?: number; heapBytes?: number; readChars?: number }
   | { ok: false; error: ErrorInfo; output: string[]; outputDropped?: number; readChars?: number };
 
-/** Worker → pool host, over the task's port. */
+/** Worker → its process's main thread, over the thread's channel (thread-channel.ts). */
 export type WorkerMessage =
+  /** A synchronous host call: the thread is blocked in Atomics.wait and cannot read its link. */
   | { kind: 'host-call'; id: number; key: string; callId: number; method: string; args: unknown[] }
-  | { kind: 'output'; id: number; lines: string[] }
   /** Answer to a memory probe: what the running call retains, bytes. */
   | { kind: 'memory'; id: number; bytes: number }
-  /** Direct path: this process's running-call count went from 0 to 1 (the memory watch wakes). */
+  /** This process's running-call count went from 0 to 1 (the memory watch wakes). */
   | { kind: 'busy' }
-  /**
-   * Python: the call's outcome, sent before the interpreter's clean-up runs (the clean-up overlaps
-   * the answer's trip). The thread stays busy until its task settles, with ANSWERED_EARLY.
-   */
-  | { kind: 'answer'; id: number; outcome: Outcome };
+  /** This thread must not take another call (its interpreter is damaged, or its link closed): end and replace it. */
+  | { kind: 'retire' };
 
-/** What a worker's task settles with when its outcome already went out as an 'answer' message. */
-export const ANSWERED_EARLY = Object.freeze({ answeredEarly: true } as const);
-
-export function answeredEarly(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (value as { answeredEarly?: unknown }).answeredEarly === true;
-}
+/** Thread → coordinator over its link: an awaited host call or a call's output (WorkerMessage's shapes, with the key). */
+export type LinkHostCall = Extract<WorkerMessage, { kind: 'host-call' }>;
 
 /** Pool host → worker on the thread's channel: a reply or probe, with the id of its call. */
 export type ToThread = HostReply & { id: number };
@@ -131,8 +123,7 @@ export type HostReply =
 
 /** Coordinator → sandbox process (IPC). */
 export type ToSandbox =
-  | { type: 'run'; id: number; request: RunRequest }
-  /** `timeoutMs`: the call's limit, for the message of a timeout (the direct path: this side never saw the call). */
+  /** `timeoutMs`: the call's limit, for the message of a timeout (this side never sees the call itself). */
   | { type: 'abort'; id: number; reason: AbortReason; timeoutMs?: number }
   | { type: 'host-reply'; id: number; reply: HostReply }
   /** Replace the (idle) interpreter with a pristine one before another agent may use this process. */
@@ -142,14 +133,10 @@ export type ToSandbox =
 /** Sandbox process → coordinator (IPC). */
 export type FromSandbox =
   | { type: 'ready'; threads: number; startupMs: number }
-  /** A replaced worker thread is warm again (after a timeout, cancel or memory kill). */
-  | { type: 'worker-ready' }
-  /** `started`: calls sent ahead that this process started as this one ended (see sandbox-process.ts). */
-  | { type: 'done'; id: number; outcome: Outcome; workerReplaced: boolean; started?: number[] }
-  /** Calls sent ahead that started after their predecessor's 'done' went out early (Python's answer first). */
-  | { type: 'started'; ids: number[] }
+  /** The answer for a call whose thread was ended (abort, memory, crash, shutdown): the thread can no longer give it. */
+  | { type: 'done'; id: number; outcome: Outcome; workerReplaced: boolean }
+  /** A synchronous host call, relayed (the only thing about a call this process relays). */
   | { type: 'host-call'; id: number; key: string; callId: number; method: string; args: unknown[] }
-  | { type: 'output'; id: number; lines: string[] }
   /** Answer to 'recycle': the interpreter is pristine again (`ms`: how long that took). */
   | { type: 'recycled'; ms: number }
   | { type: 'fatal'; message: string }
@@ -159,32 +146,39 @@ export type FromSandbox =
 export type AbortReason = 'timeout' | 'cancelled' | 'memory' | 'shutdown';
 
 /**
- * The direct path (JavaScript): the coordinator writes a call straight to the worker thread's host
- * link and reads its answer there; the sandbox process's main thread never sees it. Frames are
- * newline-delimited JSON. Coordinator → thread: LinkRun and LinkCancel; thread → coordinator:
- * LinkDone and LinkOutput (and host calls, WorkerMessage 'host-call'). Every frame about a call
- * carries its id and its key (RunRequest.callKey), and the coordinator takes a call's frames only
- * from the link it sent the call on.
+ * The one channel of a call: the coordinator writes it to a free worker thread's host link and
+ * reads its output and answer there; the sandbox process's main thread never sees it. Frames are
+ * newline-delimited JSON. Coordinator → thread: LinkRun; thread → coordinator: LinkServing,
+ * LinkOutput, LinkDone and awaited host calls (LinkHostCall). Every frame about a call carries its
+ * id and its key (RunRequest.callKey), and the coordinator takes a call's frames only from the link
+ * it sent the call on. A thread runs one call at a time and is sent one only when it said it serves.
  */
 export interface LinkRun {
   kind: 'run';
   id: number;
   request: RunRequest;
 }
-/** The call was aborted before the thread started it: answer it as cancelled, do not run it. */
-export interface LinkCancel {
-  kind: 'cancel';
-  id: number;
-  reason: AbortReason;
+/** The thread takes a call now (it started, or finished what its last call left to do). */
+export interface LinkServing {
+  kind: 'serving';
+  /** A bound interpreter's memory already grew this far: a call with a smaller memory_mb needs a pristine one, MB. */
+  minMemoryMb?: number;
 }
 export interface LinkDone {
   kind: 'done';
   id: number;
   key: string;
   outcome: Outcome;
+  /** The thread still works for this call (Python's clean-up): it is not free until it says 'serving'. */
+  busy?: true;
 }
-export type LinkOutput = Extract<WorkerMessage, { kind: 'output' }> & { key: string };
-export type ToLinkThread = LinkRun | LinkCancel;
+export interface LinkOutput {
+  kind: 'output';
+  id: number;
+  key: string;
+  lines: string[];
+}
+export type ToLinkThread = LinkRun;
 
 /** Characters of result a JavaScript worker serializes at most (the coordinator spills what passes its budget). */
 export const MAX_RESULT_CHARS = 16 * 1024 * 1024;
@@ -196,12 +190,22 @@ export const MAX_ANSWER_CHARS = MAX_RESULT_CHARS + 2_000_000 + 64 * 1024;
  * host's main thread without a message: which call runs there (for abort and the memory watch)
  * and with what limit. [1] and [2] are WorkerTask.interrupt's slots (threadId, characters read).
  */
+export const SLOT_INTERRUPT = 0;
 export const SLOT_THREAD_ID = 1;
 export const SLOT_CALL_ID = 3;
 export const SLOT_MEMORY_MB = 4;
-export const THREAD_SLOTS = 5;
+/**
+ * Set by the thread while it works for a call that already answered (Python's clean-up): how long
+ * that may take, ms. The main thread ends the thread past it (the interpreter is replaced instead).
+ */
+export const SLOT_CLEAN_MS = 5;
+/** Why the main thread stopped the running call (STOP_REASONS index + 1), set before it interrupts it. */
+export const SLOT_STOP_REASON = 6;
+export const THREAD_SLOTS = 7;
+/** AbortReason by SLOT_STOP_REASON - 1. */
+export const STOP_REASONS: readonly AbortReason[] = ['timeout', 'cancelled', 'memory', 'shutdown'];
 
-/** The serve task a direct-path thread runs for its whole life (settles only when it is terminated). */
+/** The serve task every worker thread runs for its whole life (settles only when it is terminated). */
 export interface ServeTask {
   serve: true;
   /** Int32Array(THREAD_SLOTS) over a SharedArrayBuffer: this thread's slots. */
@@ -216,8 +220,6 @@ export interface ServeTask {
   wake: Int32Array;
   /** Idle this long, ms, the thread drops what it cached for calls. */
   idleTrimMs: number;
-  /** Prepare the next call's realm while idle (prepared-realm.ts). */
-  prepareRealms: boolean;
 }
 
 /**
@@ -239,11 +241,11 @@ export interface RuntimeProcess {
    */
   dispatch: 'bound' | 'hardened';
   /**
-   * The runtime's preprocessing module, as a file URL (the row's path, resolved like workerFile):
-   * its default export turns a call's code into what the worker runs (JavaScript: TypeScript
-   * stripping, parse and wrap, workers/js/preprocess.ts). Absent: the code as given.
+   * The runtime's supervision strategy, as a file URL (the row's path, resolved like workerFile):
+   * its default export (workers/kit/runtime-strategy.ts) says how a thread's call is interrupted,
+   * what a recycle does, and how an ended thread is replaced.
    */
-  preprocessor?: string;
+  strategy: string;
   /** How long the process may take to warm its threads before it counts as failed, ms (the coordinator's clock). */
   startupTimeoutMs: number;
   /**
@@ -255,11 +257,9 @@ export interface RuntimeProcess {
   serialization?: 'json' | 'advanced';
 }
 
-/** Code ready for a worker, or the error that stops it before it runs (a runtime's preprocessor). */
+/** Code ready for a worker, or the error that stops it before it runs (JavaScript's preprocessing). */
 export type Preprocessed = { ok: true; source: string } | { ok: false; error: ErrorInfo };
 
-/** A runtime's preprocessing module's default export (RuntimeProcess.preprocessor). */
-export type Preprocess = (code: string, language: SandboxLanguage) => Preprocessed;
 
 /** Options a sandbox process is started with (argv[2] as JSON). */
 export interface SandboxProcessOptions extends RuntimeProcess {
@@ -269,17 +269,10 @@ export interface SandboxProcessOptions extends RuntimeProcess {
   /** How often the process checks its resident memory against running calls' limits, ms. */
   memoryPollMs: number;
   /**
-   * Where its worker threads send the host calls a guest awaits (workers/kit/host-link.ts).
-   * Never in argv: it travels in the environment variable HOST_LINK_ENV (see there).
+   * Each worker thread's one channel to the coordinator (workers/kit/host-link.ts): a thread without
+   * it fails to start. Never in argv: it travels in the environment variable HOST_LINK_ENV (see there).
    */
   hostLink?: HostLinkInfo;
-  /**
-   * JavaScript with a host link: calls come to the worker threads over their links (LinkRun),
-   * not through this process's main thread.
-   */
-  direct?: boolean;
-  /** Direct path: false makes threads build each call's realm in the call (the bench's baseline). */
-  prepareRealms?: boolean;
   /** JavaScript: idle this long, ms, threads drop what they cached for calls (default a minute). */
   idleTrimMs?: number;
   /** Python: the folder of the interpreters' memory snapshot (workers/python/snapshot.ts); cold starts without it. */

@@ -29,10 +29,5 @@ function open(): MessagePort {
 export const threadPort: MessagePort = open();
 
 const linkInfo = (workerData as { hostLink?: HostLinkInfo } | null | undefined)?.hostLink;
-/** This thread's socket to the coordinator, when its process was given one. */
+/** This thread's link to the coordinator (every call's channel); a thread without one cannot serve (serve-link.ts). */
 export const hostLink: WorkerHostLink | undefined = linkInfo ? new WorkerHostLink(linkInfo, threadId) : undefined;
-
-/** Marks `interrupt[1]` with this thread's id, so the pool host can find the channel of a call. */
-export function claimTask(interrupt: Int32Array): void {
-  Atomics.store(interrupt, 1, threadId);
-}

@@ -11,22 +11,9 @@ import { Piscina } from 'piscina';
 import type { SandboxProcessOptions, WorkerTask } from './protocol.js';
 import { MAX_CACHE_BYTES } from './read-cache.js';
 
-/**
- * Slots of a Python worker's state buffer (Int32Array over a SharedArrayBuffer, one per pool of
- * one thread), written by the worker after each call, read by the pool host before the next.
- */
-export const STATE_GROWN_PAGES = 0;
-/** Set to 1 by the worker when its interpreter must not run another call (damaged, dead). */
-export const STATE_RETIRE = 1;
-const STATE_SLOTS = 2;
-export const WASM_PAGE_BYTES = 65_536;
-/** Share of memory_mb the WebAssembly heap may grow by; the rest is the JavaScript side's. */
-export const WASM_SHARE_OF_LIMIT = 0.85;
-
-/** One piscina pool and the state buffer its (single) Python thread reports through. */
+/** One piscina pool: its threads, started together and ended together. */
 export interface Generation {
   readonly pool: Piscina;
-  readonly state: Int32Array;
 }
 
 /** What the pool host hears from every generation's threads. */
@@ -36,14 +23,12 @@ export interface PoolEvents {
   onChannel(threadId: number, port: MessagePort): void;
 }
 
-/** A task that only makes a thread load (SES lockdown, Pyodide boot) and answer. */
+/** A task that only makes a thread load (SES lockdown, Pyodide boot), open its link and answer. */
 export function runWarmTask(pool: Piscina): Promise<unknown> {
-  const task = { source: '', id: 0, wake: new Int32Array(new SharedArrayBuffer(4)), interrupt: new Int32Array(new SharedArrayBuffer(12)) } as unknown as WorkerTask;
-  return pool.run(task);
+  return pool.run({ source: '' } satisfies Pick<WorkerTask, 'source'>);
 }
 
 function createGeneration(options: SandboxProcessOptions, events: PoolEvents): Generation {
-  const state = new Int32Array(new SharedArrayBuffer(4 * STATE_SLOTS));
   const pool = new Piscina({
     // The runtime's row names the script (src/executor/runtimes.ts).
     filename: options.workerFile,
@@ -60,13 +45,13 @@ function createGeneration(options: SandboxProcessOptions, events: PoolEvents): G
     // next agent's call on the thread, which then died of V8's out-of-memory within its memory_mb.
     resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb + MAX_CACHE_BYTES / (1024 * 1024), stackSizeMb: options.stackSizeMb },
     recordTiming: false,
-    workerData: { state, hostLink: options.hostLink, pythonSnapshotDir: options.pythonSnapshotDir },
+    workerData: { hostLink: options.hostLink, pythonSnapshotDir: options.pythonSnapshotDir },
   });
   pool.on('error', events.onError);
   pool.on('message', (m: unknown) => {
     if (isChannelOffer(m)) events.onChannel(m.threadId, m.port);
   });
-  return { pool, state };
+  return { pool };
 }
 
 /** Warms every thread of a new generation; rejects when a thread fails to start. */
@@ -75,7 +60,7 @@ async function warmGeneration(options: SandboxProcessOptions, events: PoolEvents
   try {
     await Promise.all(Array.from({ length: options.threads }, () => runWarmTask(generation.pool)));
   } catch (err) {
-    void generation.pool.close({ force: true }).catch(() => {});
+    void generation.pool.destroy().catch(() => {});
     throw err;
   }
   return generation;
@@ -89,9 +74,6 @@ export class ThreadPool {
   #standby: Promise<Generation> | undefined;
   #replacing: Promise<number> | undefined;
   #closed = false;
-  #lastCallAt = performance.now();
-  /** No call since the last trim (or since start): nothing to give back. */
-  #trimmed = true;
 
   constructor(options: SandboxProcessOptions, events: PoolEvents) {
     this.#options = options;
@@ -108,41 +90,15 @@ export class ThreadPool {
     return this.#replacing !== undefined;
   }
 
-  /** Warms the first generation; for a bound interpreter (Python), then starts warming the standby. */
+  /** Warms the first generation, then starts warming the standby if one is kept from the start. */
   async start(): Promise<void> {
     await Promise.all(Array.from({ length: this.#options.threads }, () => runWarmTask(this.#current.pool)));
-    if (this.#options.dispatch === 'bound' && this.#options.standby === 'always') this.#standby = this.#spare();
-  }
-
-  /** A call starts: the idle time of trimWhenIdle counts from here. */
-  noteCall(): void {
-    this.#lastCallAt = performance.now();
-    this.#trimmed = false;
-  }
-
-  /** Trims once after `idleMs` without a call, checked every quarter of it; `busy` says whether calls run or wait. */
-  trimWhenIdle(idleMs: number, busy: () => boolean): void {
-    setInterval(() => {
-      if (this.#trimmed || busy() || performance.now() - this.#lastCallAt < idleMs) return;
-      this.#trimmed = true;
-      void this.trim();
-    }, idleMs / 4).unref();
+    if (this.#options.standby === 'always') this.#standby = this.#spare();
   }
 
   /**
-   * JavaScript, when idle a while: each thread drops what it kept for calls (read-cache.ts) and
-   * measures its idle footprint again (the warm-up task). A call that comes meanwhile waits for it.
-   */
-  trim(): Promise<void> {
-    return Promise.all(Array.from({ length: this.#options.threads }, () => runWarmTask(this.#current.pool))).then(
-      () => undefined,
-      () => undefined,
-    );
-  }
-
-  /**
-   * Puts a pristine generation in place of the current one, which must be idle: its threads are
-   * terminated. Resolves with how long the swap took, ms (about 1 ms with a warm standby).
+   * Puts a pristine generation in place of the current one: its threads are terminated at once
+   * (destroy, not close: a thread's serve task never settles, and a clean-up under way is cut short). Resolves with how long the swap took, ms (about 1 ms with a warm standby).
    */
   replace(): Promise<number> {
     if (this.#replacing) return this.#replacing;
@@ -155,9 +111,9 @@ export class ThreadPool {
       if (standby) next = await standby.catch(() => undefined);
       next ??= await warmGeneration(this.#options, this.#events);
       this.#current = next;
-      void old.pool.close({ force: true }).catch(() => {});
-      if (this.#closed) void next.pool.close({ force: true }).catch(() => {});
-      else if (this.#options.standby !== 'never') this.#standby = this.#spare();
+      void old.pool.destroy().catch(() => {});
+      if (this.#closed) void next.pool.destroy().catch(() => {});
+      else if (this.#options.standby !== undefined && this.#options.standby !== 'never') this.#standby = this.#spare();
       return Math.round((performance.now() - startedAt) * 100) / 100;
     })().finally(() => {
       this.#replacing = undefined;
@@ -177,8 +133,8 @@ export class ThreadPool {
     const standby = this.#standby;
     this.#standby = undefined;
     await Promise.allSettled([
-      this.#current.pool.close({ force: true }),
-      standby?.then((g) => g.pool.close({ force: true })),
+      this.#current.pool.destroy(),
+      standby?.then((g) => g.pool.destroy()),
     ]);
   }
 }

@@ -1,30 +1,35 @@
 // A piscina worker thread that runs guest Python in Pyodide (WebAssembly). Pyodide loads once
 // per thread (seconds), then each task of the one agent this interpreter serves runs in a fresh
 // namespace, with cheap hygiene after it (workers/python/py/state.py). Another agent never
-// gets this interpreter: the pool host replaces it (workers/kit/thread-pool.ts). After each call a
-// self-check runs; a damaged or dead interpreter asks to be retired through the state buffer
-// (workerData) and the pool host replaces it before the next call. The pool host stops a runaway
-// call through the task's interrupt buffer, so the warm interpreter usually survives.
+// gets this interpreter: its process replaces it (workers/python/strategy.ts), and a call of another
+// agent that reached it anyway is refused and the interpreter retired. Calls come over the thread's
+// host link (workers/kit/serve-link.ts). After each call's answer its clean-up runs within the
+// call's limits (its memory limit still set, its remaining time counted by the process's main
+// thread), and the thread takes no call until it is clean; a damaged or dead interpreter asks to be
+// retired instead. The main thread stops a runaway call through the interrupt slot, so the warm
+// interpreter usually survives it.
 // How Python is kept away from the host: workers/python/engine.ts.
 
 import 'ses';
 import { workerData } from 'node:worker_threads';
 import type { PyCallable, PyProxy } from 'pyodide/ffi';
 import { timedOutText, timeoutError } from '../kit/guest-errors.js';
-import { ANSWERED_EARLY } from '../kit/protocol.js';
-import type { ErrorInfo, Json, Outcome, WorkerTask } from '../kit/protocol.js';
+import { SLOT_STOP_REASON, STOP_REASONS } from '../kit/protocol.js';
+import type { ErrorInfo, Json, LinkServing, Outcome, ServeTask, WorkerTask } from '../kit/protocol.js';
 import { ASYNC_HOST_METHODS, HOST_METHODS } from '../kit/api-contract.js';
 import { CallScope } from '../kit/call-scope.js';
+import { stoppedCall } from '../kit/call-errors.js';
 import { countRead, fastRead } from '../kit/fast-read.js';
-import { claimTask, threadPort } from '../kit/thread-channel.js';
+import type { WorkerHostLink } from '../kit/host-link.js';
+import { serveLink } from '../kit/serve-link.js';
+import { hostLink, threadPort } from '../kit/thread-channel.js';
 import { beginCallTimers, endCallTimers, hostTimers } from './call-timers.js';
 import { startPython } from './engine.js';
 import type { Bridge, PythonEngine } from './engine.js';
-import { STATE_GROWN_PAGES, STATE_RETIRE, WASM_PAGE_BYTES, WASM_SHARE_OF_LIMIT } from '../kit/thread-pool.js';
 
 const MB = 1024 * 1024;
-/** Where this worker tells its pool host how much its memory grew and whether it must go. */
-const state = (workerData as { state?: Int32Array } | undefined)?.state;
+/** Share of memory_mb the WebAssembly heap may grow by; the rest is the JavaScript side's. */
+const WASM_SHARE_OF_LIMIT = 0.85;
 /** Where the interpreter's memory snapshot is kept (python/snapshot.ts); cold start without it. */
 const snapshotDir = (workerData as { pythonSnapshotDir?: string } | undefined)?.pythonSnapshotDir;
 /** The WebAssembly memory's size once warm: memory_mb counts growth from here, whatever earlier calls grew. */
@@ -213,7 +218,6 @@ function settle(py: PythonEngine, sweep: PyCallable): boolean {
 
 /** Ends a call: its leftovers closed, its timers cancelled, the shared state put back. */
 function cleanUp(py: PythonEngine): boolean {
-  py.limitMemory(undefined);
   try {
     py.endCall();
   } catch {
@@ -234,35 +238,42 @@ function cleanUp(py: PythonEngine): boolean {
   return py.intact() === true;
 }
 
-/** Tells the pool host how far the memory grew, and retires this interpreter when it must go. */
-function report(py: PythonEngine, retire: boolean): void {
-  if (!state) {
-    // Not under a pool host that reads the buffer: ending the thread is the only way to be replaced.
-    if (retire) process.exit(1);
-    return;
-  }
-  Atomics.store(state, STATE_GROWN_PAGES, Math.ceil((py.wasmBytes() - baselineWasmBytes) / WASM_PAGE_BYTES));
-  if (retire) Atomics.store(state, STATE_RETIRE, 1);
+/** The agent this interpreter serves (its first call's): another agent's call is refused, and the interpreter goes. */
+let boundAgent: string | undefined;
+/** Set once this interpreter must take no further call (it was handed another agent's call, or it died). */
+let retiring = false;
+
+/** The ServeTask (calls over the link), or the warm-up task: Pyodide loaded and sealed, the link open. */
+export default async function run(task: ServeTask | Pick<WorkerTask, 'source'>): Promise<Outcome> {
+  const py = await engine;
+  if ('serve' in task) return serveLink(task, hostLink, { run: (work) => execute(py, work), after: () => afterCall(py) });
+  // Warm-up: Pyodide is loaded and sealed; its memory now is the pristine baseline.
+  if (baselineWasmBytes === 0) baselineWasmBytes = py.wasmBytes();
+  if (!hostLink) throw new Error('this sandbox thread has no host link: it cannot take calls');
+  await hostLink.ready;
+  return { ok: true, value: null, output: [] };
 }
 
-export default async function run(task: WorkerTask): Promise<Outcome> {
-  const py = await engine;
-  if (task.source === '') {
-    // Warm-up: Pyodide is loaded and sealed; its memory now is the pristine baseline.
-    if (baselineWasmBytes === 0) baselineWasmBytes = py.wasmBytes();
-    return { ok: true, value: null, output: [] };
+async function execute(py: PythonEngine, task: WorkerTask): Promise<Outcome> {
+  if (boundAgent !== undefined && task.agent !== boundAgent) {
+    // Never expected: the coordinator gives another agent a pristine interpreter. Refused all the same.
+    retiring = true;
+    return { ok: false, error: { type: 'SandboxCrashError', message: 'this Python interpreter served another agent: the call was refused and the interpreter is replaced' }, output: [] };
   }
-  if (py.dead || (state !== undefined && Atomics.load(state, STATE_RETIRE) === 1)) process.exit(1);
+  boundAgent = task.agent;
+  if (py.dead || retiring) {
+    retiring = true;
+    return { ok: false, error: { type: 'SandboxCrashError', message: 'the Python interpreter can no longer run code; it is replaced' }, output: [] };
+  }
   const deadline = performance.now() + task.timeoutMs;
-  claimTask(task.interrupt);
-  const scope = new CallScope(threadPort, task.id, task.callKey ?? '', task.wake, deadline, task.streamOutput);
+  const scope = new CallScope(threadPort, hostLink as WorkerHostLink, task.id, task.callKey ?? '', task.wake, deadline, task.streamOutput);
   current = scope;
   currentTask = task;
-  Atomics.store(task.interrupt, 0, 0);
   py.pyodide.setInterruptBuffer(task.interrupt);
   beginCallTimers();
   // Growth counts from the pristine baseline: memory an earlier call grew is this call's too (the
-  // pool host replaced the interpreter first if that alone was past this call's limit).
+  // coordinator gave this call a pristine interpreter if that alone was past its limit). The limit
+  // holds through the clean-up after the answer (afterCall).
   py.limitMemory(Math.max(0, baselineWasmBytes + task.memoryMb * MB * WASM_SHARE_OF_LIMIT - py.wasmBytes()));
   let outcome: Outcome;
   try {
@@ -286,34 +297,32 @@ export default async function run(task: WorkerTask): Promise<Outcome> {
   } catch (err) {
     outcome = { ok: false, error: { type: 'SandboxCrashError', message: `the Python sandbox could not report the outcome: ${lastLine(err)}` }, output: scope.output };
   } finally {
-    // Nothing may interrupt the clean-up: the call's buffer is not watched once it has answered.
+    // Nothing may interrupt the clean-up: the call's slot is not watched once it has answered.
     py.pyodide.setInterruptBuffer(idleInterrupt);
     scope.close();
     current = undefined;
     currentTask = undefined;
   }
-  // The answer goes out first, and the clean-up runs while it travels: the pool host keeps this
-  // thread busy until the task settles, so no call starts before the interpreter is clean.
-  const early = answerFirst(task.id, outcome);
+  // Stopped by the process (timeout, cancel): the call unwound with KeyboardInterrupt; say why.
+  const reason = STOP_REASONS[Atomics.load(task.interrupt, SLOT_STOP_REASON) - 1];
+  if (reason && !outcome.ok) outcome = { ...outcome, error: stoppedCall(undefined, reason, { timeoutMs: task.timeoutMs, memoryMb: task.memoryMb, heapLimitMb: 0 }, false) };
+  return outcome;
+}
+
+/**
+ * After the answer left: the clean-up, still under the call's memory limit and within its time
+ * (the process's main thread ends this thread past it, and the interpreter is replaced). Says how
+ * far the memory grew, or that this interpreter must go (damaged, dead, or handed another agent's call).
+ */
+function afterCall(py: PythonEngine): LinkServing | 'retire' {
   let sealed = false;
   try {
-    sealed = cleanUp(py);
+    sealed = !retiring && cleanUp(py);
   } catch {
     sealed = false;
   }
-  // An interpreter that could not be put back, that was damaged, or that Pyodide gave up on, is
-  // not reused: the call keeps its outcome and the pool host replaces the interpreter.
-  report(py, !sealed || py.dead);
-  return early ? (ANSWERED_EARLY as unknown as Outcome) : outcome;
-}
-
-/** Sends the outcome on the thread's channel (WorkerMessage 'answer'); false when it cannot go that way. */
-function answerFirst(id: number, outcome: Outcome): boolean {
-  if (!state) return false;
-  try {
-    threadPort.postMessage({ kind: 'answer', id, outcome });
-    return true;
-  } catch {
-    return false;
-  }
+  py.limitMemory(undefined);
+  if (!sealed || py.dead) return 'retire';
+  const grown = py.wasmBytes() - baselineWasmBytes;
+  return grown > 0 ? { kind: 'serving', minMemoryMb: Math.ceil(grown / WASM_SHARE_OF_LIMIT / MB) } : { kind: 'serving' };
 }
