@@ -117,14 +117,6 @@ export async function skillManifestResources(services: McpServices, agent: Agent
   });
 }
 
-function decoded(text: string | undefined): string | undefined {
-  try {
-    return decodeURIComponent(text ?? '');
-  } catch {
-    return undefined;
-  }
-}
-
 async function visibleSkills(services: McpServices, agent: AgentIdentity): Promise<string[]> {
   if (!services.skills || !allows(agent, { kind: 'skills', needs: 'read' })) return [];
   const { skills } = await services.skills.list({ agent: agent.name, agentsConfigured: services.config.agents.length > 0 });
