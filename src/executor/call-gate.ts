@@ -21,7 +21,7 @@ import type { GuestErrorName } from '../../workers/kit/guest-errors.js';
 import { storeWork } from '../store/shared-store.js';
 import type { SharedStore } from '../store/shared-store.js';
 import type { Logger } from '../util/logger.js';
-import { StoreError, isStoreError } from '../util/store-error.js';
+import { isStoreError } from '../util/store-error.js';
 import { refusal } from './admission.js';
 import type { Finished } from './sandbox-process.js';
 import { languageOfKind } from './runtimes.js';
