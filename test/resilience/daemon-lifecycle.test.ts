@@ -24,6 +24,15 @@ afterEach(async () => {
 const PAD = 'x'.repeat(256 * 1024);
 const VERSION_RE = /^v(\d+)\|x{262144}\|end$/;
 
+/** Resolves once /healthz counts `n` calls running or queued (a daemon without tokens shows its figures to everyone). */
+async function callsHeld(base: string, n: number): Promise<void> {
+  for (;;) {
+    const health = (await (await fetch(`${base}/healthz`)).json()) as { pool?: { busy: number; queued: number } };
+    if (health.pool && health.pool.busy + health.pool.queued >= n) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 async function findFile(root: string, name: string): Promise<string | undefined> {
   const entries = await readdir(root, { recursive: true });
   const hit = entries.find((e) => path.basename(e) === name);
@@ -87,7 +96,9 @@ describe('SIGTERM with calls in flight', () => {
         .callTool({ name: 'execute_code', arguments: { code: 'await sleep(30000); return "late"', timeout_seconds: 60 } }, undefined, { timeout: 60_000 })
         .then((r) => ({ answered: 'result' as const, text: JSON.stringify(r) }), (e: unknown) => ({ answered: 'error' as const, text: (e as Error).message })),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // SIGTERM once the daemon holds all three calls (a fixed pause let a loaded CI send it before
+    // the third POST arrived: that one then failed to connect, which says nothing about shutdown).
+    await within(callsHeld(daemon.base, 3), 15_000, 'the daemon holding the three calls');
     daemon.proc.kill('SIGTERM');
     const answers = await within(Promise.all(long), 15_000, 'answers to the calls cancelled by shutdown');
     for (const a of answers) expect(a.text).toMatch(/shutting down/);
