@@ -170,7 +170,7 @@ async function openStorage(config: Readonly<Config>, logger: Logger, closers: Cl
     quotaFiles: limits.workspaceQuotaFiles,
     spillFilesKept: limits.outputFilesKept,
     spillMaxAgeMs: limits.outputFileMaxAgeHours * 3600_000,
-    ...(shared.quotas ? { quotaCounter: shared.quotas } : {}),
+    quotaCounter: shared.quotas,
   });
   closers.push(async () => workspace.close());
   return { shared, workspace };

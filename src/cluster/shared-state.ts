@@ -1,9 +1,9 @@
 // Where the state that daemons of a cluster must share lives, chosen once from the config: the
 // shared store (src/store/) is this process's memory, or Redis with `redis`. PII vaults,
-// resumable-stream events, change notices and the call gate are written once above it and wired
-// here the same way for both; what needs a cluster at all (membership, the workspace quota counted
-// across daemons) is added with Redis. The composition root wires whatever this returns and never
-// asks which it got.
+// resumable-stream events, change notices and workspace quotas are written once above it and
+// wired here the same way for both; what needs a cluster at all (membership, the call gate across
+// daemons) is added with Redis. The composition root wires whatever this returns and never asks
+// which it got.
 
 import type { Config } from '../config/config-types.js';
 import { serverSettings } from '../config/defaults.js';
@@ -35,8 +35,8 @@ export interface SharedState {
   bus: ChangeBus;
   /** Where an agent's calls in flight are counted: the daemon's own pools, or across the cluster. */
   gate: CallGate;
-  /** Where workspace quotas are counted; absent: by each daemon (the workspace's default). */
-  quotas?: QuotaCounterFactory;
+  /** Where workspace quotas are counted. */
+  quotas: QuotaCounterFactory;
   /** Absent when embedded. */
   store?: { health(): SharedStoreHealth };
   /** The daemon's place in its cluster (session ids the load balancer routes back); absent when embedded. */
@@ -56,11 +56,12 @@ async function loadRedis(): Promise<{ RedisConnection: typeof RedisConnection; R
 }
 
 /** The domains every daemon has, over `store`. */
-async function domains(config: Readonly<Config>, logger: Logger, store: SharedStore, dir: string | undefined): Promise<Pick<SharedState, 'vaults' | 'eventStores' | 'bus'>> {
+async function domains(config: Readonly<Config>, logger: Logger, store: SharedStore, dir: string | undefined): Promise<Pick<SharedState, 'vaults' | 'eventStores' | 'bus' | 'quotas'>> {
   return {
     vaults: new PiiVaultStore({ store, tokenTtlSeconds: config.pii.tokenTtlSeconds, maxBytesPerAgent: config.pii.maxVaultBytesPerAgent, ...(dir !== undefined ? { dir } : {}) }),
     eventStores: new SessionEventStores(new EventBudget(EVENT_BUDGET_BYTES), DEFAULT_EVENT_LIMITS, { store, ttlSeconds: serverSettings(config).sessionIdleSeconds }),
     bus: await StoreChangeBus.start(store, logger.child({ subsystem: 'changes' })),
+    quotas: storeQuotas(store, logger.child({ subsystem: 'workspace' })),
   };
 }
 
@@ -94,7 +95,6 @@ export async function openSharedState(config: Readonly<Config>, logger: Logger):
     return {
       ...shared,
       gate,
-      quotas: storeQuotas(store, logger.child({ subsystem: 'workspace' })),
       store: redis,
       membership,
       close: async () => {

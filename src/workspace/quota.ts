@@ -1,13 +1,13 @@
-// Per-namespace disk quota (bytes and file count). Usage is measured by walking the namespace once,
-// then kept up to date by the writes and deletes that pass through the workspace, and measured
-// again when it is older than USAGE_TTL_MS or a write would pass a limit (files added by hand).
-// This daemon's count is NamespaceQuota; daemons sharing the workspace folder share a count in
-// the shared store instead (store-quota.ts), chosen in the composition root (QuotaCounterFactory).
+// Per-namespace disk quota (bytes and file count): the counter's contract, the walk that measures a
+// namespace, and the refusal's text. Usage is measured by walking the namespace once, then kept up
+// to date by the writes and deletes that pass through the workspace, and measured again when it is
+// older than USAGE_TTL_MS or a write would pass a limit (files added by hand). It is counted once,
+// in the shared store (store-quota.ts): this daemon's memory, or Redis when daemons share the
+// workspace folder; the composition root picks the store.
 
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isTempName } from '../util/atomic-write.js';
-import { KeyedLock } from '../util/keyed-lock.js';
 
 /** Default per-namespace quota, bytes (1 GiB). */
 export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
@@ -25,8 +25,6 @@ export interface Usage {
   bytes: number;
   files: number;
 }
-
-const EMPTY: Usage = Object.freeze({ bytes: 0, files: 0 });
 
 /** Bytes and regular files below `root` (symlinks and temporary files not counted), stopping past `maxFiles`. */
 export async function measureUsage(root: string, maxFiles: number): Promise<Usage> {
@@ -73,9 +71,6 @@ export interface QuotaCounter {
 /** Makes the counter of a namespace (`namespace` as configured, `root` its folder). */
 export type QuotaCounterFactory = (namespace: string, root: () => Promise<string>, limits: QuotaLimits) => QuotaCounter;
 
-/** The embedded counter: this daemon's own. */
-export const LOCAL_QUOTAS: QuotaCounterFactory = (_namespace, root, limits) => new NamespaceQuota(root, limits);
-
 /** The refusal for a change that would pass a limit, or undefined. */
 export function quotaRefusal(usage: Usage, limits: QuotaLimits, bytes: number, files: number, what: string, namespace: string): string | undefined {
   const ns = namespace === '' ? 'the workspace' : `namespace "${namespace}"`;
@@ -86,80 +81,4 @@ export function quotaRefusal(usage: Usage, limits: QuotaLimits, bytes: number, f
     return `workspace quota exceeded: writing ${what} would bring ${ns} to ${usage.bytes + bytes} bytes, over its ${limits.bytes}-byte quota; delete files or ask the operator to raise limits.workspaceQuotaBytes`;
   }
   return undefined;
-}
-
-export class NamespaceQuota implements QuotaCounter {
-  readonly #root: () => Promise<string>;
-  readonly limits: QuotaLimits;
-  #usage: Usage | undefined;
-  #measuredAt = 0;
-  #measuring: Promise<Usage> | undefined;
-  /** Growth of the writes admitted and not yet settled: a walk may not see them on disk. */
-  readonly #pending = { bytes: 0, files: 0 };
-  /** While a walk runs: what it may miss (writes pending at its start or admitted since). */
-  #unseen: { bytes: number; files: number } | undefined;
-  readonly #files = new KeyedLock();
-
-  constructor(root: () => Promise<string>, limits: QuotaLimits) {
-    this.#root = root;
-    this.limits = limits;
-  }
-
-  /** Current usage, measured again when stale (or when `fresh`). */
-  async usage(fresh = false): Promise<Usage> {
-    if (!fresh && this.#usage && Date.now() - this.#measuredAt < USAGE_TTL_MS) return this.#usage;
-    this.#measuring ??= (async () => {
-      const unseen = (this.#unseen = { ...this.#pending });
-      try {
-        const measured = await measureUsage(await this.#root(), this.limits.files);
-        // Counting what the walk may have missed keeps the count on the safe side (a write it did
-        // see is counted twice until the next measure); forgetting it would let writes pass the quota.
-        this.#usage = { bytes: measured.bytes + unseen.bytes, files: measured.files + unseen.files };
-        this.#measuredAt = Date.now();
-        return this.#usage;
-      } finally {
-        this.#unseen = undefined;
-        this.#measuring = undefined;
-      }
-    })();
-    return this.#measuring;
-  }
-
-  async admit(bytes: number, files: number, what: string, namespace: string): Promise<string | undefined> {
-    // The count as it is after the awaits, never a snapshot from before them: concurrent first
-    // writes would all see the same measure and all pass.
-    await this.usage();
-    if (this.#over(this.#usage ?? EMPTY, bytes, files)) await this.usage(true);
-    const refused = quotaRefusal(this.#usage ?? EMPTY, this.limits, bytes, files, what, namespace);
-    if (refused !== undefined) return refused;
-    this.apply(bytes, files);
-    const growth = { bytes: Math.max(0, bytes), files: Math.max(0, files) };
-    this.#pending.bytes += growth.bytes;
-    this.#pending.files += growth.files;
-    if (this.#unseen) {
-      this.#unseen.bytes += growth.bytes;
-      this.#unseen.files += growth.files;
-    }
-    return undefined;
-  }
-
-  settle(bytes: number, files: number, written: boolean): void {
-    this.#pending.bytes -= Math.max(0, bytes);
-    this.#pending.files -= Math.max(0, files);
-    if (!written) this.apply(-bytes, -files);
-  }
-
-  /** Counts a change made outside admit (a delete), or undoes an admitted one. */
-  apply(bytes: number, files: number): void {
-    if (!this.#usage) return;
-    this.#usage = { bytes: Math.max(0, this.#usage.bytes + bytes), files: Math.max(0, this.#usage.files + files) };
-  }
-
-  exclusive<T>(file: string, fn: () => Promise<T>): Promise<T> {
-    return this.#files.run(file, fn);
-  }
-
-  #over(usage: Usage, bytes: number, files: number): boolean {
-    return (files > 0 && usage.files + files > this.limits.files) || (bytes > 0 && usage.bytes + bytes > this.limits.bytes);
-  }
 }

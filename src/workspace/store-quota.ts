@@ -1,6 +1,6 @@
-// A workspace namespace's quota counted in the shared store, so daemons writing to one shared
-// workspace folder admit writes against one count (the cluster; one daemon keeps its own count,
-// NamespaceQuota in quota.ts). Counters per namespace: bytes, files, writes pending, a change
+// A workspace namespace's quota counted in the shared store: this daemon's memory when it runs
+// alone (a count lost with the process is measured again from the folder), Redis when daemons
+// write to one shared workspace folder and admit writes against one count. Counters per namespace: bytes, files, writes pending, a change
 // sequence, and `seeded`. An admission is one all-or-none change of them: refused when the store
 // has no count yet (then it is seeded from a walk of the folder), or when bytes or files would
 // pass a limit, so two daemons can never both pass the last free byte. The count is measured
@@ -16,9 +16,11 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { MemoryStore } from '../store/memory-store.js';
 import { storeWork } from '../store/shared-store.js';
 import type { CountResult, CountStep, SharedStore } from '../store/shared-store.js';
 import { KeyedLock } from '../util/keyed-lock.js';
+import { silentLogger } from '../util/logger.js';
 import type { Logger } from '../util/logger.js';
 import { StoreError, isStoreError } from '../util/store-error.js';
 import { USAGE_TTL_MS, measureUsage, quotaRefusal } from './quota.js';
@@ -38,8 +40,8 @@ const PENDING_RENEW_MS = 1_500;
 export const FILE_LOCK_WAIT_MS = 30_000;
 const WHAT = 'the shared workspace quota';
 
-/** Every namespace's counter in `store`. */
-export function storeQuotas(store: SharedStore, logger: Logger): QuotaCounterFactory {
+/** Every namespace's counter in `store` (by default a store of its own, in this process's memory). */
+export function storeQuotas(store: SharedStore = new MemoryStore(), logger: Logger = silentLogger()): QuotaCounterFactory {
   return (namespace, root, limits) => new StoreQuota(store, logger, namespace, root, limits);
 }
 

@@ -10,8 +10,9 @@ import type { LocalFolder, WorkspaceNamespace, WorkspaceStore } from './workspac
 import { isTempName, writeFileAtomic } from '../util/atomic-write.js';
 import { isSpillFile, pruneSpills, sweepDebris } from './debris-sweeper.js';
 import type { SpillPolicy } from './debris-sweeper.js';
-import { DEFAULT_QUOTA_BYTES, DEFAULT_QUOTA_FILES, LOCAL_QUOTAS } from './quota.js';
+import { DEFAULT_QUOTA_BYTES, DEFAULT_QUOTA_FILES } from './quota.js';
 import type { QuotaCounter, QuotaCounterFactory, QuotaLimits } from './quota.js';
+import { storeQuotas } from './store-quota.js';
 import { DaemonError, isDaemonError } from '../util/daemon-error.js';
 
 export type WorkspaceErrorCode =
@@ -54,7 +55,7 @@ export interface WorkspaceOptions {
   spillMaxAgeMs?: number;
   /** Interval of the debris sweep (old temporary files, expired spill files), ms. Default 10 min; 0 = only once, at first use. */
   sweepIntervalMs?: number;
-  /** Where each namespace's usage is counted: this daemon (default) or shared by a cluster's daemons. */
+  /** Where each namespace's usage is counted: the daemon's shared store (default: a memory store of this workspace's own). */
   quotaCounter?: QuotaCounterFactory;
 }
 
@@ -80,7 +81,7 @@ export class Workspace implements WorkspaceStore {
     this.quota = { bytes: options.quotaBytes ?? DEFAULT_QUOTA_BYTES, files: options.quotaFiles ?? DEFAULT_QUOTA_FILES };
     this.spill = { keep: options.spillFilesKept ?? DEFAULT_SPILL_FILES_KEPT, maxAgeMs: options.spillMaxAgeMs ?? DEFAULT_SPILL_MAX_AGE_MS };
     this.#sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
-    this.#quotaCounter = options.quotaCounter ?? LOCAL_QUOTAS;
+    this.#quotaCounter = options.quotaCounter ?? storeQuotas();
   }
 
   /** The view of one agent's namespace ('' is the root itself). */
@@ -131,7 +132,7 @@ export class WorkspaceView implements WorkspaceNamespace {
     readonly namespaceName: string,
     quota: QuotaLimits = { bytes: DEFAULT_QUOTA_BYTES, files: DEFAULT_QUOTA_FILES },
     readonly spill: SpillPolicy = { keep: DEFAULT_SPILL_FILES_KEPT, maxAgeMs: DEFAULT_SPILL_MAX_AGE_MS },
-    counter: QuotaCounterFactory = LOCAL_QUOTAS,
+    counter: QuotaCounterFactory = storeQuotas(),
   ) {
     this.#quota = counter(namespaceName, () => this.#root(), quota);
   }

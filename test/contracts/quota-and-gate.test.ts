@@ -1,17 +1,17 @@
-// The quota and call gate contracts against the embedded implementations (the daemon's own quota
-// count, NamespaceQuota, and the gate of one daemon, LOCAL_GATE, whose pools hold the limit), and
-// against the shared ones over the in-memory store (StoreQuota, StoreCallGate: the code daemons
-// of a cluster run over Redis, where test/cluster/redis-contracts.test.ts runs them again).
+// The quota contract against the one quota count (StoreQuota) over the in-memory store, as one
+// daemon runs it and as two daemons sharing a store do; the call gate contract against the gate of
+// one daemon (LOCAL_GATE, whose pools hold the limit) and the shared one over the in-memory store
+// (the daemons of a cluster run both over Redis, where test/cluster/redis-contracts.test.ts runs
+// them again).
 
 import { LOCAL_GATE, StoreCallGate } from '../../src/executor/call-gate.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { LOCAL_QUOTAS } from '../../src/workspace/quota.js';
 import { storeQuotas } from '../../src/workspace/store-quota.js';
 import { describeCallGateContract } from './call-gate-contract.js';
 import { describeQuotaContract } from './quota-contract.js';
 
-describeQuotaContract('this daemon', { counter: async (ns, root, limits) => LOCAL_QUOTAS(ns, async () => root, limits) });
+describeQuotaContract('this daemon', { counter: async (ns, root, limits) => storeQuotas()(ns, async () => root, limits) });
 
 // A "peer" shares the store, as a second daemon shares Redis.
 let store = new MemoryStore();
