@@ -21,7 +21,8 @@ export const SERVER_NAME = 'code-execution-mcp';
 /** The metrics label of calls to tools that do not exist. */
 export const UNKNOWN_TOOL = '(unknown)';
 
-const INSTRUCTIONS = [
+/** How to use this server, said at initialize (session) and server/discover (stateless). */
+export const INSTRUCTIONS = [
   'Run code instead of calling tools one by one.',
   'Use execute_code to process data inside the sandbox and return only small results; discover tools with search_tools and get_tool_definition, then call them from code as tools.SERVER.TOOL(args).',
   'Keep files in your workspace (write_workspace_file, read_file() in code) and save working code as skills (save_skill, import_skill in code).',

@@ -1,19 +1,21 @@
 // `stdio --connect URL`: a stdio transport whose peer is the daemon's Streamable HTTP endpoint, so
-// agents launched by stdio-only clients share the daemon's pool, catalog and skills. Each client
-// message is classified once (src/mcp/router/revision.ts, as every front does): a stateless
-// (2026-07-28) request goes to the daemon in a POST of its own (stateless-post.ts), where the
-// router's handler answers it; the session revision goes into the bridge's one session with the
-// daemon (daemon-session.ts). Messages pass unchanged both ways. Every request the client sends
-// gets an answer: when stdin closes, the bridge waits for the ones in flight (up to the drain
-// bound) and answers what is left before it stops.
+// agents launched by stdio-only clients share the daemon's pool, catalog and skills. The bridge
+// speaks only the stateless revision (2026-07-28) to the daemon: every request is a POST of its own
+// (stateless-post.ts) that the router's stateless handler answers, so there is no daemon session to
+// open, keep alive, lose or replay, and reconnection is the one retry policy of failures.ts. A
+// client that speaks the session revision (2025-11-25) gets its session here: the bridge answers
+// `initialize` (from the daemon's server/discover), `ping` and `logging/setLevel` itself, and sends
+// every other request with the _meta the stateless revision asks for (the client's capabilities
+// and log level). Every request the client sends gets an answer: when stdin closes, the bridge
+// waits for the ones in flight (up to the drain bound) and answers what is left before it stops.
 
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../util/logger.js';
 import { InFlight } from '../in-flight.js';
-import { classify } from '../router/revision.js';
-import { DaemonSession } from './daemon-session.js';
+import { classify, errorAnswer, isRecord, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, SESSION_REVISIONS, STATELESS_REVISION } from '../router/revision.js';
+import { DEFAULT_SESSION_LOG_LEVEL, LOG_SEVERITY } from '../session-log.js';
 import { describe, failureMessage } from './failures.js';
 import { postStateless } from './stateless-post.js';
 
@@ -21,7 +23,6 @@ import { postStateless } from './stateless-post.js';
 export const DEFAULT_RECONNECT_WINDOW_MS = 30_000;
 /** How long requests in flight are waited for once stdin closed, ms. */
 export const DEFAULT_DRAIN_MS = 10_000;
-const METHOD_NOT_FOUND = -32601;
 
 export interface BridgeOptions {
   url: string;
@@ -45,13 +46,15 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const { logger } = options;
   const url = new URL(options.url);
   const stdio = new StdioServerTransport(options.stdin, options.stdout);
-  const windowMs = options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS;
   /** Client requests not answered yet: what a closing bridge still owes. */
   const open = new Map<RequestId, () => void>();
   const inFlight = new InFlight();
-  /** Stateless requests being answered: aborting the POST cancels the call on the daemon. */
+  /** Requests being answered by the daemon: aborting the POST cancels the call there. */
   const posts = new Map<RequestId, AbortController>();
+  /** The session revision's state, kept here: what the client's initialize and logging/setLevel said. */
+  const session: { capabilities: unknown; level: string } = { capabilities: {}, level: DEFAULT_SESSION_LOG_LEVEL };
   let closing: Promise<void> | undefined;
+  const target = { url, token: options.token, windowMs: options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS, stopped: () => closing !== undefined };
 
   const write = (message: JSONRPCMessage): void => {
     if (('result' in message || 'error' in message) && message.id !== undefined) {
@@ -62,9 +65,48 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     }
     stdio.send(message).catch((error: unknown) => logger.warn({ err: error }, 'could not write to stdout'));
   };
-  const fail = (id: RequestId, error: unknown): void => write({ jsonrpc: '2.0', id, error: { code: -32000, message: failureMessage(error, url.href) } });
-  const session = new DaemonSession({ url, token: options.token, logger, windowMs, write });
-  const target = { url, token: options.token, windowMs, stopped: () => closing !== undefined };
+
+  /** Sends `request` to the daemon; `shape` turns its answer into what the client asked for. */
+  const post = (request: JSONRPCRequest, shape: (answer: JSONRPCMessage) => JSONRPCMessage = (answer) => answer): void => {
+    const abort = new AbortController();
+    posts.set(request.id, abort);
+    postStateless(target, request, write, abort.signal)
+      .then((answer) => write(shape(answer)), (error: unknown) => {
+        if (abort.signal.aborted) return;
+        logger.warn({ err: describe(error), url: url.href, method: request.method }, 'daemon did not take a request');
+        write(errorAnswer(request.id, -32000, failureMessage(error, url.href)));
+      })
+      .finally(() => posts.delete(request.id));
+  };
+
+  /** A session-revision request as the stateless revision carries it: the session's state in its _meta. */
+  const stateless = (request: JSONRPCRequest, method = request.method): JSONRPCRequest => {
+    const params = isRecord(request.params) ? request.params : {};
+    const meta = isRecord(params['_meta']) ? params['_meta'] : {};
+    const _meta = { ...meta, [META_PROTOCOL_VERSION]: STATELESS_REVISION, [META_CLIENT_CAPABILITIES]: session.capabilities, [META_LOG_LEVEL]: session.level };
+    return { ...request, method, params: method === request.method ? { ...params, _meta } : { _meta } };
+  };
+
+  const fromSessionClient = (request: JSONRPCRequest): void => {
+    const params = isRecord(request.params) ? request.params : {};
+    if (request.method === 'ping') return write({ jsonrpc: '2.0', id: request.id, result: {} });
+    if (request.method === 'logging/setLevel') {
+      const level = params['level'];
+      if (typeof level !== 'string' || !Object.hasOwn(LOG_SEVERITY, level)) return write(errorAnswer(request.id, -32602, `Invalid params: level must be one of ${Object.keys(LOG_SEVERITY).join(', ')}`));
+      session.level = level;
+      return write({ jsonrpc: '2.0', id: request.id, result: {} });
+    }
+    if (request.method !== 'initialize') return post(stateless(request));
+    session.capabilities = isRecord(params['capabilities']) ? params['capabilities'] : {};
+    const asked = params['protocolVersion'];
+    const protocolVersion = typeof asked === 'string' && SESSION_REVISIONS.includes(asked) ? asked : SESSION_REVISIONS[0];
+    // The daemon's own description of itself (server/discover), answered as initialize.
+    post(stateless(request, 'server/discover'), (answer) => {
+      if (!('result' in answer)) return answer;
+      const { capabilities, serverInfo, instructions } = answer.result as { capabilities?: Record<string, unknown>; serverInfo?: unknown; instructions?: unknown };
+      return { jsonrpc: '2.0', id: request.id, result: { protocolVersion, capabilities: { ...capabilities, logging: {} }, serverInfo, ...(typeof instructions === 'string' && { instructions }) } };
+    });
+  };
 
   const fromClient = (message: JSONRPCMessage): void => {
     const request = 'method' in message && 'id' in message ? (message as JSONRPCRequest) : undefined;
@@ -77,38 +119,19 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       open.delete(id);
       posts.get(id)?.abort();
     }
-    if (classify(message) === 'stateless') {
-      if (!request) return; // the stateless revision's notifications need no session and get no answer
-      const abort = new AbortController();
-      posts.set(request.id, abort);
-      postStateless(target, request, write, abort.signal)
-        .then(write, (error: unknown) => {
-          if (abort.signal.aborted) return;
-          logger.warn({ err: describe(error), url: url.href, method: request.method }, 'daemon did not take a stateless request');
-          fail(request.id, error);
-        })
-        .finally(() => posts.delete(request.id));
-      return;
-    }
-    if (!session.hasInitialize && request?.method !== 'initialize') {
-      // Before initialize there is no session to forward to: ping is answered as ping, the rest
-      // as the embedded server answers what it does not know.
-      if (request) write(request.method === 'ping' ? { jsonrpc: '2.0', id: request.id, result: {} } : { jsonrpc: '2.0', id: request.id, error: { code: METHOD_NOT_FOUND, message: 'Method not found' } });
-      return;
-    }
-    session.relay(message).catch((error: unknown) => {
-      logger.warn({ err: describe(error), url: url.href, method: 'method' in message ? message.method : undefined }, 'daemon did not take a message');
-      if (request) fail(request.id, error);
-    });
+    // Notifications (initialized, cancelled, roots) need nothing from a daemon that keeps no session.
+    if (!request) return;
+    if (classify(message) === 'stateless') post(request);
+    else fromSessionClient(request);
   };
 
   let closedNow: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (closedNow = resolve));
   const close = (): Promise<void> =>
     (closing ??= (async () => {
-      for (const id of [...open.keys()]) write({ jsonrpc: '2.0', id, error: { code: -32000, message: 'the bridge is shutting down and stopped waiting for this request; it may still complete on the daemon' } });
+      for (const id of [...open.keys()]) write(errorAnswer(id, -32000, 'the bridge is shutting down and stopped waiting for this request; it may still complete on the daemon'));
       for (const abort of posts.values()) abort.abort();
-      await Promise.allSettled([session.close(), stdio.close()]);
+      await stdio.close().catch(() => undefined);
       closedNow();
     })());
   // End of input: answer what the client asked (as embedded stdio does, within the drain bound), then stop.
@@ -121,7 +144,6 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
 
   stdio.onmessage = fromClient;
   stdio.onerror = (error) => logger.warn({ err: error.message }, 'stdio error');
-  await session.start();
   await stdio.start();
   logger.info({ url: url.href }, 'bridging stdio to the daemon');
   return { closed, close };

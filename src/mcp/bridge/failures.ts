@@ -1,33 +1,11 @@
-// The stdio bridge's view of a failed exchange with the daemon: whether the daemon still answers,
-// what kind of failure an error is (refused, dropped, session lost, an HTTP status), the one
-// retry policy (resend only what provably was not delivered), and what the client is told.
+// The stdio bridge's view of a failed exchange with the daemon: what kind of failure an error is
+// (refused, dropped, an HTTP status), the one retry policy (resend only what provably was not
+// delivered), and what the client is told.
 
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-/** How long the liveness probe of a daemon whose stream broke may take, ms. */
-const PROBE_TIMEOUT_MS = 1000;
-
-/**
- * False only when nothing listens at the daemon's address any more (connection refused): any HTTP
- * answer, or a slow one (PROBE_TIMEOUT_MS), leaves the stream to the SDK's own resumption.
- */
-export async function daemonAnswers(url: URL, token: string | undefined): Promise<boolean> {
-  try {
-    const res = await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}) });
-    await res.body?.cancel();
-    return true;
-  } catch (error) {
-    return !refused(error);
-  }
-}
-
 export function httpStatus(error: unknown): number | undefined {
   return error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code > 0 ? error.code : undefined;
-}
-
-/** The daemon no longer knows the session: it expired when idle, or the daemon restarted. */
-export function sessionLost(error: unknown): boolean {
-  return httpStatus(error) === 404;
 }
 
 /** Whether the error, or one of its first causes, carries one of these system error codes. */
@@ -81,7 +59,7 @@ export function failureMessage(error: unknown, href: string): string {
     return `the code-execution-mcp daemon at ${href} refused the request (HTTP ${status}: ${daemonMessage(error)})`;
   }
   if (dropped(error)) {
-    return `the code-execution-mcp daemon at ${href} dropped the connection while this request ran (it stopped or restarted); it may not have completed: send it again`;
+    return `the code-execution-mcp daemon at ${href} stopped while this request ran (it dropped the connection); it may not have completed: send it again once the daemon is back`;
   }
   return `the code-execution-mcp daemon at ${href} did not answer (${describe(error)}); start it with "code-execution-mcp serve" or fix --connect`;
 }

@@ -4,6 +4,7 @@
 // writes; the SSE rules this needs are followed in full: events end with a blank line, data lines
 // joined, comments skipped). A daemon that refuses connections or is still starting is retried
 // (failures.ts); a client that cancels the request aborts the POST, which cancels the call.
+// Every request the bridge sends goes this way: it holds no session with the daemon.
 
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -33,7 +34,8 @@ export async function postStateless(target: StatelessTarget, request: JSONRPCReq
   };
   const res = await retrying(async () => {
     const sent = await fetch(target.url, { method: 'POST', headers, body: JSON.stringify(request), signal });
-    if (sent.status === 503) throw new StreamableHTTPError(503, await sent.text());
+    // 503: still starting (retried); 401 and 403: the token, which the client is told to check.
+    if (sent.status === 503 || sent.status === 401 || sent.status === 403) throw new StreamableHTTPError(sent.status, await sent.text());
     return sent;
   }, target.windowMs, target.stopped);
   let answer: JSONRPCMessage | undefined;

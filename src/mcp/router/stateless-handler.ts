@@ -8,7 +8,7 @@
 // whose daemon runs this handler.
 
 import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpSession, SERVER_NAME } from '../create-server.js';
+import { createMcpSession, INSTRUCTIONS, SERVER_NAME } from '../create-server.js';
 import type { McpSession } from '../create-server.js';
 import type { AgentIdentity, McpServices, SessionInfo } from '../mcp-types.js';
 import type { ObservedTransport } from '../observed-transport.js';
@@ -144,7 +144,7 @@ function isLogLevel(value: unknown): value is LoggingLevel {
 
 /** What server/discover answers (before completeResult). */
 function discoverResult(serverInfo: { name: string; version: string }): Record<string, unknown> {
-  return { supportedVersions: [STATELESS_REVISION], capabilities: { tools: { listChanged: false }, resources: {}, extensions: { [SKILLS_EXTENSION]: {} } }, serverInfo };
+  return { supportedVersions: [STATELESS_REVISION], capabilities: { tools: { listChanged: false }, resources: {}, extensions: { [SKILLS_EXTENSION]: {} } }, serverInfo, instructions: INSTRUCTIONS };
 }
 
 /** resultType, the caching attributes of cacheable results, and who answered. */
