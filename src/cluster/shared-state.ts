@@ -59,7 +59,7 @@ async function loadRedis(): Promise<{ RedisConnection: typeof RedisConnection; R
 async function domains(config: Readonly<Config>, logger: Logger, store: SharedStore, dir: string | undefined): Promise<Pick<SharedState, 'vaults' | 'eventStores' | 'bus' | 'quotas'>> {
   return {
     vaults: new PiiVaultStore({ store, tokenTtlSeconds: config.pii.tokenTtlSeconds, maxBytesPerAgent: config.pii.maxVaultBytesPerAgent, ...(dir !== undefined ? { dir } : {}) }),
-    eventStores: new SessionEventStores(new EventBudget(EVENT_BUDGET_BYTES), DEFAULT_EVENT_LIMITS, { store, ttlSeconds: serverSettings(config).sessionIdleSeconds }),
+    eventStores: new SessionEventStores(new EventBudget(EVENT_BUDGET_BYTES, serverSettings(config).sessionBytesPerAgent), DEFAULT_EVENT_LIMITS, { store, ttlSeconds: serverSettings(config).sessionIdleSeconds }),
     bus: await StoreChangeBus.start(store, logger.child({ subsystem: 'changes' })),
     quotas: storeQuotas(store, logger.child({ subsystem: 'workspace' })),
   };

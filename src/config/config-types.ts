@@ -229,6 +229,12 @@ export interface ServerConfig {
   toolProfile: ToolProfile;
   /** Most HTTP MCP sessions one configured agent may hold open; past it that agent alone is refused (429). Without agents every client is the one local agent and only maxSessions applies. Default 64. */
   maxSessionsPerAgent: number;
+  /**
+   * Bytes one configured agent's HTTP sessions may hold on this daemon: each open session is
+   * charged 256 KiB (what an idle one costs), plus the SSE events kept for resumption. Its own
+   * oldest events make room first; then its new sessions are refused (429). Default 32 MiB.
+   */
+  sessionBytesPerAgent: number;
   /** Most open HTTP connections; a new one past it gets 503 and is closed. Default 1,024. */
   maxConnections: number;
   /** Most open HTTP connections from one remote address (all local agents share 127.0.0.1). Default 512. */

@@ -56,6 +56,7 @@ export const DEFAULT_SERVER: Readonly<ServerConfig> = Object.freeze({
   progressIntervalMs: 1000,
   toolProfile: 'seed',
   maxSessionsPerAgent: 64,
+  sessionBytesPerAgent: 32 * 1024 * 1024,
   maxConnections: 1024,
   maxConnectionsPerAddress: 512,
   maxConnectionsPerAgent: 128,

@@ -11,7 +11,9 @@
 // the agent most over it, oldest events first, so one agent cannot fill the budget and leave the
 // others' streams unresumable. Past a bound the oldest events go first, and a resume from an
 // event that is gone (dropped by a bound, or never kept because the store was down) is refused
-// (the client then knows it missed something), never silently partial.
+// (the client then knows it missed something), never silently partial. With agents configured,
+// each open session is charged SESSION_BYTES on the same per-agent share (server.sessionBytesPerAgent):
+// the agent's own oldest events make room for a new session, and past that the session is refused.
 
 import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -30,6 +32,9 @@ export interface EventStoreLimits {
 /** 8 MiB per session; with the daemon's budget of 128 MiB (a quarter per agent), what a daemon keeps in a shared store is bounded as in memory. */
 export const DEFAULT_EVENT_LIMITS: Readonly<EventStoreLimits> = Object.freeze({ maxEventsPerStream: 1_000, maxBytesPerSession: 8 * 1024 * 1024, maxStreamsPerSession: 1_000 });
 
+/** What one open session is charged on its agent's share: an idle session costs about 300 KB of the daemon's memory (measured). */
+export const SESSION_BYTES = 256 * 1024;
+
 /** One session's event store: the SDK's EventStore, freed when the session ends. */
 export interface SessionEvents extends EventStore {
   close(): void;
@@ -39,8 +44,12 @@ export interface SessionEvents extends EventStore {
 export interface SessionEventsFactory {
   readonly kind: 'memory' | 'redis';
   create(sessionId: string, agent?: string): SessionEvents;
-  /** Bytes and events one agent's sessions hold here, and its share (for get_execution_stats). */
-  usage?(agent: string): { event_bytes: number; max_event_bytes: number };
+  /** Bytes one agent's sessions and events hold here, and its share (for get_execution_stats). */
+  usage(agent: string): { event_bytes: number; session_bytes: number; max_session_bytes: number };
+  /** Why `agent` may not open one more session (its share is full once its own events made room), or undefined. */
+  sessionRefusal(agent: string): string | undefined;
+  /** Charges (`+1`) or frees (`-1`) one open session of `agent`. */
+  chargeSession(agent: string, change: 1 | -1): void;
 }
 
 /** Where the events of sessions go: a shared store, and how long they outlive their last event there. */
@@ -69,15 +78,31 @@ export class SessionEventStores implements SessionEventsFactory {
     return new SessionEventStore(this.#budget, this.#limits, agent, { ...this.#place, sessionId });
   }
 
-  usage(agent: string): { event_bytes: number; max_event_bytes: number } {
-    return { event_bytes: this.#budget.usedBy(agent), max_event_bytes: this.#budget.maxBytesPerAgent };
+  usage(agent: string): { event_bytes: number; session_bytes: number; max_session_bytes: number } {
+    return { event_bytes: this.#budget.usedBy(agent), session_bytes: this.#budget.sessionsOf(agent) * SESSION_BYTES, max_session_bytes: this.#budget.maxBytesPerAgent };
   }
+
+  sessionRefusal(agent: string): string | undefined {
+    return this.#budget.sessionRefusal(agent);
+  }
+
+  chargeSession(agent: string, change: 1 | -1): void {
+    this.#budget.chargeSession(agent, change);
+  }
+}
+
+interface AgentShare {
+  /** Bytes of its events. */
+  bytes: number;
+  /** Its open sessions, each charged SESSION_BYTES. */
+  sessions: number;
+  stores: Set<SessionEventStore>;
 }
 
 /** Bytes all sessions' events may hold together, and each agent's share of them. */
 export class EventBudget {
   #used = 0;
-  readonly #agents = new Map<string, { bytes: number; stores: Set<SessionEventStore> }>();
+  readonly #agents = new Map<string, AgentShare>();
 
   /** `maxBytesPerAgent`: one agent's sessions together; a quarter of the budget by default. */
   constructor(
@@ -89,9 +114,32 @@ export class EventBudget {
     return this.#used;
   }
 
-  /** Bytes `agent`'s sessions hold. */
+  /** Bytes `agent`'s events hold. */
   usedBy(agent: string): number {
     return this.#agents.get(agent)?.bytes ?? 0;
+  }
+
+  sessionsOf(agent: string): number {
+    return this.#agents.get(agent)?.sessions ?? 0;
+  }
+
+  /** What `agent` holds on its share, with `more` bytes and `sessions` more sessions. */
+  #held(mine: AgentShare, more: number, sessions = 0): number {
+    return mine.bytes + more + (mine.sessions + sessions) * SESSION_BYTES;
+  }
+
+  /** Why `agent` may not open one more session, or undefined; its own oldest events make room first (an open session is not a cache). */
+  sessionRefusal(agent: string): string | undefined {
+    const mine = this.#agent(agent);
+    while (this.#held(mine, 0, 1) > this.maxBytesPerAgent && this.#dropOldestOf(mine));
+    if (this.#held(mine, 0, 1) <= this.maxBytesPerAgent) return undefined;
+    return `agent "${agent}" holds ${mine.sessions} open sessions of ${SESSION_BYTES} bytes each; one more would pass its ${this.maxBytesPerAgent}-byte session budget (server.sessionBytesPerAgent); close sessions it no longer uses (HTTP DELETE with their Mcp-Session-Id) or wait for idle ones to expire (server.sessionIdleSeconds)`;
+  }
+
+  chargeSession(agent: string, change: 1 | -1): void {
+    const mine = this.#agent(agent);
+    mine.sessions = Math.max(0, mine.sessions + change);
+    this.#forgetIfEmpty(agent, mine);
   }
 
   /**
@@ -100,7 +148,7 @@ export class EventBudget {
    */
   take(bytes: number, agent = ''): boolean {
     const mine = this.#agent(agent);
-    if (mine.bytes + bytes > this.maxBytesPerAgent) return false;
+    if (this.#held(mine, bytes) > this.maxBytesPerAgent) return false;
     while (this.#used + bytes > this.maxBytes) if (!this.#reclaim(agent)) return false;
     this.#used += bytes;
     mine.bytes += bytes;
@@ -122,13 +170,24 @@ export class EventBudget {
     const mine = this.#agents.get(agent);
     if (!mine) return;
     mine.stores.delete(store);
-    if (mine.stores.size === 0 && mine.bytes === 0) this.#agents.delete(agent);
+    this.#forgetIfEmpty(agent, mine);
   }
 
-  #agent(agent: string): { bytes: number; stores: Set<SessionEventStore> } {
+  #forgetIfEmpty(agent: string, mine: AgentShare): void {
+    if (mine.stores.size === 0 && mine.bytes === 0 && mine.sessions === 0) this.#agents.delete(agent);
+  }
+
+  /** Drops the oldest event of `mine`'s fullest store; false when it holds none. */
+  #dropOldestOf(mine: AgentShare): boolean {
+    let fullest: SessionEventStore | undefined;
+    for (const store of mine.stores) if (store.bytes > 0 && (!fullest || store.bytes > fullest.bytes)) fullest = store;
+    return fullest !== undefined && fullest.dropOldestEvent();
+  }
+
+  #agent(agent: string): AgentShare {
     let entry = this.#agents.get(agent);
     if (!entry) {
-      entry = { bytes: 0, stores: new Set() };
+      entry = { bytes: 0, sessions: 0, stores: new Set() };
       this.#agents.set(agent, entry);
     }
     return entry;
@@ -140,12 +199,9 @@ export class EventBudget {
     for (const [name, a] of this.#agents) if (a.bytes > 0 || name === requester) holders++;
     const fair = this.maxBytes / Math.max(1, holders);
     if (this.usedBy(requester) >= fair) return false;
-    let richest: { bytes: number; stores: Set<SessionEventStore> } | undefined;
+    let richest: AgentShare | undefined;
     for (const [name, a] of this.#agents) if (name !== requester && a.bytes > fair && (!richest || a.bytes > richest.bytes)) richest = a;
-    if (!richest) return false;
-    let fullest: SessionEventStore | undefined;
-    for (const store of richest.stores) if (!fullest || store.bytes > fullest.bytes) fullest = store;
-    return fullest !== undefined && fullest.dropOldestEvent();
+    return richest !== undefined && this.#dropOldestOf(richest);
   }
 }
 
@@ -246,7 +302,7 @@ export class SessionEventStore implements SessionEvents {
     const stream = streamId === undefined ? undefined : this.#streams.get(streamId);
     const after = seqOf(lastEventId);
     if (streamId === undefined || !stream || after === undefined) throw new Error(`unknown Last-Event-ID "${lastEventId.slice(0, 80)}" for this session`);
-    const gone = (): Error => new Error(`the events after ${lastEventId.slice(0, 80)} are no longer kept (the session's event store bound was reached, or the shared store was down); repeat the request`);
+    const gone = (): Error => new Error(`the events after ${lastEventId.slice(0, 80)} are no longer kept (a bound was reached: ${this.#limits.maxBytesPerSession} bytes or ${this.#limits.maxEventsPerStream} events per stream per session, or the agent's share, server.sessionBytesPerAgent; or the shared store was down); repeat the request`);
     // Events between the client's last one and the oldest kept were dropped: say so rather than
     // replay a stream with a hole in it.
     if (stream.droppedThrough > after) throw gone();

@@ -263,6 +263,8 @@ export class HttpDaemon {
           { 'Retry-After': '5' },
         );
       }
+      const overBudget = this.#sessions.bytesRefusal(agent.name);
+      if (overBudget !== undefined) return this.#refuse(res, 'agent_sessions', 429, jsonRpcError(-32000, overBudget), { 'Retry-After': '5' });
       if (this.#sessions.size >= settings.maxSessions) {
         return this.#refuse(res, 'overloaded', 503, jsonRpcError(-32000, `too many open sessions (server.maxSessions = ${settings.maxSessions}); close unused sessions (HTTP DELETE) or retry later`), { 'Retry-After': '5' });
       }

@@ -10,6 +10,7 @@ import type { McpSession } from '../create-server.js';
 import { createMcpSession } from '../create-server.js';
 import type { AgentIdentity, McpServices } from '../mcp-types.js';
 import type { ObservedTransport } from '../observed-transport.js';
+import { serverSettings } from '../../config/defaults.js';
 import { NodeStreamableHttpTransport } from './node-transport.js';
 import { DEFAULT_EVENT_LIMITS, EventBudget, SessionEventStores } from './event-store.js';
 import type { EventStoreLimits, SessionEvents, SessionEventsFactory } from './event-store.js';
@@ -45,11 +46,14 @@ export class SessionManager {
   #sweeper: NodeJS.Timeout | undefined;
 
   readonly #eventStores: SessionEventsFactory;
+  /** With agents configured, each agent's sessions are charged on its byte share (without, only server.maxSessions applies). */
+  readonly #perAgent: boolean;
 
   constructor(services: McpServices, options: { idleSeconds: number; eventBudgetBytes?: number; eventLimits?: EventStoreLimits }) {
     this.#services = services;
     // The composition root may hand over a shared store (Redis); the bounded in-memory one otherwise.
-    this.#eventStores = services.eventStores ?? new SessionEventStores(new EventBudget(options.eventBudgetBytes ?? EVENT_BUDGET_BYTES), options.eventLimits ?? DEFAULT_EVENT_LIMITS);
+    this.#eventStores = services.eventStores ?? new SessionEventStores(new EventBudget(options.eventBudgetBytes ?? EVENT_BUDGET_BYTES, serverSettings(services.config).sessionBytesPerAgent), options.eventLimits ?? DEFAULT_EVENT_LIMITS);
+    this.#perAgent = services.config.agents.length > 0;
     const idleMs = options.idleSeconds * 1000;
     this.#sweeper = setInterval(() => this.#sweep(idleMs), Math.max(250, Math.min(idleMs / 2, 30_000)));
     this.#sweeper.unref();
@@ -75,7 +79,12 @@ export class SessionManager {
 
   /** Stored SSE events of `agent`'s sessions and its share, for get_execution_stats. */
   eventUsage(agent: string): Record<string, number> {
-    return this.#eventStores.usage?.(agent) ?? {};
+    return this.#eventStores.usage(agent);
+  }
+
+  /** Why `agent` may not open one more session (server.sessionBytesPerAgent), or undefined. */
+  bytesRefusal(agent: string): string | undefined {
+    return this.#perAgent ? this.#eventStores.sessionRefusal(agent) : undefined;
   }
 
   get(id: string): HttpSession | undefined {
@@ -87,6 +96,7 @@ export class SessionManager {
     const id = this.#services.mintSessionId?.() ?? randomUUID();
     const abort = new AbortController();
     const events = this.#eventStores.create(id, agent.name);
+    if (this.#perAgent) this.#eventStores.chargeSession(agent.name, 1);
     const transport = new NodeStreamableHttpTransport({
       sessionId: id,
       eventStore: events,
@@ -128,6 +138,7 @@ export class SessionManager {
       this.#services.logger.warn({ err: error, session: id }, 'could not drop the session PII vault');
     }
     session.events.close();
+    if (this.#perAgent) this.#eventStores.chargeSession(session.agent.name, -1);
     this.#services.logger.info({ session: id, agent: session.agent.name, reason }, 'session closed');
   }
 
