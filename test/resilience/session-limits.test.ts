@@ -1,7 +1,11 @@
-// One agent cannot lock the others out by opening sessions: past server.maxSessionsPerAgent it
-// alone is refused (429, naming the limit), and another agent still opens sessions.
+// One agent cannot lock the others out by opening sessions: past server.maxSessionsPerAgent, or
+// past its byte share server.sessionBytesPerAgent (each open session is charged what an idle one
+// costs, SESSION_BYTES, beside the SSE events its sessions keep for resumption), it alone is
+// refused (429, naming the limit), another agent still opens sessions, and a session that ends
+// gives its slot and its bytes back.
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { SESSION_BYTES } from '../../src/mcp/http/event-store.js';
 import { FULL_PERMISSIONS } from '../fixtures/config.js';
 import type { HttpHarness } from '../fixtures/mcp/http-harness.js';
 import { INITIALIZE, MCP_POST_HEADERS, rawRequest, startHttpHarness } from '../fixtures/mcp/http-harness.js';
@@ -9,6 +13,7 @@ import { INITIALIZE, MCP_POST_HEADERS, rawRequest, startHttpHarness } from '../f
 const PER_AGENT = 3;
 const MALLORY = 'mallory-token-0123456789';
 const ALICE = 'alice-token-0123456789ab';
+const BUDGET = 1024 * 1024;
 let harness: HttpHarness | undefined;
 
 afterEach(async () => {
@@ -16,7 +21,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-function initialize(token: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function initialize(token: string): ReturnType<typeof rawRequest> {
   return rawRequest(harness!.url, { method: 'POST', headers: { ...MCP_POST_HEADERS, Authorization: `Bearer ${token}` }, body: JSON.stringify(INITIALIZE) });
 }
 
@@ -58,4 +63,38 @@ describe('per-agent session limit', () => {
     expect(deleted.status).toBe(200);
     expect((await initialize(MALLORY)).status).toBe(200);
   });
+
+  it('refuses an agent\'s session past its byte budget with 429 naming the option, and not another agent\'s', async () => {
+    harness = await startHttpHarness({
+      configure: (config) => {
+        config.agents = [
+          { name: 'mallory', token: MALLORY, permissions: FULL_PERMISSIONS },
+          { name: 'alice', token: ALICE, permissions: FULL_PERMISSIONS },
+        ];
+        // The count limit far away: only bytes refuse here.
+        config.server = { ...config.server!, maxSessionsPerAgent: 1000, sessionBytesPerAgent: BUDGET };
+      },
+    });
+    const fits = BUDGET / SESSION_BYTES;
+    const opened: string[] = [];
+    for (let i = 0; i < fits; i++) {
+      const answer = await initialize(MALLORY);
+      expect(answer.status).toBe(200);
+      opened.push(String(answer.headers['mcp-session-id']));
+    }
+    const refused = await initialize(MALLORY);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(JSON.parse(refused.body).error.message).toMatch(new RegExp(`agent "mallory" holds ${fits} open sessions .*${BUDGET}-byte session budget \\(server\\.sessionBytesPerAgent\\)`));
+
+    const alice = await harness.connect(ALICE);
+    const stats = await alice.callTool({ name: 'get_execution_stats', arguments: {} });
+    const usage = (stats.structuredContent as { server?: { usage?: Record<string, number> } }).server?.usage;
+    expect(usage).toMatchObject({ session_bytes: SESSION_BYTES, max_session_bytes: BUDGET });
+
+    // A session that ends gives its bytes back.
+    const deleted = await rawRequest(harness.url, { method: 'DELETE', headers: { Authorization: `Bearer ${MALLORY}`, 'Mcp-Session-Id': opened[0]! } });
+    expect(deleted.status).toBe(200);
+    expect((await initialize(MALLORY)).status).toBe(200);
+  }, 60_000);
 });
