@@ -54,8 +54,20 @@ export class WorkerHostLink {
         return;
       }
       if (frame.kind === 'run') {
-        if (this.#onCall) this.#onCall(frame);
-        else this.#early.push(frame);
+        const deliver = (run: LinkRun): void => {
+          if (this.#onCall) this.#onCall(run);
+          else this.#early.push(run);
+        };
+        const raw = frame.raw ?? [];
+        if (raw.length === 0) return deliver(frame);
+        let total = 0;
+        for (const [, bytes] of raw) total += bytes;
+        const expected = reader.expect(total, (text) => {
+          let at = 0;
+          frame.request.contextStrings = raw.map(([name, bytes]) => [name, text.toString('utf8', at, (at += bytes))]);
+          deliver(frame);
+        });
+        if (!expected) this.#socket.destroy();
       } else {
         this.onReply?.(frame);
       }
