@@ -48,7 +48,6 @@ export class SandboxProcess {
   #state: 'starting' | 'ready' | 'dead' = 'starting';
   #killTimer: NodeJS.Timeout | undefined;
   #recycled: ((ok: boolean) => void) | undefined;
-  #probe: ((ok: boolean) => void) | undefined;
   startupMs = 0;
   /** The agent whose code this process ran last (for Python: the agent it is bound to). */
   lastAgent: string | undefined;
@@ -238,25 +237,6 @@ export class SandboxProcess {
     this.#send({ type: 'shutdown' });
   }
 
-  /**
-   * Whether this build's sandbox answers 'recycle', asked of a JavaScript process (which has
-   * nothing to replace and answers at once, calls or not): resolves false after `timeoutMs`.
-   */
-  probeRecycle(timeoutMs: number): Promise<boolean> {
-    if (this.#state !== 'ready' || this.#recycled) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => settle(false), timeoutMs);
-      timer.unref();
-      const settle = (ok: boolean): void => {
-        clearTimeout(timer);
-        this.#probe = undefined;
-        resolve(ok);
-      };
-      this.#probe = settle;
-      this.#send({ type: 'recycle' });
-    });
-  }
-
   /** SIGKILL; if no 'exit' confirms it within KILL_CONFIRM_MS, the process is counted dead anyway. */
   kill(): void {
     if (this.#state === 'dead' || this.#killTimer) return;
@@ -296,8 +276,7 @@ export class SandboxProcess {
         return;
       case 'recycled':
         this.lastRecycleMs = msg.ms;
-        if (this.#probe) this.#probe(true);
-        else this.#recycled?.(true);
+        this.#recycled?.(true);
         return;
       case 'unstoppable':
         // Its memory or time limit already answered the call; what is left must not outlive it.
@@ -322,7 +301,6 @@ export class SandboxProcess {
     this.#links.clear();
     if (this.#killTimer) clearTimeout(this.#killTimer);
     this.#recycled?.(false);
-    this.#probe?.(false);
     if (wasStarting) {
       this.#rejectStart(
         spawnError
