@@ -31,8 +31,8 @@ export type LinkHandler = (call: LinkCall, reply: (r: HostReply) => void, conn: 
 export interface LinkConnection {
   /** The thread's id within its process, as its hello said. */
   readonly thread: number;
-  /** Writes one frame (JSON, no newline) and the raw bytes it announces; false once the connection is gone. */
-  write(frame: string, raw?: Buffer): boolean;
+  /** Writes one frame (JSON, no newline) and the raw texts it announces, as UTF-8; false once the connection is gone. */
+  write(frame: string, raw?: readonly string[]): boolean;
 }
 
 /** What a process hears of its threads' connections besides host calls (the direct path). */
@@ -144,10 +144,10 @@ export class HostLinkServer {
     let secret: string | undefined;
     let refused = false;
     const hello = setTimeout(() => socket.destroy(), HELLO_MS);
-    const write = (line: string, raw?: Buffer): boolean => {
+    const write = (line: string, raw: readonly string[] = []): boolean => {
       if (socket.destroyed) return false;
       socket.write(line);
-      if (raw) socket.write(raw);
+      for (const text of raw) socket.write(text, 'utf8');
       return true;
     };
     const conn: { -readonly [K in keyof LinkConnection]: LinkConnection[K] } = { thread: 0, write: (frame, raw) => write(`${frame}\n`, raw) };

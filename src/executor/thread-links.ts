@@ -149,14 +149,16 @@ export class ThreadLinks {
   }
 }
 
-/** A call's frame: its long context strings after it as raw UTF-8 (LinkRun.raw), not inside its JSON. */
-function runFrame(id: number, request: RunRequest): { json: string; raw?: Buffer } {
+/**
+ * A call's frame: its long context strings after it as raw UTF-8 (LinkRun.raw), not inside its
+ * JSON; the socket encodes them as it writes them (no copy made here).
+ */
+function runFrame(id: number, request: RunRequest): { json: string; raw?: string[] } {
   const strings = request.contextStrings;
   if (!strings || strings.length === 0) return { json: JSON.stringify({ kind: 'run', id, request } satisfies LinkRun) };
-  const texts = strings.map(([, text]) => Buffer.from(text, 'utf8'));
-  const raw: LinkRun['raw'] = strings.map(([name], i) => [name, (texts[i] as Buffer).length]);
+  const raw: LinkRun['raw'] = strings.map(([name, text]) => [name, Buffer.byteLength(text, 'utf8')]);
   const frame: LinkRun = { kind: 'run', id, request: { ...request, contextStrings: undefined }, raw };
-  return { json: JSON.stringify(frame), raw: Buffer.concat(texts) };
+  return { json: JSON.stringify(frame), raw: strings.map(([, text]) => text) };
 }
 
 function isOutcome(v: unknown): v is Outcome {
