@@ -8,8 +8,6 @@
 // whose thread it ended.
 
 import type { AbortReason, FromSandbox, HostReply, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/kit/protocol.js';
-import { batchingSender, unbatch } from '../../workers/kit/ipc-batch.js';
-import type { Batch } from '../../workers/kit/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
 import type { HostLinkServer } from './host-link-server.js';
 import { ThreadLinks } from './thread-links.js';
@@ -102,7 +100,7 @@ export class SandboxProcess {
         reject(new Error(`sandbox process did not start within ${startupTimeoutMs} ms`));
         this.kill();
       }, startupTimeoutMs);
-      this.#child.on('message', (batch: FromSandbox | Batch<FromSandbox>) => unbatch(batch, (msg) => {
+      this.#child.on('message', (msg: FromSandbox) => {
         if (msg.type === 'ready') {
           // Ready once every thread also said it serves on its link, so the first calls are
           // spread over the processes as dispatch wants, not all sent to the first.
@@ -121,7 +119,7 @@ export class SandboxProcess {
         } else {
           this.#onMessage(msg);
         }
-      }));
+      });
       this.#rejectStart = (why: string) => {
         clearTimeout(timer);
         reject(new Error(why));
@@ -249,11 +247,11 @@ export class SandboxProcess {
     this.#killTimer.unref();
   }
 
-  /** Batched: one IPC write per turn (see workers/kit/ipc-batch.ts). */
-  readonly #send = batchingSender<ToSandbox>((msg) => {
+  /** The control channel: calls never take it (they go over their thread's link). */
+  #send(msg: ToSandbox): void {
     if (this.#state === 'dead' || !this.#child.connected) return;
     sendToSandbox(this.#child, msg, (err) => this.#log.warn({ code: 'SANDBOX_SEND_FAILED', pid: this.pid, err: err.message }, 'could not reach sandbox process'));
-  });
+  }
 
   /**
    * Node emits 'error' and no 'exit' when the fork itself fails (EMFILE, EAGAIN): without a pid
