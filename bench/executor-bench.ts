@@ -88,6 +88,11 @@ export const executorBench: BenchSection = {
       let copy = 0;
       const cold = await load(300, 2, () => call(executor, FILTER_CODE.replace('bench/records.json', `bench/records-${copy++ % COPIES}.json`)));
       rows.push({ group: 'executor', name: `${DATA_ROW}, a different file each call`, value: round(cold.perSecond, 0), unit: 'calls/s', extra: summary(cold.latencies) });
+      // The same 1.4 MB of records passed with the call, as an agent passes data it already holds.
+      progress('executor: the same filter, the data as context_vars');
+      const records = filterSource().data;
+      const viaContext = await load(200, 2, () => call(executor, CONTEXT_CODE, { contextVars: { data: records } }));
+      rows.push({ group: 'executor', name: CONTEXT_ROW, value: round(viaContext.perSecond, 0), unit: 'calls/s', extra: summary(viaContext.latencies) });
 
       progress('executor: host call round trip (read_file of 1 KB from guest code)');
       await workspace.namespace('').writeFile('bench/one-kb.txt', 'x'.repeat(1024));
@@ -188,6 +193,9 @@ function cpuPerCall(a: { sandbox: number; coordinator: number }, b: { sandbox: n
 /** Copies of the data file for the uncached row: read in turn, 140 MB overflow every thread's cache. */
 const COPIES = 100;
 const DATA_ROW = '10,000-record JSON filter (read_file + filter)';
+const CONTEXT_ROW = '10,000-record JSON filter, the 1.4 MB of data as context_vars';
+/** The filter on a global `data` (context_vars here, the task's own string in the naive pool). */
+const CONTEXT_CODE = "const records = JSON.parse(data);\nconst active = records.filter((d) => d.status === 'active' && d.score > 50);\nreturn { count: active.length, top: active.slice(0, 3).map((d) => d.id) };";
 const FILTER_CODE = "const data = JSON.parse(read_file('bench/records.json'));\nconst active = data.filter((d) => d.status === 'active' && d.score > 50);\nreturn { count: active.length, top: active.slice(0, 3).map((d) => d.id) };";
 
 function filterSource(): { code: string; data: string } {
@@ -212,10 +220,12 @@ async function naiveSesPool(progress: (m: string) => void, rows: readonly BenchR
     const many = await load(8_000, 32, () => pool.run({ code: 'return 1' }));
     const cpu = process.cpuUsage(cpuBefore);
     const filter = await load(200, 2, () => pool.run(data));
+    const withData = await load(200, 2, () => pool.run({ code: CONTEXT_CODE, data: data.data }));
     out.push({ group: 'executor', name: 'baseline: naive SES pool, 1 in flight', value: round(one.perSecond, 0), unit: 'calls/s', extra: summary(one.latencies) });
     // CPU per call (its one process: main thread and pool threads) is the robust figure on a shared machine.
     out.push({ group: 'executor', name: 'baseline: naive SES pool, 32 in flight', value: round(many.perSecond, 0), unit: 'calls/s', extra: { ...summary(many.latencies), cpu_us_per_call: round((cpu.user + cpu.system) / 8_000, 0) } });
     out.push({ group: 'executor', name: 'baseline: naive SES pool, 10,000-record JSON filter', value: round(filter.perSecond, 0), unit: 'calls/s', extra: summary(filter.latencies) });
+    out.push({ group: 'executor', name: 'baseline: naive SES pool, the filter with its data in the task', value: round(withData.perSecond, 0), unit: 'calls/s', extra: summary(withData.latencies) });
     const ours1 = rows.find((r) => r.name === 'trivial call, 1 in flight');
     const ours32 = rows.find((r) => r.name === 'trivial call, 32 in flight');
     const oursData = rows.find((r) => r.name === DATA_ROW);
@@ -229,11 +239,18 @@ async function naiveSesPool(progress: (m: string) => void, rows: readonly BenchR
       const r = ratio(oursData, filter.perSecond);
       Object.assign(oursData, { baseline: { name: 'naive SES pool, data snippet', ratio: r }, target: '>= 0.8x naive SES pool', met: r >= 0.8 });
     }
+    const oursContext = rows.find((r) => r.name === CONTEXT_ROW);
+    if (oursContext) {
+      const r = ratio(oursContext, withData.perSecond);
+      Object.assign(oursContext, { baseline: { name: 'naive SES pool, data in the task', ratio: r }, target: '>= 1.0x naive SES pool', met: r >= 1 });
+    }
     const oursCold = rows.find((r) => r.name === `${DATA_ROW}, a different file each call`);
     if (oursCold) oursCold.baseline = { name: 'naive SES pool, data snippet', ratio: ratio(oursCold, filter.perSecond) };
     if (ours1) {
       const p50 = Number((ours1.extra as Record<string, unknown> | undefined)?.['p50_ms'] ?? NaN);
-      Object.assign(ours1, { baseline: { name: 'naive SES pool, 1 in flight', ratio: ratio(ours1, one.perSecond) }, target: 'p50 <= 0.3 ms', met: p50 <= 0.3 });
+      // Issue 31: p50 with one in flight at most 1.2x the naive pool's, measured in the same run.
+      const naiveP50 = percentile(one.latencies, 50);
+      Object.assign(ours1, { baseline: { name: 'naive SES pool, 1 in flight', ratio: ratio(ours1, one.perSecond) }, extra: { ...(ours1.extra ?? {}), naive_p50_ms: round(naiveP50, 3) }, target: 'p50 <= 1.2x naive p50', met: p50 <= 1.2 * naiveP50 });
     }
   } finally {
     await pool.close();

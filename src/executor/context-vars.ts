@@ -1,5 +1,5 @@
-// How a call's context_vars travel to its sandbox: one JSON text, and for runtimes whose row asks
-// for it (RuntimeRow.contextStrings) the long string values apart, as they are. The common large
+// How a call's context_vars travel to its sandbox: one JSON text, and the long string values apart,
+// as they are (every runtime takes them so). The common large
 // context is megabytes of JSON text the guest parses itself (`data = json.loads(raw)`): inside one
 // JSON text it would be escaped once more and decoded once more on its way, for nothing.
 
@@ -7,7 +7,7 @@ import type { RunRequest } from '../../workers/kit/protocol.js';
 
 /** Largest context_vars, as characters of JSON (of the whole, however it travels). */
 export const MAX_CONTEXT_CHARS = 16 * 1024 * 1024;
-/** String values at least this long travel apart (the Python worker hands them over as UTF-8 bytes). */
+/** String values at least this long travel apart (JSON-escaped once, in the frame; Python gets them as UTF-8 bytes). */
 export const LONG_CONTEXT_CHARS = 32 * 1024;
 
 export type ContextFields = Pick<RunRequest, 'contextJson' | 'contextStrings'>;
@@ -19,19 +19,16 @@ function wellFormed(text: string): boolean {
 
 /**
  * The request's context fields for `vars` (keys already checked), or the error text: `contextJson`,
- * and when `apart`, the long top-level string values in `contextStrings` instead. A string with a
- * lone surrogate stays in the JSON (UTF-8 cannot carry it), and so do strings inside structures.
+ * with the long top-level string values in `contextStrings` instead. A string with a lone surrogate
+ * stays in the JSON (UTF-8 cannot carry it), and so do strings inside structures.
  */
-export function packContext(vars: Record<string, unknown>, apart: boolean): ContextFields | string {
+export function packContext(vars: Record<string, unknown>): ContextFields | string {
   if (Object.keys(vars).length === 0) return {};
-  let rest = vars;
+  const rest: Record<string, unknown> = {};
   const strings: [string, string][] = [];
-  if (apart) {
-    rest = {};
-    for (const [name, value] of Object.entries(vars)) {
-      if (typeof value === 'string' && value.length >= LONG_CONTEXT_CHARS && wellFormed(value)) strings.push([name, value]);
-      else rest[name] = value;
-    }
+  for (const [name, value] of Object.entries(vars)) {
+    if (typeof value === 'string' && value.length >= LONG_CONTEXT_CHARS && wellFormed(value)) strings.push([name, value]);
+    else rest[name] = value;
   }
   let json: string;
   try {

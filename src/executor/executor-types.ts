@@ -204,14 +204,6 @@ export function maxHostArgChars(limits: { maxFileBytes: number }): number {
   return limits.maxFileBytes + 64 * 1024;
 }
 
-/**
- * Whether this build's sandbox processes answer 'recycle', shared by the pools (same pool-host):
- * until known, a Python recycle waits up to recycleTimeoutMs; when 'no', it respawns at once.
- */
-export interface RecycleSupport {
-  state: 'unknown' | 'yes' | 'no';
-}
-
 /** What a sandbox pool counts over its life. */
 export interface PoolCounters {
   processRestarts: number;

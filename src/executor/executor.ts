@@ -285,7 +285,7 @@ export class PooledExecutor implements Executor {
         if (RESERVED.has(key)) return `context_vars key "${key}" would hide the sandbox's own ${key}; rename it`;
         if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) return `context_vars key ${JSON.stringify(key.slice(0, 80))} is not a valid identifier`;
       }
-      return packContext(r.contextVars, row.contextStrings === true);
+      return packContext(r.contextVars);
     }
     return {};
   }

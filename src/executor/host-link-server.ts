@@ -31,8 +31,8 @@ export type LinkHandler = (call: LinkCall, reply: (r: HostReply) => void, conn: 
 export interface LinkConnection {
   /** The thread's id within its process, as its hello said. */
   readonly thread: number;
-  /** Writes one frame (JSON, no newline); false once the connection is gone. */
-  write(frame: string): boolean;
+  /** Writes one frame (JSON, no newline) and the raw texts it announces, as UTF-8; false once the connection is gone. */
+  write(frame: string, raw?: readonly string[]): boolean;
 }
 
 /** What a process hears of its threads' connections besides host calls (the direct path). */
@@ -144,12 +144,13 @@ export class HostLinkServer {
     let secret: string | undefined;
     let refused = false;
     const hello = setTimeout(() => socket.destroy(), HELLO_MS);
-    const write = (line: string): boolean => {
+    const write = (line: string, raw: readonly string[] = []): boolean => {
       if (socket.destroyed) return false;
       socket.write(line);
+      for (const text of raw) socket.write(text, 'utf8');
       return true;
     };
-    const conn: { thread: number; write: (frame: string) => boolean } = { thread: 0, write: (frame) => write(`${frame}\n`) };
+    const conn: { -readonly [K in keyof LinkConnection]: LinkConnection[K] } = { thread: 0, write: (frame, raw) => write(`${frame}\n`, raw) };
     const reader = new LineReader(HELLO_MAX_BYTES, (line) => {
       if (refused) return;
       if (secret === undefined) {

@@ -3,7 +3,6 @@
 
 import type { HostReply, RunRequest, RuntimeProcess, SandboxProcessOptions } from '../../workers/kit/protocol.js';
 import type { Logger } from '../util/logger.js';
-import type { RecycleSupport } from './executor-types.js';
 import type { HostLinkServer } from './host-link-server.js';
 import type { LaunchSandbox } from './sandbox-process.js';
 
@@ -42,8 +41,6 @@ export interface SandboxPoolOptions {
   recycleTimeoutMs?: number;
   /** Process launcher; tests pass one whose fork fails. */
   launch?: LaunchSandbox;
-  /** Shared between the pools of one executor; a pool of its own by default. */
-  recycleSupport?: RecycleSupport;
   /** Each worker thread's link to the coordinator: every call's one channel. */
   hostLink: HostLinkServer;
   /**

@@ -3,7 +3,7 @@
 
 import type { Config } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
-import type { ExecutorHealth, PoolHealth, RecycleSupport } from './executor-types.js';
+import type { ExecutorHealth, PoolHealth } from './executor-types.js';
 import type { HostLinkServer } from './host-link-server.js';
 import { runtimeFor, runtimeProcess } from './runtimes.js';
 import type { RuntimeRow, RuntimeTuning } from './runtimes.js';
@@ -41,7 +41,6 @@ export class RuntimePools {
     this.#runtimes = o.runtimes;
     this.#log = o.log;
     const { limits } = o.config;
-    const recycleSupport: RecycleSupport = { state: 'unknown' };
     const all: RuntimePool[] = [];
     for (const row of o.runtimes) {
       const plan = row.pool(o.config, o.tuning);
@@ -50,7 +49,6 @@ export class RuntimePools {
         maxQueued: limits.maxQueuedCalls,
         recycleTimeoutMs: o.tuning.recycleTimeoutMs,
         launch: o.tuning.launch,
-        recycleSupport,
         process: { ...runtimeProcess(row), ...plan.process },
         language: nameOf(row),
         label: row.label,

@@ -40,8 +40,6 @@ export interface RuntimeRow extends LanguageRow {
   readonly start: 'awaited' | 'background';
   /** The call carries the agent's tool names up front (Python's prelude defines a function per tool). */
   readonly toolNamesUpFront: boolean;
-  /** The call carries long string context_vars apart from their JSON (RunRequest.contextStrings). */
-  readonly contextStrings?: boolean;
   /** The pool's size and start policy, or undefined when the config disables the runtime. */
   pool(config: Config, tuning: RuntimeTuning): RuntimePoolPlan | undefined;
   /**
@@ -87,7 +85,6 @@ export const PYTHON_RUNTIME: RuntimeRow = {
   process: { kind: 'python', stackSizeMb: 64, dispatch: 'bound', startupTimeoutMs: 120_000, serialization: 'advanced' },
   start: 'background',
   toolNamesUpFront: true,
-  contextStrings: true,
   pool: (config, tuning) => (config.sandbox.pythonProcesses > 0 ? pythonPoolOptions(config, tuning) : undefined),
   // One interpreter whatever sandbox.pythonProcesses says (exec ran Python so before); expected:
   // started at once, without the standby interpreter that only a second agent would need.

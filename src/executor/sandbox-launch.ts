@@ -7,14 +7,12 @@ import type { ForkOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { HOST_LINK_ENV } from '../../workers/kit/protocol.js';
 import type { HostLinkInfo, Outcome, SandboxProcessOptions, ToSandbox } from '../../workers/kit/protocol.js';
-import { unbatch } from '../../workers/kit/ipc-batch.js';
-import type { Batch } from '../../workers/kit/ipc-batch.js';
 
 /** What the pool needs of a child process; node's ChildProcess fits, and tests pass doubles. */
 export interface SandboxChild extends EventEmitter {
   readonly pid?: number | undefined;
   readonly connected: boolean;
-  send(message: ToSandbox | Batch<ToSandbox>, callback: (error: Error | null) => void): boolean;
+  send(message: ToSandbox, callback: (error: Error | null) => void): boolean;
   kill(signal?: NodeJS.Signals): boolean;
 }
 
@@ -58,12 +56,11 @@ export function launchSandbox(launch: LaunchSandbox, options: SandboxProcessOpti
 }
 
 /**
- * Writes `msg` (one message or a batch) to the process. A value the channel cannot carry (V8's
- * serializer refuses functions, JSON refuses BigInt and cycles) throws before anything is written:
- * then each message goes alone as JSON data, and a host reply that is not JSON data fails its
- * host call instead of the daemon.
+ * Writes `msg` to the process. A value the channel cannot carry (V8's serializer refuses
+ * functions, JSON refuses BigInt and cycles) throws before anything is written: then it goes as
+ * JSON data, and a host reply that is not JSON data fails its host call instead of the daemon.
  */
-export function sendToSandbox(child: SandboxChild, msg: ToSandbox | Batch<ToSandbox>, failed: (err: Error) => void): void {
+export function sendToSandbox(child: SandboxChild, msg: ToSandbox, failed: (err: Error) => void): void {
   const sent = (err: Error | null): void => {
     if (err) failed(err);
   };
@@ -71,17 +68,15 @@ export function sendToSandbox(child: SandboxChild, msg: ToSandbox | Batch<ToSand
     child.send(msg, sent);
     return;
   } catch {
-    // below, one by one
+    // below, as JSON data
   }
-  unbatch(msg, (m) => {
-    try {
-      child.send(JSON.parse(JSON.stringify(m)) as ToSandbox, sent);
-    } catch (err) {
-      if (m.type !== 'host-reply' || m.reply.kind !== 'host-reply') return failed(err as Error);
-      const error = { name: 'TypeError', message: `the host's answer is not JSON data (${(err as Error).message})` };
-      child.send({ ...m, reply: { kind: 'host-reply', callId: m.reply.callId, ok: false, error } }, sent);
-    }
-  });
+  try {
+    child.send(JSON.parse(JSON.stringify(msg)) as ToSandbox, sent);
+  } catch (err) {
+    if (msg.type !== 'host-reply' || msg.reply.kind !== 'host-reply') return failed(err as Error);
+    const error = { name: 'TypeError', message: `the host's answer is not JSON data (${(err as Error).message})` };
+    child.send({ ...msg, reply: { kind: 'host-reply', callId: msg.reply.callId, ok: false, error } }, sent);
+  }
 }
 
 /** What a call in flight gets when its process dies: `started` calls fail, the others go elsewhere. */

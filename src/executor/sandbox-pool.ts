@@ -28,7 +28,7 @@ import { noSandboxMessage, OnDemand, poolHealth, START_WAIT_MS, stopProcesses } 
 import { SandboxProcess } from './sandbox-process.js';
 import type { Finished } from './sandbox-process.js';
 import type { PoolCall, SandboxPoolOptions } from './pool-types.js';
-import type { PoolCounters, PoolHealth, RecycleSupport } from './executor-types.js';
+import type { PoolCounters, PoolHealth } from './executor-types.js';
 
 /** After the worker's own deadline, how long before the process is told to terminate it, ms. */
 export const HARD_DEADLINE_GRACE_MS = 250;
@@ -36,8 +36,6 @@ export const HARD_DEADLINE_GRACE_MS = 250;
 export const ABORT_ESCALATION_MS = 3_000;
 /** How long a process may take to answer 'recycle' before it is killed and respawned instead, ms. */
 export const RECYCLE_TIMEOUT_MS = 30_000;
-/** A JavaScript process answers 'recycle' at once (nothing to replace) if its build knows the message, ms. */
-const RECYCLE_PROBE_MS = 5_000;
 
 /** Signals a person or a supervisor sends (not a crash): a sandbox stopped by one did not fail. */
 const OUTSIDE_SIGNALS = new Set<string>(['SIGINT', 'SIGTERM', 'SIGHUP']);
@@ -70,7 +68,6 @@ export class SandboxPool {
   #closed = false;
   #failedStarts = 0;
   #restartsPending = 0;
-  readonly #recycleSupport: RecycleSupport;
   /** Moving average of call durations, ms: the retry hint of OverloadedError. */
   #avgCallMs = 1_000;
   readonly counters: PoolCounters = { processRestarts: 0, directCalls: 0, workerReplacements: 0, recycles: 0 };
@@ -80,7 +77,6 @@ export class SandboxPool {
     this.#o = options;
     this.#policy = policyFor(options.process.dispatch);
     this.#log = options.log;
-    this.#recycleSupport = options.recycleSupport ?? { state: 'unknown' };
   }
 
   /** Starts every process and resolves when all are warm; on demand, starts none (the first call does). */
@@ -262,15 +258,9 @@ export class SandboxPool {
   #recycle(proc: SandboxProcess, forAgent: string): void {
     this.counters.recycles++;
     this.#log.debug({ code: 'SANDBOX_RECYCLE', pid: proc.pid, from: proc.lastAgent, for: forAgent }, 'recycling a sandbox process for another agent');
-    if (this.#recycleSupport.state === 'no') {
-      // These processes never answered 'recycle': a fresh process is the pristine one.
-      proc.kill();
-      return;
-    }
     void proc.recycle(this.#o.recycleTimeoutMs ?? RECYCLE_TIMEOUT_MS).then((ok) => {
-      if (ok) this.#recycleSupport.state = 'yes';
-      else if (proc.state !== 'dead') {
-        if (this.#recycleSupport.state === 'unknown') this.#recycleSupport.state = 'no';
+      if (!ok && proc.state !== 'dead') {
+        // A fresh process is pristine too.
         this.#log.warn({ code: 'SANDBOX_RECYCLE_UNANSWERED', pid: proc.pid }, 'sandbox process did not answer a recycle; replacing it');
         proc.kill();
       }
@@ -342,11 +332,6 @@ export class SandboxPool {
       () => {
         this.#failedStarts = 0;
         this.#onDemand.used(proc);
-        if (this.#o.process.dispatch === 'hardened' && this.#recycleSupport.state === 'unknown') {
-          void proc.probeRecycle(RECYCLE_PROBE_MS).then((ok) => {
-            if (this.#recycleSupport.state === 'unknown' && proc.state !== 'dead') this.#recycleSupport.state = ok ? 'yes' : 'no';
-          });
-        }
         this.#drain();
       },
       (err: unknown) => {

@@ -8,8 +8,6 @@
 // whose thread it ended.
 
 import type { AbortReason, FromSandbox, HostReply, RunRequest, SandboxProcessOptions, ToSandbox } from '../../workers/kit/protocol.js';
-import { batchingSender, unbatch } from '../../workers/kit/ipc-batch.js';
-import type { Batch } from '../../workers/kit/ipc-batch.js';
 import type { Logger } from '../util/logger.js';
 import type { HostLinkServer } from './host-link-server.js';
 import { ThreadLinks } from './thread-links.js';
@@ -48,7 +46,6 @@ export class SandboxProcess {
   #state: 'starting' | 'ready' | 'dead' = 'starting';
   #killTimer: NodeJS.Timeout | undefined;
   #recycled: ((ok: boolean) => void) | undefined;
-  #probe: ((ok: boolean) => void) | undefined;
   startupMs = 0;
   /** The agent whose code this process ran last (for Python: the agent it is bound to). */
   lastAgent: string | undefined;
@@ -103,7 +100,7 @@ export class SandboxProcess {
         reject(new Error(`sandbox process did not start within ${startupTimeoutMs} ms`));
         this.kill();
       }, startupTimeoutMs);
-      this.#child.on('message', (batch: FromSandbox | Batch<FromSandbox>) => unbatch(batch, (msg) => {
+      this.#child.on('message', (msg: FromSandbox) => {
         if (msg.type === 'ready') {
           // Ready once every thread also said it serves on its link, so the first calls are
           // spread over the processes as dispatch wants, not all sent to the first.
@@ -122,7 +119,7 @@ export class SandboxProcess {
         } else {
           this.#onMessage(msg);
         }
-      }));
+      });
       this.#rejectStart = (why: string) => {
         clearTimeout(timer);
         reject(new Error(why));
@@ -238,25 +235,6 @@ export class SandboxProcess {
     this.#send({ type: 'shutdown' });
   }
 
-  /**
-   * Whether this build's sandbox answers 'recycle', asked of a JavaScript process (which has
-   * nothing to replace and answers at once, calls or not): resolves false after `timeoutMs`.
-   */
-  probeRecycle(timeoutMs: number): Promise<boolean> {
-    if (this.#state !== 'ready' || this.#recycled) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => settle(false), timeoutMs);
-      timer.unref();
-      const settle = (ok: boolean): void => {
-        clearTimeout(timer);
-        this.#probe = undefined;
-        resolve(ok);
-      };
-      this.#probe = settle;
-      this.#send({ type: 'recycle' });
-    });
-  }
-
   /** SIGKILL; if no 'exit' confirms it within KILL_CONFIRM_MS, the process is counted dead anyway. */
   kill(): void {
     if (this.#state === 'dead' || this.#killTimer) return;
@@ -269,11 +247,11 @@ export class SandboxProcess {
     this.#killTimer.unref();
   }
 
-  /** Batched: one IPC write per turn (see workers/kit/ipc-batch.ts). */
-  readonly #send = batchingSender<ToSandbox>((msg) => {
+  /** The control channel: calls never take it (they go over their thread's link). */
+  #send(msg: ToSandbox): void {
     if (this.#state === 'dead' || !this.#child.connected) return;
     sendToSandbox(this.#child, msg, (err) => this.#log.warn({ code: 'SANDBOX_SEND_FAILED', pid: this.pid, err: err.message }, 'could not reach sandbox process'));
-  });
+  }
 
   /**
    * Node emits 'error' and no 'exit' when the fork itself fails (EMFILE, EAGAIN): without a pid
@@ -296,8 +274,7 @@ export class SandboxProcess {
         return;
       case 'recycled':
         this.lastRecycleMs = msg.ms;
-        if (this.#probe) this.#probe(true);
-        else this.#recycled?.(true);
+        this.#recycled?.(true);
         return;
       case 'unstoppable':
         // Its memory or time limit already answered the call; what is left must not outlive it.
@@ -322,7 +299,6 @@ export class SandboxProcess {
     this.#links.clear();
     if (this.#killTimer) clearTimeout(this.#killTimer);
     this.#recycled?.(false);
-    this.#probe?.(false);
     if (wasStarting) {
       this.#rejectStart(
         spawnError

@@ -10,7 +10,7 @@
 // comes within LINK_LOST_MS, the call fails with a clear error instead of hanging.
 
 import type { LinkConnection } from './host-link-server.js';
-import type { Outcome, RunRequest } from '../../workers/kit/protocol.js';
+import type { LinkRun, Outcome, RunRequest } from '../../workers/kit/protocol.js';
 
 /** How long a call whose thread's link closed waits for its process to answer for it, ms. */
 export const LINK_LOST_MS = 2_000;
@@ -68,10 +68,11 @@ export class ThreadLinks {
 
   /** Sends a call to a free thread that fits it; false when none may take it. */
   send(id: number, request: RunRequest): boolean {
+    const frame = runFrame(id, request);
     for (const link of this.#links.values()) {
       if (!link.serving || link.minMemoryMb > request.memoryMb) continue;
       link.serving = false;
-      if (!link.conn.write(JSON.stringify({ kind: 'run', id, request }))) {
+      if (!link.conn.write(frame.json, frame.raw)) {
         link.retired = true;
         continue;
       }
@@ -146,6 +147,18 @@ export class ThreadLinks {
     this.#links.clear();
     this.#calls.clear();
   }
+}
+
+/**
+ * A call's frame: its long context strings after it as raw UTF-8 (LinkRun.raw), not inside its
+ * JSON; the socket encodes them as it writes them (no copy made here).
+ */
+function runFrame(id: number, request: RunRequest): { json: string; raw?: string[] } {
+  const strings = request.contextStrings;
+  if (!strings || strings.length === 0) return { json: JSON.stringify({ kind: 'run', id, request } satisfies LinkRun) };
+  const raw: LinkRun['raw'] = strings.map(([name, text]) => [name, Buffer.byteLength(text, 'utf8')]);
+  const frame: LinkRun = { kind: 'run', id, request: { ...request, contextStrings: undefined }, raw };
+  return { json: JSON.stringify(frame), raw: strings.map(([, text]) => text) };
 }
 
 function isOutcome(v: unknown): v is Outcome {

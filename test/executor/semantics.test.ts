@@ -109,6 +109,12 @@ describe('context_vars', () => {
     expect(r.result).toEqual([5, 9]);
   });
 
+  it('long strings reach the code whole, beside short values (they travel apart from the JSON)', async () => {
+    const raw = JSON.stringify(Array.from({ length: 4_000 }, (_, i) => ({ id: i, q: '"\\\n😀' })));
+    const r = await run('return [raw.length, raw === JSON.stringify(JSON.parse(raw)), JSON.parse(raw)[3999].q, n]', { contextVars: { raw, n: 2 } });
+    expect(r.result).toEqual([raw.length, true, '"\\\n😀', 2]);
+  });
+
   it('may not hide sandbox functions', async () => {
     const r = await run('return 1', { contextVars: { read_file: 'x' } });
     expect(r).toMatchObject({ success: false, error_type: 'ValidationError' });

@@ -219,11 +219,9 @@ function skillImporter(cell: CallCell, sync: Sync): (name: unknown) => Promise<u
 /** A call's own values: its workspace's name, an empty result, its context_vars. */
 export function callValues(task: WorkerTask): Record<string, unknown> {
   const values: Record<string, unknown> = { workspace: task.workspaceName, result: undefined };
-  if (task.contextJson) {
-    const vars = JSON.parse(task.contextJson) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(vars)) {
-      Object.defineProperty(values, k, { value: v, writable: true, enumerable: true, configurable: true });
-    }
+  const vars: [string, unknown][] = task.contextJson ? Object.entries(JSON.parse(task.contextJson) as Record<string, unknown>) : [];
+  for (const [k, v] of [...vars, ...(task.contextStrings ?? [])]) {
+    Object.defineProperty(values, k, { value: v, writable: true, enumerable: true, configurable: true });
   }
   return values;
 }

@@ -10,6 +10,7 @@
 // thread (call-scope.ts). There is no other way in or out: a thread whose link does not open fails
 // to start, and one whose link closes asks to be replaced (serve-link.ts).
 
+import { isAscii } from 'node:buffer';
 import net from 'node:net';
 import { LineReader } from './line-reader.js';
 import { HOST_LINK_WELCOME } from './protocol.js';
@@ -54,8 +55,22 @@ export class WorkerHostLink {
         return;
       }
       if (frame.kind === 'run') {
-        if (this.#onCall) this.#onCall(frame);
-        else this.#early.push(frame);
+        const deliver = (run: LinkRun): void => {
+          if (this.#onCall) this.#onCall(run);
+          else this.#early.push(run);
+        };
+        const raw = frame.raw ?? [];
+        if (raw.length === 0) return deliver(frame);
+        let total = 0;
+        for (const [, bytes] of raw) total += bytes;
+        const expected = reader.expect(total, (bytes) => {
+          // ASCII (most JSON text) decodes as Latin-1: a copy, no UTF-8 decoding.
+          const encoding = isAscii(bytes) ? 'latin1' : 'utf8';
+          let at = 0;
+          frame.request.contextStrings = raw.map(([name, length]) => [name, bytes.toString(encoding, at, (at += length))]);
+          deliver(frame);
+        });
+        if (!expected) this.#socket.destroy();
       } else {
         this.onReply?.(frame);
       }

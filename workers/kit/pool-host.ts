@@ -12,9 +12,7 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { batchingSender, unbatch } from './ipc-batch.js';
 import { MemoryWatch } from './memory-watch.js';
-import type { Batch } from './ipc-batch.js';
 import { ThreadPool } from './thread-pool.js';
 import { stoppedCall } from './call-errors.js';
 import { ThreadSupervisor } from './thread-supervisor.js';
@@ -77,19 +75,13 @@ const memory = new MemoryWatch(
   (id) => supervisor.abort(id, 'memory'),
 );
 
-const send = batchingSender<FromSandbox>((msg) => {
+function send(msg: FromSandbox): void {
   if (process.connected) process.send?.(msg);
-});
+}
 const exits = new ExitWatch(() => threads.current.pool.threads, send);
 
-/** For a message sent just before the process exits: written now, after what was queued. */
-function sendNow(msg: FromSandbox): void {
-  send(msg);
-  send.flush();
-}
-
 function fatal(message: string): never {
-  sendNow({ type: 'fatal', message });
+  send({ type: 'fatal', message });
   process.exit(1);
 }
 
@@ -108,7 +100,7 @@ const supervisor = new ThreadSupervisor({
   fatal,
 });
 
-process.on('message', (batch: ToSandbox | Batch<ToSandbox>) => unbatch(batch, onMessage));
+process.on('message', onMessage);
 
 function onMessage(msg: ToSandbox): void {
   switch (msg.type) {
@@ -138,10 +130,7 @@ function onMessage(msg: ToSandbox): void {
       // Every thread is ended now (its call answered as cancelled), so the pool closes at once.
       supervisor.close();
       setTimeout(() => process.exit(0), SHUTDOWN_MS).unref();
-      void threads.close().finally(() => {
-        send.flush();
-        process.exit(0);
-      });
+      void threads.close().finally(() => process.exit(0));
       break;
   }
 }

@@ -14,9 +14,9 @@ export interface RunRequest {
   /** JSON text of context_vars, parsed afresh inside the worker. */
   contextJson?: string;
   /**
-   * Long string values of context_vars, as [name, value], held out of contextJson for runtimes
-   * whose row asks for it (RuntimeRow.contextStrings): megabytes of JSON text given to the code to
-   * parse itself then reach it without being JSON-escaped and decoded once more on the way.
+   * Long string values of context_vars, as [name, value], held out of contextJson (context-vars.ts):
+   * megabytes of JSON text given to the code to parse itself then reach it without being
+   * JSON-escaped and decoded once more on the way.
    */
   contextStrings?: [string, string][];
   timeoutMs: number;
@@ -157,6 +157,11 @@ export interface LinkRun {
   kind: 'run';
   id: number;
   request: RunRequest;
+  /**
+   * The request's contextStrings, as [name, UTF-8 bytes]: their text follows the frame's newline
+   * as raw bytes, in this order (line-reader.ts expect), neither JSON-escaped nor parsed.
+   */
+  raw?: [string, number][];
 }
 /** The thread takes a call now (it started, or finished what its last call left to do). */
 export interface LinkServing {
