@@ -1,0 +1,10 @@
+const t0 = performance.now();
+const lap = (l) => console.log(l, Math.round(performance.now() - t0));
+await import('ses'); lap('ses');
+const snap = await import('/work/w-python/dist/workers/python/snapshot.js'); lap('import snapshot.js');
+const o = snap.loadOptions(Object.freeze(Object.create(null)), () => {}); lap('loadOptions');
+const f = snap.snapshotFile('/work/w-python/.cache/python'); lap('snapshotFile');
+const s = snap.readSnapshot(f); lap('readSnapshot');
+const { loadPyodide } = await import('pyodide'); lap('import pyodide');
+const py = await loadPyodide({ ...o, _loadSnapshot: process.env.I8 ? new Int8Array(s.buffer, s.byteOffset, s.byteLength) : s }); lap('loadPyodide');
+py.runPython('1+1'); lap('run');
