@@ -34,6 +34,9 @@ export const SLOW_SUITES = [
   // Seventy-odd TypeScript stripper traps and the memory they give back (28 s on CI): a rare path
   // whose shapes test/executor/detect-stripper.test.ts and test/isolation/stripper-traps.test.ts also run.
   'test/executor/stripper-disposal.test.ts',
+  // The bridge through daemons killed, restarted and expiring its session (29 s on CI, five daemon
+  // starts): rare paths; test/e2e/bridge-early-input and every-front keep the bridge in the main suite.
+  'test/mcp/bridge-reconnect.test.ts',
 ];
 
 export default defineConfig({
