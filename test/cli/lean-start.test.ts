@@ -46,10 +46,10 @@ describe('what the coordinator loads at start', () => {
 });
 
 describe('what exec loads before its sandbox starts', () => {
-  it('exec loads the daemon without the MCP server (the SDK server side, the session code): its sandbox spawns sooner', () => {
+  it('exec loads the daemon without the MCP server or the SDK (its types pull in zod): its sandbox spawns sooner', () => {
     const loaded = loadedBy(['src/cli/exec-command.js']);
     expect(loaded.some((u) => u.endsWith('/dist/src/daemon.js'))).toBe(true);
-    expect(loaded.filter((u) => u.includes('/@modelcontextprotocol/sdk/dist/esm/server/') || /\/dist\/src\/mcp\/(create-server|http\/session-manager)\.js$/.test(u))).toEqual([]);
+    expect(loaded.filter((u) => /\/node_modules\/(@modelcontextprotocol\/sdk|zod)\//.test(u) || /\/dist\/src\/mcp\/(create-server|http\/session-manager)\.js$/.test(u))).toEqual([]);
     expect(loaded.filter((u) => ON_FIRST_USE.some((re) => re.test(u)))).toEqual([]);
   });
 });
