@@ -31,6 +31,12 @@ export const SLOW_SUITES = [
   'test/cluster/**/*.test.ts',
   // A fresh data folder's Python snapshot, made in the background while a call waits for it (5-40 s).
   'test/e2e/python-warmup.e2e.test.ts',
+  // Seventy-odd TypeScript stripper traps and the memory they give back (28 s on CI): a rare path
+  // whose shapes test/executor/detect-stripper.test.ts and test/isolation/stripper-traps.test.ts also run.
+  'test/executor/stripper-disposal.test.ts',
+  // The bridge through daemons killed, restarted and expiring its session (29 s on CI, five daemon
+  // starts): rare paths; test/e2e/bridge-early-input and every-front keep the bridge in the main suite.
+  'test/mcp/bridge-reconnect.test.ts',
 ];
 
 export default defineConfig({

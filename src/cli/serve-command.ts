@@ -67,10 +67,15 @@ export async function serveCommand(parsed: ParsedCommand, io: CliIo): Promise<nu
   try {
     const info = await daemon.listen();
     // A Python call waiting for an interpreter hurries the make (it runs at the lowest priority until then).
-    python.start(() => {
-      const pool = coordinator.services.executor.health().python;
-      return pool !== undefined && (pool.queued > 0 || pool.starting > 0);
-    });
+    // Then one interpreter starts from the snapshot, so the first Python call finds it warm.
+    const executor = coordinator.services.executor;
+    python.start(
+      () => {
+        const pool = executor.health().python;
+        return pool !== undefined && (pool.queued > 0 || pool.starting > 0);
+      },
+      () => executor.warm?.('python') ?? Promise.resolve(false),
+    );
     const auth = config.agents.length > 0 || config.authToken !== undefined;
     if (format === 'text') await write(io.stderr, startBlock(info.url, coordinator.services.version, auth, config));
     else {

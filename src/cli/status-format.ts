@@ -204,9 +204,9 @@ export function formatStatus(s: StatusSummary): string {
 function pythonLine(p: NonNullable<StatusSummary['python']>): string {
   switch (p.state) {
     case 'ready':
-      return 'ready (its interpreter snapshot exists)';
+      return 'ready (an interpreter started from its snapshot)';
     case 'warming':
-      return `warming: its interpreter snapshot is being made, ready in about ${p.eta_s ?? '?'} s (a Python call made now waits for it)`;
+      return `warming: its interpreter snapshot is being made, then an interpreter started from it; ready in about ${p.eta_s ?? '?'} s (a Python call made now waits for it)`;
     case 'cold':
       return 'no interpreter snapshot (it could not be made; see the log): each Python process starts cold, in seconds';
     default:

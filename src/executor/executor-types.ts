@@ -85,6 +85,8 @@ export interface Executor {
   stats(): ExecutorStats;
   /** Live figures of the sandbox processes, for /healthz (degraded, 503) and metrics. */
   health(): ExecutorHealth;
+  /** Starts one sandbox of `language` ahead of its first call (an on-demand pool with none running); true once one is ready. */
+  warm?(language: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -121,6 +121,11 @@ export class PooledExecutor implements Executor {
     return this.#pools.start();
   }
 
+  /** Starts one sandbox of `language` ahead of its first call when its pool starts on demand and none runs; true once one is ready. */
+  warm(language: string): Promise<boolean> {
+    return this.#pools.find(language).pool?.warm() ?? Promise.resolve(false);
+  }
+
   /** Runs one call: its language detected when the request names none, the result named with it. */
   async execute(request: ExecutionRequest, identity: CallIdentity, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     // The code is checked before detection parses it.

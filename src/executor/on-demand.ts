@@ -3,9 +3,11 @@
 // replaced until a call needs it. Waiting for a start is not the call's time (sandbox-pool.ts run()).
 // Also the pool's health figures and the shutdown of its processes.
 
+import type { ErrorInfo, Outcome } from '../../workers/kit/protocol.js';
+import type { GuestErrorName } from '../../workers/kit/guest-errors.js';
 import type { Logger } from '../util/logger.js';
 import type { PoolHealth } from './executor-types.js';
-import type { SandboxProcess } from './sandbox-process.js';
+import type { Finished, SandboxProcess } from './sandbox-process.js';
 
 /** How long a call may wait for a sandbox to start (a cold or loaded machine) before it is refused, ms. */
 export const START_WAIT_MS = 120_000;
@@ -98,4 +100,10 @@ export function poolHealth(procs: readonly SandboxProcess[], counted: Omit<PoolH
     spares: ready.filter((p) => p.pristine && p.busy === 0 && !p.recycling).length,
     canRun: ready.length > 0,
   };
+}
+
+/** A call that ends before it runs: `type` with `message`, or a made error (`timeoutError(...)`). */
+export function failed(type: GuestErrorName | ErrorInfo, message = ''): Finished {
+  const outcome: Outcome = { ok: false, error: typeof type === 'string' ? { type, message } : type, output: [] };
+  return { outcome, workerReplaced: false };
 }

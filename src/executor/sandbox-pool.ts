@@ -16,15 +16,14 @@
 // place a call waits: it leaves only for a free thread; cancelled while waiting, it is answered here.
 
 import { randomUUID } from 'node:crypto';
-import type { ErrorInfo, AbortReason, Outcome, RunRequest } from '../../workers/kit/protocol.js';
+import type { AbortReason, RunRequest } from '../../workers/kit/protocol.js';
 import { timedOutText, timeoutError } from '../../workers/kit/guest-errors.js';
-import type { GuestErrorName } from '../../workers/kit/guest-errors.js';
 import type { Logger } from '../util/logger.js';
 import { refusal } from './admission.js';
 import { policyFor } from './dispatch-policy.js';
 import type { DispatchPolicy } from './dispatch-policy.js';
 import { FairQueue } from '../util/fair-queue.js';
-import { noSandboxMessage, OnDemand, poolHealth, START_WAIT_MS, stopProcesses } from './on-demand.js';
+import { failed, noSandboxMessage, OnDemand, poolHealth, START_WAIT_MS, stopProcesses } from './on-demand.js';
 import { SandboxProcess } from './sandbox-process.js';
 import type { Finished } from './sandbox-process.js';
 import type { PoolCall, SandboxPoolOptions } from './pool-types.js';
@@ -87,6 +86,12 @@ export class SandboxPool {
     }
     for (let i = 0; i < this.#o.count; i++) this.#procs.push(this.#spawn());
     await Promise.all(this.#procs.map((p) => p.ready));
+  }
+
+  /** On demand with none alive: starts one now, so the next call finds it warm; resolves when one is ready (false: none became). */
+  warm(): Promise<boolean> {
+    if (this.idle && !this.#closed) this.#place(this.#spawn());
+    return Promise.any(this.#procs.map((p) => p.ready)).then(() => true, () => false);
   }
 
   /** On demand, with none running: nothing to report as missing (idle by design). */
@@ -374,10 +379,4 @@ export class SandboxPool {
     if (delay === 0) replace();
     else setTimeout(replace, delay).unref();
   }
-}
-
-/** A call that ends before it runs: `type` with `message`, or a made error (`timeoutError(...)`). */
-function failed(type: GuestErrorName | ErrorInfo, message = ''): Finished {
-  const outcome: Outcome = { ok: false, error: typeof type === 'string' ? { type, message } : type, output: [] };
-  return { outcome, workerReplaced: false };
 }

@@ -5,7 +5,6 @@
 // a generation number so that callbacks from a dead client never touch the live one.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config/config-types.js';
 import type { Logger } from '../util/logger.js';
@@ -13,7 +12,7 @@ import type { Backoff } from './backoff.js';
 import { listAllTools } from './tool-list.js';
 import { configProblem, isStdioConfig, openHttp, openStdio, shouldFallBackToSse, terminateSession } from './transport.js';
 import type { OpenedTransport } from './transport.js';
-import { loadSdkClient, sdkClient } from './sdk-client.js';
+import { loadSdkClient, mcpErrorCode, sdkClient } from './sdk-client.js';
 import { UpstreamError } from './upstream-error.js';
 import type { UpstreamServerStatus, UpstreamState, UpstreamTool, UpstreamTransportKind } from './upstream-types.js';
 
@@ -63,7 +62,8 @@ function errorMessage(error: unknown): string {
 
 /** Whether an error from a request means the connection itself is gone. */
 function isConnectionError(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout;
+  const code = mcpErrorCode(error);
+  if (code !== undefined) return code === sdkClient().ErrorCode.ConnectionClosed || code === sdkClient().ErrorCode.RequestTimeout;
   return true;
 }
 
@@ -146,7 +146,7 @@ export class UpstreamConnection {
       return (await session.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs })) as CallToolResult;
     } catch (error) {
       // Over HTTP a dead server shows up only as a failed request: check whether it is alive.
-      if (session.opened.kind !== 'stdio' && !(error instanceof McpError)) void this.#probe(session);
+      if (session.opened.kind !== 'stdio' && mcpErrorCode(error) === undefined) void this.#probe(session);
       throw error;
     }
   }
@@ -236,7 +236,7 @@ export class UpstreamConnection {
 
   #failAttempt(error: unknown, opened: OpenedTransport | undefined): void {
     let reason = errorMessage(error);
-    if (opened?.kind === 'stdio' && error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (opened?.kind === 'stdio' && mcpErrorCode(error) === sdkClient().ErrorCode.ConnectionClosed) {
       reason = 'the server process exited while starting';
     }
     const stderr = opened?.stderrTail() ?? '';
@@ -278,7 +278,7 @@ export class UpstreamConnection {
     const session: Session = { generation, client, opened, listing: false, relist: false, probing: false };
     client.onclose = () => this.#lost(session, 'the connection closed');
     client.onerror = (error) => this.#onTransportError(session, error);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#onListChanged(session));
+    client.setNotificationHandler(sdkClient().ToolListChangedNotificationSchema, () => this.#onListChanged(session));
     this.#pending = client;
     try {
       await client.connect(opened.transport, { timeout: this.#options.connectTimeoutMs });

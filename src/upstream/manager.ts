@@ -1,7 +1,6 @@
 // The daemon's client side of MCP: one connection per configured upstream server, their live
 // tool lists, and `callTool`, which checks the name and the arguments locally, forwards the
 // caller's cancellation and timeout, and turns the MCP result into a plain value.
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../util/logger.js';
 import { Backoff, DEFAULT_BACKOFF } from './backoff.js';
 import { UpstreamConnection } from './connection.js';
@@ -9,6 +8,7 @@ import { DEFAULT_INSTANCE_IDLE_MS, DEFAULT_MAX_INSTANCES, LOCAL_CALLER, ServerIn
 import type { LimitRefusals } from './concurrency-limit.js';
 import { convertToolResult } from './result.js';
 import { ArgumentValidator } from './schema-validator.js';
+import { mcpErrorCode, sdkClient } from './sdk-client.js';
 import type { McpServerConfig } from '../config/config-types.js';
 import { closestNames } from './suggest.js';
 import { UpstreamError, qualifiedName } from './upstream-error.js';
@@ -321,14 +321,16 @@ function abortedError(server: string, tool: string, signal: AbortSignal): Upstre
 function mapCallError(error: unknown, server: string, tool: string, timeoutMs: number): UpstreamError {
   const name = qualifiedName(server, tool);
   const details = { server, tool, cause: error };
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) {
+  const code = mcpErrorCode(error);
+  if (code !== undefined) {
+    const { ErrorCode } = sdkClient();
+    if (code === ErrorCode.RequestTimeout) {
       return new UpstreamError('TIMEOUT', `${name} timed out after ${timeoutMs} ms (the server was asked to cancel it)`, details);
     }
-    if (error.code === ErrorCode.ConnectionClosed) {
+    if (code === ErrorCode.ConnectionClosed) {
       return new UpstreamError('CONNECTION_LOST', `Upstream server "${server}" closed the connection while ${name} was running; it is reconnecting, the call may be retried`, details);
     }
-    return new UpstreamError('TOOL_ERROR', `${name} failed: ${error.message}`, details);
+    return new UpstreamError('TOOL_ERROR', `${name} failed: ${(error as Error).message}`, details);
   }
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof Error && error.name.includes('ZodError')) {

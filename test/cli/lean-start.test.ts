@@ -2,6 +2,7 @@
 // server, the catalog, skills and executor) loads none of the packages that are only needed on
 // first use: the tokenizer's tables, the Redis client, the TypeScript stripper, the MCP SDK's client side, the
 // sentence encoder and WordNet. A static import of any of them would put it back on every start.
+// `exec` loads no MCP server at all: it runs one call and spawns its sandbox after its imports.
 
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -40,6 +41,15 @@ describe('what the coordinator loads at start', () => {
     // the check sees the graph: the daemon and the SDK's server side are there
     expect(loaded.some((u) => u.endsWith('/dist/src/daemon.js'))).toBe(true);
     expect(loaded.some((u) => u.includes('/@modelcontextprotocol/sdk/dist/esm/server/'))).toBe(true);
+    expect(loaded.filter((u) => ON_FIRST_USE.some((re) => re.test(u)))).toEqual([]);
+  });
+});
+
+describe('what exec loads before its sandbox starts', () => {
+  it('exec loads the daemon without the MCP server or the SDK (its types pull in zod): its sandbox spawns sooner', () => {
+    const loaded = loadedBy(['src/cli/exec-command.js']);
+    expect(loaded.some((u) => u.endsWith('/dist/src/daemon.js'))).toBe(true);
+    expect(loaded.filter((u) => /\/node_modules\/(@modelcontextprotocol\/sdk|zod)\//.test(u) || /\/dist\/src\/mcp\/(create-server|http\/session-manager)\.js$/.test(u))).toEqual([]);
     expect(loaded.filter((u) => ON_FIRST_USE.some((re) => re.test(u)))).toEqual([]);
   });
 });

@@ -137,7 +137,7 @@ describe('code-execution-mcp status', () => {
     const warming = await runCli(['status', '--url', h.base]);
     expect(warming.code).toBe(0);
     expect(warming.stdout).toContain('  still warming: python\n');
-    expect(warming.stdout).toContain('  python: warming: its interpreter snapshot is being made, ready in about 7 s (a Python call made now waits for it)\n');
+    expect(warming.stdout).toContain('  python: warming: its interpreter snapshot is being made, then an interpreter started from it; ready in about 7 s (a Python call made now waits for it)\n');
     readiness = { state: 'ready', ready: true };
     const ready = await runCli(['status', '--url', h.base, '--json']);
     expect((JSON.parse(ready.stdout) as StatusSummary).python).toEqual({ state: 'ready', ready: true });

@@ -7,9 +7,12 @@
 // must pass, except named checks that call the suite's own diagnostic tools (each with its
 // reason); the others say why they do not apply (most call the suite's reference server's own
 // tools). A scenario the suite adds later fails this test until it is classified.
+// Each requirement set runs in one process of the suite (`--requirements V -o DIR`, its checks read
+// back per scenario from DIR): a process per scenario cost about 2 s of Node 22's start each, most
+// of this file's minute.
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,9 +84,32 @@ function serverScenarios(listing: string): string[] {
   return [...names, ...unscored];
 }
 
-/** Runs one scenario at a revision's wire; returns the ids of its failed checks (throws without a summary). */
-async function failedChecks(scenario: string, revision: string | undefined): Promise<{ failed: string[]; out: string }> {
-  const out = await suite(['server', '--url', daemon.url, '--scenario', scenario, ...(revision ? ['--spec-version', revision] : [])]);
+/** One run of the suite per requirement set, at its wire: the folder it wrote each scenario's checks to. */
+const setRuns = new Map<string, Promise<string>>();
+function runSet(revision: string): Promise<string> {
+  let dir = setRuns.get(revision);
+  if (!dir) {
+    const out = mkdtempSync(path.join(home.dir, `conformance-${revision}-`));
+    dir = suite(['server', '--url', daemon.url, '--requirements', revision, '-o', out]).then(() => out);
+    setRuns.set(revision, dir);
+  }
+  return dir;
+}
+
+/** A scenario's checks in a set's run: the ids of the failed ones (expects some that passed). */
+async function failedInSet(scenario: string, revision: string): Promise<{ failed: string[]; out: string }> {
+  const dir = await runSet(revision);
+  const folder = readdirSync(dir).find((name) => name.startsWith(`server-${scenario}-`) && /^\d{4}-/.test(name.slice(`server-${scenario}-`.length)));
+  expect(folder, `no results for ${scenario} in ${readdirSync(dir).join(', ')}`).toBeDefined();
+  const checks = JSON.parse(readFileSync(path.join(dir, folder as string, 'checks.json'), 'utf8')) as { id: string; status: string }[];
+  const out = JSON.stringify(checks, null, 1);
+  expect(checks.filter((c) => c.status === 'SUCCESS').length, out.slice(-2_000)).toBeGreaterThan(0);
+  return { failed: [...new Set(checks.filter((c) => c.status === 'FAILURE').map((c) => c.id))], out };
+}
+
+/** Runs one extension scenario (off the spec timeline); returns the ids of its failed checks (throws without a summary). */
+async function failedChecks(scenario: string): Promise<{ failed: string[]; out: string }> {
+  const out = await suite(['server', '--url', daemon.url, '--scenario', scenario]);
   const summary = out.match(/Passed: (\d+)\/(\d+), (\d+) failed/);
   expect(summary, out.slice(-2_000)).not.toBeNull();
   expect(Number(summary?.[1]), out.slice(-2_000)).toBeGreaterThan(0);
@@ -105,7 +131,7 @@ describe('MCP conformance suite', () => {
 
     for (const scenario of Object.keys(set.applies)) {
       it(`${revision}: passes ${scenario}`, async () => {
-        const { failed, out } = await failedChecks(scenario, revision);
+        const { failed, out } = await failedInSet(scenario, revision);
         const allowed = Object.keys(set.not_testable_checks?.[scenario] ?? {});
         expect(failed.filter((id) => !allowed.includes(id)), out.slice(-3_000)).toEqual([]);
       }, 60_000);
@@ -115,7 +141,7 @@ describe('MCP conformance suite', () => {
   // Extension scenarios are off the spec timeline: the suite runs them at the stateless wire.
   for (const scenario of Object.keys(SCENARIOS.extensions.applies ?? {})) {
     it(`extension: passes ${scenario}`, async () => {
-      const { failed, out } = await failedChecks(scenario, undefined);
+      const { failed, out } = await failedChecks(scenario);
       expect(failed, out.slice(-3_000)).toEqual([]);
       expect(out).toMatch(/Passed: \d+\/\d+, 0 failed, 0 warnings/);
     }, 60_000);

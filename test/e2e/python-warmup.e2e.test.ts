@@ -1,7 +1,8 @@
 // The Python snapshot is made before the first Python call needs it: `serve` starts making it in
 // the background right after it listens, on a new data folder; /healthz says Python is warming and
 // when it is expected to be ready; a Python call made at once waits for that one make (its result
-// says so in sandbox_start_wait_ms) instead of making a second copy; then Python is ready.
+// says so in sandbox_start_wait_ms) instead of making a second copy; then one interpreter starts
+// from the snapshot, and Python is ready only once it has: the first call after that waits for none.
 
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,7 @@ interface Health {
   status: string;
   warming?: string[];
   python?: { state: string; ready: boolean; eta_s?: number };
+  processes?: Record<string, { alive: number; ready: number }>;
 }
 
 async function health(base: string): Promise<Health> {
@@ -49,5 +51,19 @@ describe('Python warm-up after serve listens', () => {
     const cache = path.join(dataDir, '.cache', 'python');
     expect(readdirSync(cache).sort()).toEqual(['last-make-ms', expect.stringMatching(/^pyodide-.*\.snap$/)]);
     expect(existsSync(path.join(cache, 'last-make-ms'))).toBe(true);
+  }, 240_000);
+
+  it('starts one interpreter from the new snapshot before any call: the first Python call finds it warm', async () => {
+    home = scratch({ CODE_EXEC_PYTHON_PROCESSES: '1', CODE_EXEC_SANDBOX_PROCESSES: '1' });
+    daemon = await startDaemon({ ...home.env, CODE_EXEC_DATA_DIR: path.join(home.dir, 'data') });
+    await vi.waitFor(async () => expect(await health(daemon!.base)).toMatchObject({ python: { state: 'ready', ready: true } }), { timeout: 120_000, interval: 200 });
+    // Ready means an interpreter is: its process is up before any call was made.
+    expect((await health(daemon.base)).processes?.['python']).toMatchObject({ alive: 1, ready: 1 });
+
+    const client = await daemon.connect();
+    const result = (await client.callTool({ name: 'execute_code', arguments: { code: 'result = 6 * 7', language: 'python', timeout_seconds: 5 } })).structuredContent as Record<string, unknown>;
+    expect(result).toMatchObject({ success: true, result: 42 });
+    expect(result['sandbox_start_wait_ms']).toBeUndefined();
+    expect(daemon.logs.filter((l) => l['code'] === 'PYTHON_READY')).toHaveLength(1);
   }, 240_000);
 });

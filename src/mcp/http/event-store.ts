@@ -29,6 +29,8 @@ export interface EventStoreLimits {
   maxStreamsPerSession: number;
 }
 
+/** Bytes all sessions' stored events may hold together (here, not in session-manager.ts: the cluster's wiring needs it without the MCP server). */
+export const EVENT_BUDGET_BYTES = 128 * 1024 * 1024;
 /** 8 MiB per session; with the daemon's budget of 128 MiB (a quarter per agent), what a daemon keeps in a shared store is bounded as in memory. */
 export const DEFAULT_EVENT_LIMITS: Readonly<EventStoreLimits> = Object.freeze({ maxEventsPerStream: 1_000, maxBytesPerSession: 8 * 1024 * 1024, maxStreamsPerSession: 1_000 });
 

@@ -12,13 +12,11 @@ import type { AgentIdentity, McpServices } from '../mcp-types.js';
 import type { ObservedTransport } from '../observed-transport.js';
 import { serverSettings } from '../../config/defaults.js';
 import { NodeStreamableHttpTransport } from './node-transport.js';
-import { DEFAULT_EVENT_LIMITS, EventBudget, SessionEventStores } from './event-store.js';
+import { DEFAULT_EVENT_LIMITS, EVENT_BUDGET_BYTES, EventBudget, SessionEventStores } from './event-store.js';
 import type { EventStoreLimits, SessionEvents, SessionEventsFactory } from './event-store.js';
 
 /** How long a client whose SSE stream dropped waits before it reconnects (the SSE `retry` field), ms. */
 export const SSE_RETRY_MS = 1_000;
-/** Bytes all sessions' stored events may hold together. */
-export const EVENT_BUDGET_BYTES = 128 * 1024 * 1024;
 
 export interface HttpSession {
   readonly id: string;
