@@ -7,16 +7,24 @@
 // LRU caches instead are search results, keyed by generation (see catalog.ts).
 import MiniSearch from 'minisearch';
 import type { Query, SearchOptions as MiniSearchOptions } from 'minisearch';
-import type { ToolEntry } from './catalog-types.js';
+import type { SearchRanking, ToolEntry } from './catalog-types.js';
 import { processTerm, splitWords, tokenizeName, tokenizeQuery } from './text-analysis.js';
 import { WordNet } from './wordnet.js';
 import { sharedEmbedder } from './embedding-client.js';
 import type { Embedder } from './embedding-client.js';
-import { embeddingText, SEMANTIC_WEIGHT, SemanticIndex, TYPO_SEMANTIC_SHARE } from './embedding-index.js';
+import { embeddingText, SemanticIndex } from './embedding-index.js';
 import type { VectorStore } from './vector-store.js';
+import { blend, FITTED_BLEND } from './search-blend.js';
+import type { BlendWeights } from './search-blend.js';
+import { sharedWordVectors } from './word-vectors.js';
+import type { WordVectors } from './word-vectors.js';
+import { schemaText, WordVectorIndex } from './word-vector-index.js';
 
-/** Field weights: a name hit counts most, then use cases and description. */
-export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5 } as const;
+/**
+ * Field weights: a name hit counts most, then use cases and description; the input schema's
+ * property names, descriptions and enum values least (they say what a tool takes, not what it is).
+ */
+export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5, schema: 0.4 } as const;
 
 /** Query terms considered; the rest are dropped so one huge query cannot stall the daemon. */
 export const MAX_QUERY_TERMS = 24;
@@ -86,6 +94,7 @@ interface IndexedTool {
   description: string;
   functions: string;
   use_cases: string;
+  schema: string;
 }
 
 export interface SearchHit {
@@ -95,10 +104,10 @@ export interface SearchHit {
 
 /** How the last search was ranked, and how well its best hit matched (see Catalog.search). */
 export interface RankingInfo {
-  readonly ranking: 'semantic' | 'lexical';
+  readonly ranking: SearchRanking;
   /** Share of the query's terms the best lexical hit contains (0 when none). */
   readonly coverage: number;
-  /** The best tool's raw cosine with the query, when ranked semantically. */
+  /** The best tool's raw cosine with the query: the encoder's when 'semantic', the word vectors' when 'vectors'. */
   readonly cosine?: number;
   /** Whether the query has a likely typo (the encoder misreads those; the lexical side does not). */
   readonly typo?: boolean;
@@ -126,6 +135,7 @@ function toDocument(entry: ToolEntry): IndexedTool {
     description: entry.description,
     functions: entry.functions.map(callArguments).join(' '),
     use_cases: entry.use_cases.join(' \n '),
+    schema: schemaText(entry.input_schema),
   };
 }
 
@@ -143,34 +153,18 @@ const SEARCH_OPTIONS: MiniSearchOptions = {
  */
 const tokenizeField = (text: string, field?: string): string[] => (field === 'name' ? tokenizeName(text) : splitWords(text));
 
+const INDEXED_FIELDS = ['name', 'description', 'functions', 'use_cases', 'category', 'schema'] as const;
+
 /** The distinct processed terms of a document, for document frequencies. */
 function documentTerms(doc: IndexedTool): string[] {
   const terms = new Set<string>();
-  for (const field of ['name', 'description', 'functions', 'use_cases', 'category'] as const) {
+  for (const field of INDEXED_FIELDS) {
     for (const token of tokenizeField(doc[field], field)) {
       const term = processTerm(token);
       if (term) terms.add(term);
     }
   }
   return [...terms];
-}
-
-/**
- * Lexical hits and semantic scores in one ranking. A lexical score counts in proportion to the
- * share of the query's terms the tool matched (a paraphrase's stray word matching some other
- * tool must not outweigh the tool it means), relative to the best lexical hit; the semantic score
- * is added with `weight`. Tools only the encoder found join the list.
- */
-function blend(hits: ReturnType<MiniSearch['search']>, semantic: ReadonlyMap<string, number>, own: ReadonlySet<string>, termCount: number, weight: number): SearchHit[] {
-  const top = hits[0]?.score ?? 0;
-  const scores = new Map<string, number>();
-  for (const hit of hits) {
-    const covered = hit.queryTerms.filter((t) => own.has(t)).length;
-    const coverage = Math.min(1, covered / Math.max(1, termCount));
-    scores.set(String(hit.id), top > 0 ? (hit.score / top) * coverage : 0);
-  }
-  for (const [id, s] of semantic) scores.set(id, (scores.get(id) ?? 0) + weight * s);
-  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
 
 export class ToolSearchIndex {
@@ -181,16 +175,24 @@ export class ToolSearchIndex {
   readonly #df = new Map<string, number>();
   /** Semantic re-ranking (embedding-index.ts); lexical only until its model and vectors are ready. */
   readonly #semantic: SemanticIndex;
+  /** The shipped word vectors' side (word-vector-index.ts); absent only when the data file is. */
+  readonly #vectors: WordVectorIndex | undefined;
+  readonly #weights: BlendWeights;
   #last: RankingInfo = { ranking: 'lexical', coverage: 0 };
 
   /**
    * `embedder`: the sentence encoder to use (default: the process's shared worker); `store`: where
-   * tool vectors are found and kept (default: none, every tool is embedded).
+   * tool vectors are found and kept (default: none, every tool is embedded); `tuning`: the word
+   * vectors and blend weights (default: the shipped file and the fitted weights; the fit script
+   * and tests pass others).
    */
-  constructor(embedder: () => Embedder = sharedEmbedder, store?: VectorStore, deferModel = false) {
+  constructor(embedder: () => Embedder = sharedEmbedder, store?: VectorStore, deferModel = false, tuning: { wordVectors?: WordVectors | null; weights?: BlendWeights } = {}) {
     this.#semantic = new SemanticIndex(embedder, store, deferModel);
+    const wordVectors = tuning.wordVectors === undefined ? sharedWordVectors() : tuning.wordVectors;
+    this.#vectors = wordVectors ? new WordVectorIndex(wordVectors) : undefined;
+    this.#weights = tuning.weights ?? FITTED_BLEND;
     this.#mini = new MiniSearch<IndexedTool>({
-      fields: ['name', 'description', 'functions', 'use_cases', 'category'],
+      fields: [...INDEXED_FIELDS],
       tokenize: tokenizeField,
       processTerm,
       searchOptions: SEARCH_OPTIONS,
@@ -227,9 +229,10 @@ export class ToolSearchIndex {
   }
 
   /** How search ranks now, for stats. */
-  get rankingStatus(): { mode: 'semantic' | 'lexical'; tools_without_vectors: number; why?: string } {
+  get rankingStatus(): { mode: SearchRanking; tools_without_vectors: number; why?: string } {
     const why = this.#semantic.why;
-    return { mode: why === '' ? 'semantic' : 'lexical', tools_without_vectors: this.#semantic.missing, ...(why !== '' ? { why } : {}) };
+    const mode = why === '' ? 'semantic' : this.#vectors ? 'vectors' : 'lexical';
+    return { mode, tools_without_vectors: this.#semantic.missing, ...(why !== '' ? { why } : {}) };
   }
 
   has(id: string): boolean {
@@ -243,6 +246,7 @@ export class ToolSearchIndex {
     const terms = documentTerms(doc);
     this.#docTerms.set(doc.id, terms);
     this.#semantic.set(doc.id, embeddingText(entry.name, entry.description));
+    this.#vectors?.set(doc.id, entry);
     for (const term of terms) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
   }
 
@@ -252,6 +256,7 @@ export class ToolSearchIndex {
     this.#docTerms.delete(id);
     this.#mini.discard(id);
     this.#semantic.remove(id);
+    this.#vectors?.remove(id);
     for (const term of terms) {
       const n = (this.#df.get(term) ?? 1) - 1;
       if (n > 0) this.#df.set(term, n);
@@ -297,25 +302,28 @@ export class ToolSearchIndex {
     if (results.length === 0 && rare.length === 0) results = this.#run(kept, category, false, expansion);
     const own = new Set([...terms, ...expansion.standIns]);
     const coverage = results[0] ? Math.min(1, results[0].queryTerms.filter((t) => own.has(t)).length / terms.length) : 0;
-    const semantic = this.#semantic.scores(query, category);
-    if (!semantic) {
+    const encoder = this.#semantic.scores(query, category);
+    const vectors = this.#vectors?.scores(terms, category);
+    if (!encoder && !vectors) {
       this.#last = { ranking: 'lexical', coverage };
       return results;
     }
     const typo = this.#hasLikelyTypo(query);
-    this.#last = { ranking: 'semantic', coverage, cosine: semantic.topCosine, typo };
-    return blend(results, semantic.scores, own, terms.length, typo ? SEMANTIC_WEIGHT * TYPO_SEMANTIC_SHARE : SEMANTIC_WEIGHT);
+    this.#last = encoder
+      ? { ranking: 'semantic', coverage, cosine: encoder.topCosine, typo }
+      : { ranking: 'vectors', coverage, cosine: (vectors as { topCosine: number }).topCosine, typo };
+    return blend({ hits: results, own, termCount: terms.length, vectors: vectors?.scores, encoder: encoder?.scores, typo }, this.#weights);
   }
 
   /**
-   * Whether a query word looks misspelt: no tool contains it and WordNet does not know it (a
-   * word it knows is English said differently). The sentence encoder misreads such words.
+   * Whether a query word looks misspelt: no tool contains it and the word vectors do not know it
+   * (a word they know is English said differently). Semantic signals misread such words.
    */
   #hasLikelyTypo(query: string): boolean {
     return tokenizeQuery(query).some((word) => {
       const term = processTerm(word);
       if (!term || term.length < FUZZY_MIN_CHARS || this.#df.has(term) || !/^[a-z]+$/i.test(word)) return false;
-      return !(expansionOn && (wordnet?.knows(word) ?? false));
+      return !(this.#vectors?.knows(term) ?? false);
     });
   }
 

@@ -1,0 +1,63 @@
+// How the search's signals make one ranking: the lexical hits (MiniSearch BM25+, WordNet
+// expansion where installed), the shipped word vectors (word-vector-index.ts, every install) and
+// the sentence encoder (embedding-index.ts, when installed). The weights are fitted, not guessed:
+// scripts/fit-search-blend.ts searches them on a training split of the labeled queries and
+// reports the held-out split (docs/search.md).
+
+export interface BlendWeights {
+  /** Weight of the word vectors' score (0..1) when the encoder is absent. */
+  readonly vectors: number;
+  /** Weight of the word vectors' score beside the encoder's. */
+  readonly vectorsBesideEncoder: number;
+  /** Weight of the sentence encoder's score (0..1). */
+  readonly encoder: number;
+  /**
+   * Share of the encoder's weight kept for a query with a likely typo (a word no tool contains
+   * and no word vector knows): the encoder misreads it, the lexical side's fuzzy match does not.
+   * (The word vectors leave an unknown word out by themselves.)
+   */
+  readonly typoShare: number;
+}
+
+/** Fitted by scripts/fit-search-blend.ts on the training split (docs/search.md has the run). */
+export const FITTED_BLEND: BlendWeights = Object.freeze({ vectors: 1.5, vectorsBesideEncoder: 0.25, encoder: 2, typoShare: 0.5 });
+
+/** One lexical hit as MiniSearch returns it (the fields the blend reads). */
+export interface LexicalHit {
+  readonly id: unknown;
+  readonly score: number;
+  readonly queryTerms: readonly string[];
+}
+
+export interface Signals {
+  readonly hits: readonly LexicalHit[];
+  /** The query's own terms and their stand-ins: what coverage counts. */
+  readonly own: ReadonlySet<string>;
+  readonly termCount: number;
+  readonly vectors?: ReadonlyMap<string, number> | undefined;
+  readonly encoder?: ReadonlyMap<string, number> | undefined;
+  readonly typo: boolean;
+}
+
+/**
+ * Lexical hits and semantic scores in one ranking. A lexical score counts in proportion to the
+ * share of the query's terms the tool matched (a paraphrase's stray word matching some other
+ * tool must not outweigh the tool it means), relative to the best lexical hit; each semantic
+ * score is added with its weight. Tools only a semantic signal found join the list.
+ */
+export function blend(s: Signals, w: BlendWeights): { id: string; score: number }[] {
+  const top = s.hits[0]?.score ?? 0;
+  const scores = new Map<string, number>();
+  for (const hit of s.hits) {
+    const covered = hit.queryTerms.filter((t) => s.own.has(t)).length;
+    const coverage = Math.min(1, covered / Math.max(1, s.termCount));
+    scores.set(String(hit.id), top > 0 ? (hit.score / top) * coverage : 0);
+  }
+  const add = (semantic: ReadonlyMap<string, number> | undefined, weight: number): void => {
+    if (!semantic || weight === 0) return;
+    for (const [id, x] of semantic) scores.set(id, (scores.get(id) ?? 0) + weight * x);
+  };
+  add(s.encoder, s.typo ? w.encoder * w.typoShare : w.encoder);
+  add(s.vectors, s.encoder ? w.vectorsBesideEncoder : w.vectors);
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+}
