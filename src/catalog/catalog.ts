@@ -330,7 +330,11 @@ export class Catalog {
     const bare = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : name;
     const visible = (e: ToolEntry): boolean => !viewer || viewer.visible(e);
     const elsewhere = (this.#view.byName.get(bare) ?? []).filter(visible).map((e) => `${e.category}.${e.name}`);
-    const query = name.replace(/[._-]+/g, ' ');
+    // The typed category's words steer the related search only when it is a category the caller
+    // sees: a hidden one must answer exactly as a made-up one (and neither names a topic).
+    const prefix = name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : '';
+    const seenCategory = prefix !== '' && (this.#view.byCategory.get(prefix) ?? []).some(visible);
+    const query = (seenCategory ? name : bare).replace(/[._-]+/g, ' ');
     const related = (viewer ? rankFor(this.#view, this.#index, viewer, query, null, 3, false) : rankAll(this.#view, this.#index, query, null, 3)).map((r) => r.entry);
     const searched = related.map((e) => `${e.category}.${e.name}`);
     const candidates = this.#view.sorted.filter(visible).map((e) => ({ label: `${e.category}.${e.name}`, keys: [e.name, `${e.category}.${e.name}`] }));

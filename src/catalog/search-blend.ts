@@ -5,6 +5,10 @@
 // reports the held-out split (docs/search.md).
 
 export interface BlendWeights {
+  /** Weight of the lexical score (share of the best lexical hit's, times the query's coverage). */
+  readonly lexical: number;
+  /** Boost of the words of WordNet's definitions of the query's words, against the query's own (0..1). */
+  readonly definitions: number;
   /** Weight of the word vectors' score (0..1) when the encoder is absent. */
   readonly vectors: number;
   /** Weight of the word vectors' score beside the encoder's. */
@@ -20,7 +24,7 @@ export interface BlendWeights {
 }
 
 /** Fitted by scripts/fit-search-blend.ts on the training split (docs/search.md has the run). */
-export const FITTED_BLEND: BlendWeights = Object.freeze({ vectors: 1.5, vectorsBesideEncoder: 0.25, encoder: 2, typoShare: 0.5 });
+export const FITTED_BLEND: BlendWeights = Object.freeze({ lexical: 1, definitions: 0.2, vectors: 1.5, vectorsBesideEncoder: 0.25, encoder: 2, typoShare: 0.5 });
 
 /** One lexical hit as MiniSearch returns it (the fields the blend reads). */
 export interface LexicalHit {
@@ -51,7 +55,7 @@ export function blend(s: Signals, w: BlendWeights): { id: string; score: number 
   for (const hit of s.hits) {
     const covered = hit.queryTerms.filter((t) => s.own.has(t)).length;
     const coverage = Math.min(1, covered / Math.max(1, s.termCount));
-    scores.set(String(hit.id), top > 0 ? (hit.score / top) * coverage : 0);
+    scores.set(String(hit.id), top > 0 ? w.lexical * (hit.score / top) * coverage : 0);
   }
   const add = (semantic: ReadonlyMap<string, number> | undefined, weight: number): void => {
     if (!semantic || weight === 0) return;

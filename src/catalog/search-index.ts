@@ -45,6 +45,8 @@ const MIN_DOCS_FOR_PRUNING = 500;
  */
 const EXPANDED_WORDS = 8;
 const EXPANSIONS_PER_WORD = 6;
+/** Definition words kept per query word (the first ones: a gloss says the genus first). */
+const DEFINITION_WORDS_PER_WORD = 6;
 /** Share of the tools a related word may be found in at most (see #isTelling). */
 const EXPANSION_MAX_SHARE = 0.03;
 /** A word some tool contains: its related words only nudge the ranking. */
@@ -66,6 +68,8 @@ interface Expansion {
   standIns: string[];
   /** Those words' own terms: matched through their stand-ins, not fuzzily as typos. */
   replaced: Set<string>;
+  /** Words of the query words' definitions ('altitude' is defined by 'elevation'). */
+  defined: string[];
 }
 
 /** One WordNet reader for the process: it holds file handles and an LRU of answers only. */
@@ -332,7 +336,7 @@ export class ToolSearchIndex {
    * some tool contains them and the query does not already; weighted below the query's own.
    */
   #expand(query: string, own: ReadonlySet<string>): Expansion {
-    const expansion: Expansion = { nudges: [], standIns: [], replaced: new Set() };
+    const expansion: Expansion = { nudges: [], standIns: [], replaced: new Set(), defined: [] };
     if (!expansionOn) return expansion;
     wordnet ??= new WordNet();
     if (!wordnet.available) return expansion;
@@ -355,6 +359,14 @@ export class ToolSearchIndex {
         expansion.standIns.push(...taken);
         expansion.replaced.add(own_);
       }
+      let defined = 0;
+      for (const w of wordnet.definitionWords(word)) {
+        const term = processTerm(w);
+        if (!term || own.has(term) || seen.has(term) || !this.#isTelling(term)) continue;
+        seen.add(term);
+        expansion.defined.push(term);
+        if (++defined >= DEFINITION_WORDS_PER_WORD) break;
+      }
     }
     return expansion;
   }
@@ -373,6 +385,7 @@ export class ToolSearchIndex {
     if (perTerm.length > 0) groups.push({ combineWith: 'OR', queries: perTerm });
     if (expansion?.nudges.length) groups.push({ combineWith: 'OR', queries: expansion.nudges, fuzzy: false, prefix: false, boost: NUDGE_BOOSTS });
     if (expansion?.standIns.length) groups.push({ combineWith: 'OR', queries: expansion.standIns, fuzzy: false, prefix: false, boost: STAND_IN_BOOSTS });
+    if (expansion?.defined.length && this.#weights.definitions > 0) groups.push({ combineWith: 'OR', queries: expansion.defined, fuzzy: false, prefix: false, boost: scaledBoosts(this.#weights.definitions) });
     const query: Query = { combineWith: 'OR', queries: groups };
     return this.#mini.search(
       query,

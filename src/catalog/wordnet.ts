@@ -17,6 +17,8 @@ type Pos = 'noun' | 'verb' | 'adj' | 'adv';
 const POS: readonly Pos[] = ['noun', 'verb', 'adj'];
 /** Senses of a word considered, most frequent first (WordNet orders them by tagged frequency). */
 const SENSES = 3;
+/** Senses per part of speech whose definitions are read (the first is the usual meaning). */
+const GLOSS_SENSES = 2;
 /** Pointer symbols followed one step: hypernym, instance hypernym, derivationally related, similar to. */
 const RELATIONS = new Set(['@', '@i', '+', '&']);
 /** Bytes read per probe of the binary search; longer than any index line. */
@@ -94,6 +96,35 @@ export class WordNet {
     }
     this.#cache.set(key, known ? [lower] : []);
     return known;
+  }
+
+  /**
+   * The content of what WordNet says `word` means: the words of the definitions (glosses, without
+   * their examples) of its first senses in each part of speech, lowercase, in order, the word
+   * itself excluded. 'altitude' -> elevation, sea, level, ...; empty when WordNet is missing.
+   */
+  definitionWords(word: string): readonly string[] {
+    const lower = word.toLowerCase();
+    const key = `gloss:${lower}`;
+    const cached = this.#cache.get(key);
+    if (cached) return cached;
+    const words = new Set<string>();
+    if (this.available && /^[a-z][a-z'-]{1,40}$/.test(lower)) {
+      try {
+        for (const pos of POS) {
+          for (const offset of this.#offsets(pos, baseForms(lower, pos)).slice(0, GLOSS_SENSES)) {
+            const definition = this.#synset(pos, offset).gloss.split(/;\s*"|"/)[0] ?? '';
+            for (const w of definition.toLowerCase().split(/[^a-z]+/)) if (w.length > 2 && w !== lower) words.add(w);
+          }
+        }
+      } catch {
+        this.#broken = true;
+        this.close();
+      }
+    }
+    const frozen = Object.freeze([...words]);
+    this.#cache.set(key, frozen);
+    return frozen;
   }
 
   close(): void {
@@ -178,7 +209,7 @@ export class WordNet {
     return undefined;
   }
 
-  #synset(pos: Pos, offset: string): { lemmas: string[]; pointers: [string, string, Pos][] } {
+  #synset(pos: Pos, offset: string): { lemmas: string[]; pointers: [string, string, Pos][]; gloss: string } {
     const f = this.#file(`data.${pos}`);
     const chunk = this.#read(f, Number(offset), PROBE_BYTES);
     const line = chunk.slice(0, chunk.indexOf('\n') >= 0 ? chunk.indexOf('\n') : undefined);
@@ -197,7 +228,8 @@ export class WordNet {
       const targetPos: Pos | undefined = p === 'n' ? 'noun' : p === 'v' ? 'verb' : p === 'a' || p === 's' ? 'adj' : undefined;
       if (targetPos) pointers.push([symbol, target, targetPos]);
     }
-    return { lemmas, pointers };
+    const bar = line.indexOf(' | ');
+    return { lemmas, pointers, gloss: bar < 0 ? '' : line.slice(bar + 3) };
   }
 }
 
