@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchRow, BenchSection } from './bench-types.js';
 import type { Catalog } from '../src/catalog/index.js';
 import { sharedEmbedder } from '../src/catalog/embedding-client.js';
-import { setQueryExpansion } from '../src/catalog/search-index.js';
+import { setQueryExpansion } from '../src/catalog/query-expansion.js';
 import { bm25Ranker, evaluate, KINDS, lexicalRanker, loadQueries, loadRealCatalog, loadSecondQueries, OFF_TOPIC_QUERIES, projectRanker, realCatalog, warmSemantic } from './search-eval.js';
 import type { EvalQuery, HarvestedServer, Ranker, Scores } from './search-eval.js';
 import { percentile, round } from './stats.js';

@@ -67,21 +67,20 @@ function report(label: string): void {
 // The floor: lexical ranking alone (semantic weights 0) on the training split.
 const semanticKey: 'vectors' | 'encoder' = withEncoder ? 'encoder' : 'vectors';
 const besideKey: 'vectors' | 'vectorsBesideEncoder' = withEncoder ? 'vectorsBesideEncoder' : 'vectors';
-weights[semanticKey] = 0;
-weights[besideKey] = 0;
+Object.assign(weights, { lexical: 1, [semanticKey]: 0, [besideKey]: 0 });
 report('lexical only (semantic weights 0)');
 const floor = run('train');
 /** Keyword and typo queries keep every hit, at 1 and at 3, the lexical ranking has. */
 const keepsFloor = (s: Scores): boolean => (['keyword', 'typo'] as const).every((k) => s[k].hits1 >= floor[k].hits1 && s[k].hits3 >= floor[k].hits3);
 
 let best: { score: number; w: Mutable<BlendWeights> } | undefined;
-const grid = withEncoder ? [0, 0.25, 0.5, 1, 1.5, 2, 3, 4] : [0, 0.5, 1, 1.5, 2, 3, 4, 6, 8];
-for (const lexical of [0.5, 1, 2, 3]) {
-  for (const definitions of [0, 0.1, 0.25]) {
-    for (const a of withEncoder ? grid : [0]) {
-      for (const b of grid) {
-        for (const typo of withEncoder ? [0, 0.2, 0.5, 1] : [FITTED_BLEND.typoShare]) {
-          Object.assign(weights, { lexical, definitions, typoShare: typo, [besideKey]: b });
+const grid = withEncoder ? [0, 0.25, 0.5, 1] : [0, 0.5, 1, 1.5, 2, 3, 4, 6, 8];
+for (const lexical of withEncoder ? [1, 1.5] : [0.5, 1, 2]) {
+  for (const a of withEncoder ? [0.5, 1, 1.5] : [0]) {
+    for (const b of grid) {
+      for (const typo of withEncoder ? [0.05, 0.5] : [FITTED_BLEND.typoShare]) {
+        for (const nameHitShare of [0.25, 0.5, 1]) {
+          Object.assign(weights, { lexical, typoShare: typo, nameHitShare, [besideKey]: b });
           if (withEncoder) weights.encoder = a;
           const s = run('train');
           if (!keepsFloor(s)) continue;

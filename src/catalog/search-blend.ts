@@ -7,8 +7,6 @@
 export interface BlendWeights {
   /** Weight of the lexical score (share of the best lexical hit's, times the query's coverage). */
   readonly lexical: number;
-  /** Boost of the words of WordNet's definitions of the query's words, against the query's own (0..1). */
-  readonly definitions: number;
   /** Weight of the word vectors' score (0..1) when the encoder is absent. */
   readonly vectors: number;
   /** Weight of the word vectors' score beside the encoder's. */
@@ -21,10 +19,16 @@ export interface BlendWeights {
    * (The word vectors leave an unknown word out by themselves.)
    */
   readonly typoShare: number;
+  /**
+   * Share of the semantic weights kept when the best lexical hit has every query word in its name
+   * ('feature flag' and create-feature-flag): an exact match is not drowned by a tool the encoder
+   * finds a little closer.
+   */
+  readonly nameHitShare: number;
 }
 
 /** Fitted by scripts/fit-search-blend.ts on the training split (docs/search.md has the run). */
-export const FITTED_BLEND: BlendWeights = Object.freeze({ lexical: 1, definitions: 0.2, vectors: 1.5, vectorsBesideEncoder: 0.25, encoder: 2, typoShare: 0.5 });
+export const FITTED_BLEND: BlendWeights = Object.freeze({ lexical: 1, vectors: 1.5, vectorsBesideEncoder: 0, encoder: 1.5, typoShare: 0.05, nameHitShare: 0.25 });
 
 /** One lexical hit as MiniSearch returns it (the fields the blend reads). */
 export interface LexicalHit {
@@ -41,6 +45,8 @@ export interface Signals {
   readonly vectors?: ReadonlyMap<string, number> | undefined;
   readonly encoder?: ReadonlyMap<string, number> | undefined;
   readonly typo: boolean;
+  /** Whether the best lexical hit has every query word in its name. */
+  readonly nameHit: boolean;
 }
 
 /**
@@ -61,7 +67,8 @@ export function blend(s: Signals, w: BlendWeights): { id: string; score: number 
     if (!semantic || weight === 0) return;
     for (const [id, x] of semantic) scores.set(id, (scores.get(id) ?? 0) + weight * x);
   };
-  add(s.encoder, s.typo ? w.encoder * w.typoShare : w.encoder);
-  add(s.vectors, s.encoder ? w.vectorsBesideEncoder : w.vectors);
+  const share = s.nameHit ? w.nameHitShare : 1;
+  add(s.encoder, share * (s.typo ? w.encoder * w.typoShare : w.encoder));
+  add(s.vectors, share * (s.encoder ? w.vectorsBesideEncoder : w.vectors));
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }

@@ -17,6 +17,8 @@ const FIELD_WEIGHTS = { name: 1, summary: 0.9, use_cases: 0.9, description: 0.3,
 /** Catalog words a query word is matched with at most, and the least similarity that counts. */
 const MATCHES_PER_WORD = 24;
 const MIN_SIMILARITY = 0.45;
+/** Tools a query's word-vector scores are kept for (the best; see scores()). */
+const TOP_TOOLS = 50;
 /** Query words' matches remembered (per catalog version). */
 const MATCH_CACHE_SIZE = 2_000;
 
@@ -56,10 +58,15 @@ function firstSentence(text: string): string {
 
 export class WordVectorIndex {
   readonly #vectors: WordVectors;
+  /** Each tool's slot (a dense number, so a query adds up scores in typed arrays, not maps). */
+  readonly #slots = new Map<string, number>();
+  /** Each slot's tool id (undefined when free) and the free slots. */
+  readonly #ids: (string | undefined)[] = [];
+  readonly #free: number[] = [];
   /** Each tool's words and how much each counts there. */
   readonly #tools = new Map<string, Map<string, number>>();
-  /** Each catalog word with a vector: the tools holding it (with the word's weight there). */
-  readonly #postings = new Map<string, Map<string, number>>();
+  /** Each catalog word with a vector: the slots of the tools holding it (with the word's weight there). */
+  readonly #postings = new Map<string, Map<number, number>>();
   /** The catalog words' unit vectors, row by row in #words' order; rebuilt after a change. */
   #words: string[] = [];
   #matrix: Float32Array | undefined;
@@ -74,8 +81,17 @@ export class WordVectorIndex {
     return this.#vectors.has(term);
   }
 
+  /** What the index's derived data depends on besides the tools: the vector file's identity. */
+  get vectorsId(): string {
+    return `${this.#vectors.size}x${this.#vectors.dimensions}:${this.#vectors.stemProbe}`;
+  }
+
+  /** A tool's words with a vector and their weights (for a snapshot: search-snapshot.ts). */
+  wordsOf(id: string): [string, number][] {
+    return [...(this.#tools.get(id) ?? [])];
+  }
+
   set(id: string, entry: ToolEntry): void {
-    this.remove(id);
     const words = new Map<string, number>();
     const fields: [string, number][] = [
       [entry.name, FIELD_WEIGHTS.name],
@@ -87,7 +103,16 @@ export class WordVectorIndex {
     for (const [text, weight] of fields) {
       for (const t of stems(text)) if (this.#vectors.has(t) && (words.get(t) ?? 0) < weight) words.set(t, weight);
     }
-    this.#tools.set(id, words);
+    this.setWords(id, words);
+  }
+
+  /** Sets a tool's words as `set` derives them (or as a snapshot kept them). */
+  setWords(id: string, words: ReadonlyMap<string, number>): void {
+    this.remove(id);
+    const slot = this.#free.pop() ?? this.#ids.length;
+    this.#ids[slot] = id;
+    this.#slots.set(id, slot);
+    this.#tools.set(id, new Map(words));
     for (const [t, weight] of words) {
       let posting = this.#postings.get(t);
       if (!posting) {
@@ -95,17 +120,21 @@ export class WordVectorIndex {
         this.#postings.set(t, posting);
         this.#changed();
       }
-      posting.set(id, weight);
+      posting.set(slot, weight);
     }
   }
 
   remove(id: string): void {
     const words = this.#tools.get(id);
-    if (!words) return;
+    const slot = this.#slots.get(id);
+    if (!words || slot === undefined) return;
     this.#tools.delete(id);
+    this.#slots.delete(id);
+    this.#ids[slot] = undefined;
+    this.#free.push(slot);
     for (const t of words.keys()) {
       const posting = this.#postings.get(t);
-      posting?.delete(id);
+      posting?.delete(slot);
       if (posting?.size === 0) {
         this.#postings.delete(t);
         this.#changed();
@@ -144,26 +173,43 @@ export class WordVectorIndex {
     return found;
   }
 
-  /** Each tool's soft match with the query's terms (in `category` only, when given); undefined when no term has a vector. */
+  /**
+   * The best TOP_TOOLS tools' soft match with the query's terms (in `category` only, when given);
+   * undefined when no term has a vector. Only the best are blended: the rest could not reach the
+   * top of a ranking, and blending every tool a common word touches cost most of a search.
+   */
   scores(terms: readonly string[], category: string | undefined): VectorScores | undefined {
     const prefix = category !== undefined ? `${category}\u001f` : '';
     const weighted = terms.map((t) => [t, this.#vectors.idf(t)] as const).filter(([, w]) => w > 0);
     const total = weighted.reduce((n, [, w]) => n + w, 0);
     if (total === 0) return undefined;
-    const scores = new Map<string, number>();
+    const n = this.#ids.length;
+    const sum = new Float32Array(n);
+    const best = new Float32Array(n);
+    const touched: number[] = [];
     for (const [term, w] of weighted) {
-      const best = new Map<string, number>();
+      touched.length = 0;
       for (const [word, sim] of this.#similar(term)) {
-        for (const [id, fieldWeight] of this.#postings.get(word) ?? []) {
-          if (prefix !== '' && !id.startsWith(prefix)) continue;
+        for (const [slot, fieldWeight] of this.#postings.get(word) ?? []) {
           const s = sim * fieldWeight;
-          if (s > (best.get(id) ?? 0)) best.set(id, s);
+          if ((best[slot] as number) === 0) touched.push(slot);
+          if (s > (best[slot] as number)) best[slot] = s;
         }
       }
-      for (const [id, s] of best) scores.set(id, (scores.get(id) ?? 0) + (w / total) * s);
+      for (const slot of touched) {
+        sum[slot] = (sum[slot] as number) + (w / total) * (best[slot] as number);
+        best[slot] = 0;
+      }
     }
-    let top = 0;
-    for (const s of scores.values()) top = Math.max(top, s);
-    return { scores, topCosine: top };
+    const ranked: number[] = [];
+    for (let slot = 0; slot < n; slot++) {
+      if ((sum[slot] as number) <= 0) continue;
+      if (prefix !== '' && !(this.#ids[slot] as string).startsWith(prefix)) continue;
+      ranked.push(slot);
+    }
+    ranked.sort((a, b) => (sum[b] as number) - (sum[a] as number));
+    const scores = new Map<string, number>();
+    for (const slot of ranked.slice(0, TOP_TOOLS)) scores.set(this.#ids[slot] as string, sum[slot] as number);
+    return { scores, topCosine: ranked[0] === undefined ? 0 : (sum[ranked[0]] as number) };
   }
 }

@@ -17,12 +17,15 @@ type Pos = 'noun' | 'verb' | 'adj' | 'adv';
 const POS: readonly Pos[] = ['noun', 'verb', 'adj'];
 /** Senses of a word considered, most frequent first (WordNet orders them by tagged frequency). */
 const SENSES = 3;
-/** Senses per part of speech whose definitions are read (the first is the usual meaning). */
-const GLOSS_SENSES = 2;
 /** Pointer symbols followed one step: hypernym, instance hypernym, derivationally related, similar to. */
 const RELATIONS = new Set(['@', '@i', '+', '&']);
-/** Bytes read per probe of the binary search; longer than any index line. */
-const PROBE_BYTES = 8 * 1024;
+/**
+ * Bytes read per probe of the binary search or synset line: most lines are far shorter, and a
+ * probe that finds no whole line is read again at LONG_PROBE_BYTES, longer than any line. (8 KB
+ * every time made a new query's look-ups cost tens of milliseconds on the event loop.)
+ */
+const PROBE_BYTES = 1024;
+const LONG_PROBE_BYTES = 16 * 1024;
 
 interface DictFile {
   fd: number;
@@ -41,6 +44,8 @@ export class WordNet {
   readonly #files = new Map<string, DictFile>();
   readonly #cache = new LRUCache<string, readonly string[]>({ max: 5_000 });
   readonly #dir: string | undefined;
+  /** One read buffer for every probe (reads are synchronous, so never shared by two). */
+  readonly #scratch = Buffer.allocUnsafe(LONG_PROBE_BYTES);
   #broken = false;
 
   constructor(dir: string | undefined = dictDir()) {
@@ -98,35 +103,6 @@ export class WordNet {
     return known;
   }
 
-  /**
-   * The content of what WordNet says `word` means: the words of the definitions (glosses, without
-   * their examples) of its first senses in each part of speech, lowercase, in order, the word
-   * itself excluded. 'altitude' -> elevation, sea, level, ...; empty when WordNet is missing.
-   */
-  definitionWords(word: string): readonly string[] {
-    const lower = word.toLowerCase();
-    const key = `gloss:${lower}`;
-    const cached = this.#cache.get(key);
-    if (cached) return cached;
-    const words = new Set<string>();
-    if (this.available && /^[a-z][a-z'-]{1,40}$/.test(lower)) {
-      try {
-        for (const pos of POS) {
-          for (const offset of this.#offsets(pos, baseForms(lower, pos)).slice(0, GLOSS_SENSES)) {
-            const definition = this.#synset(pos, offset).gloss.split(/;\s*"|"/)[0] ?? '';
-            for (const w of definition.toLowerCase().split(/[^a-z]+/)) if (w.length > 2 && w !== lower) words.add(w);
-          }
-        }
-      } catch {
-        this.#broken = true;
-        this.close();
-      }
-    }
-    const frozen = Object.freeze([...words]);
-    this.#cache.set(key, frozen);
-    return frozen;
-  }
-
   close(): void {
     for (const f of this.#files.values()) closeSync(f.fd);
     this.#files.clear();
@@ -178,9 +154,8 @@ export class WordNet {
   }
 
   #read(f: DictFile, at: number, bytes: number): string {
-    const buf = Buffer.alloc(Math.min(bytes, Math.max(0, f.size - at)));
-    const n = readSync(f.fd, buf, 0, buf.length, at);
-    return buf.toString('latin1', 0, n);
+    const n = readSync(f.fd, this.#scratch, 0, Math.min(bytes, Math.max(0, f.size - at)), at);
+    return this.#scratch.toString('latin1', 0, n);
   }
 
   /** Binary search of `index.POS` (sorted by lemma) for the line of `lemma`. */
@@ -190,7 +165,8 @@ export class WordNet {
     let hi = f.size;
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
-      const chunk = this.#read(f, mid, PROBE_BYTES);
+      let chunk = this.#read(f, mid, PROBE_BYTES);
+      if (chunk.indexOf('\n', chunk.indexOf('\n') + 1) < 0) chunk = this.#read(f, mid, LONG_PROBE_BYTES);
       // The first whole line at or after mid (mid itself starts one when it is 0).
       const nl = mid === 0 ? -1 : chunk.indexOf('\n');
       if (nl < 0 && mid !== 0) {
@@ -209,9 +185,10 @@ export class WordNet {
     return undefined;
   }
 
-  #synset(pos: Pos, offset: string): { lemmas: string[]; pointers: [string, string, Pos][]; gloss: string } {
+  #synset(pos: Pos, offset: string): { lemmas: string[]; pointers: [string, string, Pos][] } {
     const f = this.#file(`data.${pos}`);
-    const chunk = this.#read(f, Number(offset), PROBE_BYTES);
+    let chunk = this.#read(f, Number(offset), PROBE_BYTES);
+    if (chunk.indexOf('\n') < 0) chunk = this.#read(f, Number(offset), LONG_PROBE_BYTES);
     const line = chunk.slice(0, chunk.indexOf('\n') >= 0 ? chunk.indexOf('\n') : undefined);
     const parts = line.split(' ');
     // offset lex_filenum ss_type w_cnt(hex) [word lex_id]... p_cnt [symbol offset pos source/target]...
@@ -228,8 +205,7 @@ export class WordNet {
       const targetPos: Pos | undefined = p === 'n' ? 'noun' : p === 'v' ? 'verb' : p === 'a' || p === 's' ? 'adj' : undefined;
       if (targetPos) pointers.push([symbol, target, targetPos]);
     }
-    const bar = line.indexOf(' | ');
-    return { lemmas, pointers, gloss: bar < 0 ? '' : line.slice(bar + 3) };
+    return { lemmas, pointers };
   }
 }
 
