@@ -2,6 +2,8 @@
 // 2011, algorithm 4.4), in plain TypeScript for scripts/build-word-vectors.ts: no native library,
 // and the same input and seed give the same bits on every machine Node runs on.
 
+import { prng } from '../bench/stats.js';
+
 /** A sparse matrix in compressed-row form: row r holds cols/vals[rowStart[r] .. rowStart[r+1]). */
 export interface SparseRows {
   readonly rows: number;
@@ -18,44 +20,20 @@ interface Dense {
   readonly data: Float64Array;
 }
 
-/** mulberry32: a small seeded generator, so the random projection is the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A × D (rows × cols of A, D dense cols(A) × k). */
-function times(a: SparseRows, d: Dense): Dense {
+/** A × D (D dense cols(A) × k), or Aᵀ × D when `transposed` (D dense rows(A) × k). */
+function times(a: SparseRows, d: Dense, transposed = false): Dense {
   const k = d.cols;
-  const out = new Float64Array(a.rows * k);
+  const rows = transposed ? a.cols : a.rows;
+  const out = new Float64Array(rows * k);
   for (let r = 0; r < a.rows; r++) {
     for (let p = a.rowStart[r] as number; p < (a.rowStart[r + 1] as number); p++) {
       const v = a.values[p] as number;
       const c = a.colIndex[p] as number;
-      for (let j = 0; j < k; j++) out[r * k + j] = (out[r * k + j] as number) + v * (d.data[c * k + j] as number);
+      const [to, from] = transposed ? [c, r] : [r, c];
+      for (let j = 0; j < k; j++) out[to * k + j] = (out[to * k + j] as number) + v * (d.data[from * k + j] as number);
     }
   }
-  return { rows: a.rows, cols: k, data: out };
-}
-
-/** Aᵀ × D (D dense rows(A) × k). */
-function timesTransposed(a: SparseRows, d: Dense): Dense {
-  const k = d.cols;
-  const out = new Float64Array(a.cols * k);
-  for (let r = 0; r < a.rows; r++) {
-    for (let p = a.rowStart[r] as number; p < (a.rowStart[r + 1] as number); p++) {
-      const v = a.values[p] as number;
-      const c = a.colIndex[p] as number;
-      for (let j = 0; j < k; j++) out[c * k + j] = (out[c * k + j] as number) + v * (d.data[r * k + j] as number);
-    }
-  }
-  return { rows: a.cols, cols: k, data: out };
+  return { rows, cols: k, data: out };
 }
 
 /** Orthonormalizes the columns in place (modified Gram-Schmidt, twice for stability), column by column in contiguous copies. */
@@ -130,16 +108,16 @@ function symmetricEigen(n: number, matrix: Float64Array): { values: Float64Array
  */
 export function truncatedSvd(a: SparseRows, k: number, seed: number, oversample = 10, iterations = 4): { u: Float64Array; sigma: Float64Array } {
   const l = k + oversample;
-  const random = seededRandom(seed);
+  const random = prng(seed);
   const omega = new Float64Array(a.cols * l);
   for (let i = 0; i < omega.length; i++) omega[i] = random() * 2 - 1;
   let q = orthonormalize(times(a, { rows: a.cols, cols: l, data: omega }));
   for (let i = 0; i < iterations; i++) {
-    const z = orthonormalize(timesTransposed(a, q));
+    const z = orthonormalize(times(a, q, true));
     q = orthonormalize(times(a, z));
   }
   // B = Qᵀ A (l × cols); B Bᵀ = (Aᵀ Q)ᵀ (Aᵀ Q) is l × l, whose eigenvectors rotate Q onto U.
-  const bt = timesTransposed(a, q);
+  const bt = times(a, q, true);
   const gram = new Float64Array(l * l);
   for (let r = 0; r < bt.rows; r++) {
     for (let i = 0; i < l; i++) {
