@@ -17,6 +17,7 @@ import { Embedder, sharedEmbedder } from '../src/catalog/embedding-client.js';
 import type { EmbedderState } from '../src/catalog/embedding-client.js';
 import { embeddingsSettled } from '../src/catalog/embedding-index.js';
 import { entryId, ToolSearchIndex } from '../src/catalog/search-index.js';
+import type { WordVectors } from '../src/catalog/word-vectors.js';
 
 export type QueryKind = 'keyword' | 'typo' | 'paraphrase';
 export const KINDS: readonly QueryKind[] = ['keyword', 'typo', 'paraphrase'];
@@ -89,9 +90,9 @@ export const OFF_TOPIC_QUERIES: readonly string[] = [
 ];
 
 /** The project's Catalog holding the harvested tools as live upstream entries, one category per server. */
-export function realCatalog(servers: readonly HarvestedServer[], vectorCacheDir?: string): { catalog: Catalog; close(): void } {
+export function realCatalog(servers: readonly HarvestedServer[], vectorCacheDir?: string, semanticSearch = true): { catalog: Catalog; close(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'cem-search-eval-'));
-  const catalog = new Catalog({ dir, logger: silentLogger(), ...(vectorCacheDir !== undefined ? { vectorCacheDir } : {}) });
+  const catalog = new Catalog({ dir, logger: silentLogger(), semanticSearch, ...(vectorCacheDir !== undefined ? { vectorCacheDir } : {}) });
   for (const s of servers) {
     const entries: DynamicToolEntry[] = s.tools.map((t) => ({
       name: t.name,
@@ -125,10 +126,13 @@ export async function warmSemantic(catalog: Catalog): Promise<EmbedderState> {
   return state;
 }
 
-/** The project's ranking with the sentence encoder off: lexical only (the same index, hits in order). */
-export function lexicalRanker(servers: readonly HarvestedServer[]): Ranker {
+/**
+ * The project's ranking with the sentence encoder off (the same index, hits in order): with the
+ * shipped word vectors, or with `wordVectors` (null: none, lexical only).
+ */
+export function lexicalRanker(servers: readonly HarvestedServer[], wordVectors?: WordVectors | null): Ranker {
   const off = new Embedder({ disabled: true });
-  const index = new ToolSearchIndex(() => off);
+  const index = new ToolSearchIndex(() => off, undefined, false, wordVectors === undefined ? {} : { wordVectors });
   for (const s of servers) for (const t of s.tools) index.add({ name: t.name, description: t.description, category: s.server, mcp_server: s.server, functions: [], use_cases: [], input_schema: t.inputSchema, source: 'upstream' });
   const names = new Map(servers.flatMap((s) => s.tools.map((t) => [entryId(s.server, t.name), `${s.server}.${t.name}`] as const)));
   return (query, limit) => index.search(query).slice(0, limit).map((h) => names.get(String(h.id)) ?? String(h.id));

@@ -14,6 +14,9 @@ export const DETAIL_LEVELS: readonly DetailLevel[] = ['name', 'summary', 'full']
 /** A JSON Schema object (the catalog does not constrain its dialect beyond draft-07 keywords). */
 export type JsonSchema = { readonly [key: string]: unknown };
 
+/** How a query was ranked (SearchResult.ranking). */
+export type SearchRanking = 'semantic' | 'vectors' | 'lexical';
+
 /** One tool, as the catalog holds it. Entries are frozen: never mutate one. */
 export interface ToolEntry {
   /** Tool name as the server exposes it ('read_text_file'). Unique within its category. */
@@ -127,10 +130,11 @@ export interface SearchResult {
   /** Number of tools returned (after `limit`). */
   readonly count: number;
   /**
-   * How a non-empty query was ranked: 'semantic' (the sentence encoder's scores blended in) or
-   * 'lexical' (the model or some tool's vector not ready yet, the encoder not installed, or off).
+   * How a non-empty query was ranked: 'semantic' (the sentence encoder's scores blended in),
+   * 'vectors' (the shipped word vectors' scores blended in: the encoder not installed, off, or not
+   * ready yet) or 'lexical' (no query word has a vector).
    */
-  readonly ranking?: 'semantic' | 'lexical';
+  readonly ranking?: SearchRanking;
   /** Best first; ties broken by name, then category. */
   readonly tools: readonly ToolView[];
   /** 'weak' when no tool matches the query well: the tools are only the closest ones. */
@@ -177,8 +181,11 @@ export interface CatalogStats {
   /** Bumped on every change of the visible catalog. */
   readonly generation: number;
   readonly watching: boolean;
-  /** How search ranks now: 'semantic', or 'lexical' and why (encoder missing, off, loading, vectors being made). */
-  readonly ranking?: { readonly mode: 'semantic' | 'lexical'; readonly tools_without_vectors: number; readonly why?: string };
+  /**
+   * How search ranks now: 'semantic' (the sentence encoder), else 'vectors' (the shipped word
+   * vectors) or 'lexical', and why not semantic (encoder missing, off, loading, vectors being made).
+   */
+  readonly ranking?: { readonly mode: SearchRanking; readonly tools_without_vectors: number; readonly why?: string };
   readonly cache: {
     readonly parsed_files: CacheStats;
     readonly search_results: CacheStats;

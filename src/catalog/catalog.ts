@@ -1,5 +1,6 @@
 // The tool catalog: catalog files loaded and hot-reloaded from disk, dynamic categories from
 // upstream servers and skills, ranked search at three detail levels, and lookups with signatures.
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../util/logger.js';
@@ -32,6 +33,7 @@ import { lexicalEmbedder, sharedEmbedder } from './embedding-client.js';
 import { entryId, ToolSearchIndex } from './search-index.js';
 import { searchAnswer } from './search-answer.js';
 import { catalogVectorStore } from './vector-store.js';
+import { SNAPSHOT_FILE } from './search-snapshot.js';
 import type { VectorStore } from './vector-store.js';
 import { callabilityFields, checkInteger, checkSearchOptions, checkToolName, MAX_QUERY_CHARS } from './search-options.js';
 import { closestNames } from './suggestions.js';
@@ -72,7 +74,8 @@ export class Catalog {
       throw new CatalogError('INVALID_OPTION', 'dir must be a non-empty path to the catalog folder');
     }
     this.#vectors = options.semanticSearch === false ? undefined : catalogVectorStore(options.dir, options.vectorCacheDir, (error) => options.logger.warn({ err: error }, 'could not write the vector cache; vectors are kept in memory'));
-    this.#index = new ToolSearchIndex(options.semanticSearch === false ? lexicalEmbedder : sharedEmbedder, this.#vectors, options.deferModel === true);
+    const snapshotFile = options.vectorCacheDir !== undefined ? path.join(options.vectorCacheDir, SNAPSHOT_FILE) : undefined;
+    this.#index = new ToolSearchIndex(options.semanticSearch === false ? lexicalEmbedder : sharedEmbedder, this.#vectors, options.deferModel === true, snapshotFile !== undefined ? { snapshotFile } : {});
     this.#logger = options.logger;
     this.#warnings = new WarnOnce(options.logger);
     this.#source = new CatalogFiles({
@@ -133,12 +136,9 @@ export class Catalog {
         changed.add(entry.category);
       }
     }
-    for (const [id, entry] of view.byId) {
-      if (before.byId.get(id) !== entry) {
-        this.#index.add(entry);
-        changed.add(entry.category);
-      }
-    }
+    const added = [...view.byId].filter(([id, entry]) => before.byId.get(id) !== entry).map(([, entry]) => entry);
+    this.#index.addAll(added);
+    for (const entry of added) changed.add(entry.category);
     for (const conflict of view.conflicts) {
       this.#warnings.warn(`conflict:${conflict.file}`, 'CATALOG_DUPLICATE_TOOL', { ...conflict }, 'duplicate tool in catalog; the file is ignored');
     }
@@ -330,7 +330,11 @@ export class Catalog {
     const bare = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : name;
     const visible = (e: ToolEntry): boolean => !viewer || viewer.visible(e);
     const elsewhere = (this.#view.byName.get(bare) ?? []).filter(visible).map((e) => `${e.category}.${e.name}`);
-    const query = name.replace(/[._-]+/g, ' ');
+    // The typed category's words steer the related search only when it is a category the caller
+    // sees: a hidden one must answer exactly as a made-up one (and neither names a topic).
+    const prefix = name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : '';
+    const seenCategory = prefix !== '' && (this.#view.byCategory.get(prefix) ?? []).some(visible);
+    const query = (seenCategory ? name : bare).replace(/[._-]+/g, ' ');
     const related = (viewer ? rankFor(this.#view, this.#index, viewer, query, null, 3, false) : rankAll(this.#view, this.#index, query, null, 3)).map((r) => r.entry);
     const searched = related.map((e) => `${e.category}.${e.name}`);
     const candidates = this.#view.sorted.filter(visible).map((e) => ({ label: `${e.category}.${e.name}`, keys: [e.name, `${e.category}.${e.name}`] }));
@@ -378,11 +382,15 @@ export class Catalog {
 
   /** Stop watching, wait for a reload in progress, and write new vectors to the cache. Idempotent. */
   close(): Promise<void> {
-    this.#closed ??= Promise.all([this.#source.close(), this.#vectors?.flush()]).then(() => undefined);
+    this.#closed ??= Promise.all([this.#source.close(), this.#vectors?.flush(), this.#index.snapshotWritten()]).then(() => undefined);
     return this.#closed;
   }
-}
 
+  /** Tools the search index analysed itself since it started (not read back from its snapshot). */
+  get toolsIndexed(): number {
+    return this.#index.toolsIndexed;
+  }
+}
 
 /** A watcher batch as paths: files as they are, category folders with a trailing '/'. */
 function toPaths(batch: WatchBatch): string[] {

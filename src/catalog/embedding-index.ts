@@ -16,13 +16,6 @@ import type { Embedder } from './embedding-client.js';
 import type { VectorStore } from './vector-store.js';
 import { EMBEDDING_DIMENSIONS } from './embedding-protocol.js';
 
-/** Weight of the semantic score (0..1) against the lexical one (0..1, coverage-weighted). */
-export const SEMANTIC_WEIGHT = 1;
-/**
- * A query with a likely typo (a word no tool contains and WordNet does not know) is one the
- * encoder misreads: its semantic weight is scaled down by this factor.
- */
-export const TYPO_SEMANTIC_SHARE = 0.05;
 /** Tools the semantic side adds at most beyond the lexical hits. */
 export const SEMANTIC_CANDIDATES = 20;
 /**

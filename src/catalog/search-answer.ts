@@ -18,6 +18,12 @@ import { callabilityFields } from './search-options.js';
  */
 export const GOOD_COVERAGE = 0.5;
 export const GOOD_COSINE = 0.4;
+/**
+ * Ranked with the word vectors only: a match is good when the best tool's soft match with the
+ * query reaches GOOD_WORD_MATCH (measured, bench "weak-match verdicts": off-topic queries' best
+ * were 0.19-0.66, keyword queries' median 1.0, 0.43 the lowest) or, with a likely typo, by coverage.
+ */
+export const GOOD_WORD_MATCH = 0.7;
 /** Categories suggested at most with a weak match. */
 const SUGGESTED_CATEGORIES = 3;
 
@@ -35,10 +41,11 @@ export interface AnswerInput {
   viewer: CatalogViewer | undefined;
 }
 
-/** Whether the best hit matches the query well (see GOOD_COVERAGE, GOOD_COSINE). */
+/** Whether the best hit matches the query well (see GOOD_COVERAGE, GOOD_COSINE, GOOD_WORD_MATCH). */
 export function matchesWell(info: RankingInfo): boolean {
   if (info.cosine === undefined) return info.coverage >= GOOD_COVERAGE;
-  return info.cosine >= GOOD_COSINE || (info.typo === true && info.coverage >= GOOD_COVERAGE);
+  const good = info.ranking === 'semantic' ? GOOD_COSINE : GOOD_WORD_MATCH;
+  return info.cosine >= good || (info.typo === true && info.coverage >= GOOD_COVERAGE);
 }
 
 function toView({ entry, callability }: Ranked, input: AnswerInput): ToolView {

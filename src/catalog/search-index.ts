@@ -7,16 +7,27 @@
 // LRU caches instead are search results, keyed by generation (see catalog.ts).
 import MiniSearch from 'minisearch';
 import type { Query, SearchOptions as MiniSearchOptions } from 'minisearch';
-import type { ToolEntry } from './catalog-types.js';
+import type { SearchRanking, ToolEntry } from './catalog-types.js';
 import { processTerm, splitWords, tokenizeName, tokenizeQuery } from './text-analysis.js';
-import { WordNet } from './wordnet.js';
+import { expandQuery, NUDGE_SHARE, STAND_IN_SHARE, wordNetKnows } from './query-expansion.js';
+import type { Expansion } from './query-expansion.js';
 import { sharedEmbedder } from './embedding-client.js';
 import type { Embedder } from './embedding-client.js';
-import { embeddingText, SEMANTIC_WEIGHT, SemanticIndex, TYPO_SEMANTIC_SHARE } from './embedding-index.js';
+import { embeddingText, SemanticIndex } from './embedding-index.js';
 import type { VectorStore } from './vector-store.js';
+import { blend, FITTED_BLEND } from './search-blend.js';
+import type { BlendWeights } from './search-blend.js';
+import { sharedWordVectors } from './word-vectors.js';
+import type { WordVectors } from './word-vectors.js';
+import { schemaText, WordVectorIndex } from './word-vector-index.js';
+import { readSnapshot, SNAPSHOT_FORMAT, snapshotKey, writeSnapshot } from './search-snapshot.js';
+import type { IndexSnapshot } from './search-snapshot.js';
 
-/** Field weights: a name hit counts most, then use cases and description. */
-export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5 } as const;
+/**
+ * Field weights: a name hit counts most, then use cases and description; the input schema's
+ * property names, descriptions and enum values least (they say what a tool takes, not what it is).
+ */
+export const FIELD_BOOSTS = { name: 4, use_cases: 2, description: 1.2, functions: 1, category: 1.5, schema: 0.4 } as const;
 
 /** Query terms considered; the rest are dropped so one huge query cannot stall the daemon. */
 export const MAX_QUERY_TERMS = 24;
@@ -31,43 +42,11 @@ export const MAX_QUERY_TERMS = 24;
 const COMMON_TERM_SHARE = 0.3;
 const MIN_DOCS_FOR_PRUNING = 500;
 
-/**
- * Query expansion (wordnet.ts): words of the query looked up in WordNet at most, related words
- * kept per query word (only those some tool contains), and their weight against the query's own.
- */
-const EXPANDED_WORDS = 8;
-const EXPANSIONS_PER_WORD = 6;
 /** Share of the tools a related word may be found in at most (see #isTelling). */
 const EXPANSION_MAX_SHARE = 0.03;
-/** A word some tool contains: its related words only nudge the ranking. */
-const NUDGE_BOOSTS = scaledBoosts(0.15);
-/**
- * A word no tool contains but WordNet knows is English said differently from the catalog, not a
- * typo: its related words stand in for it (a word WordNet does not know stays a likely typo).
- */
-const STAND_IN_BOOSTS = scaledBoosts(0.8);
 
 function scaledBoosts(weight: number): Record<string, number> {
   return Object.fromEntries(Object.entries(FIELD_BOOSTS).map(([k, v]) => [k, v * weight]));
-}
-
-interface Expansion {
-  /** Related terms of words some tool contains. */
-  nudges: string[];
-  /** Related terms standing in for words no tool contains. */
-  standIns: string[];
-  /** Those words' own terms: matched through their stand-ins, not fuzzily as typos. */
-  replaced: Set<string>;
-}
-
-/** One WordNet reader for the process: it holds file handles and an LRU of answers only. */
-let wordnet: WordNet | undefined;
-/** Query expansion from WordNet on or off, process-wide (the evaluation measures both). */
-let expansionOn = true;
-
-/** Turns WordNet query expansion on or off for the process (bench/search-bench.ts measures its worth). */
-export function setQueryExpansion(on: boolean): void {
-  expansionOn = on;
 }
 
 /** Fields a term no tool contains (a likely typo) is fuzzily matched against. */
@@ -86,6 +65,7 @@ interface IndexedTool {
   description: string;
   functions: string;
   use_cases: string;
+  schema: string;
 }
 
 export interface SearchHit {
@@ -95,10 +75,10 @@ export interface SearchHit {
 
 /** How the last search was ranked, and how well its best hit matched (see Catalog.search). */
 export interface RankingInfo {
-  readonly ranking: 'semantic' | 'lexical';
+  readonly ranking: SearchRanking;
   /** Share of the query's terms the best lexical hit contains (0 when none). */
   readonly coverage: number;
-  /** The best tool's raw cosine with the query, when ranked semantically. */
+  /** The best tool's raw cosine with the query: the encoder's when 'semantic', the word vectors' when 'vectors'. */
   readonly cosine?: number;
   /** Whether the query has a likely typo (the encoder misreads those; the lexical side does not). */
   readonly typo?: boolean;
@@ -126,6 +106,7 @@ function toDocument(entry: ToolEntry): IndexedTool {
     description: entry.description,
     functions: entry.functions.map(callArguments).join(' '),
     use_cases: entry.use_cases.join(' \n '),
+    schema: schemaText(entry.input_schema),
   };
 }
 
@@ -143,10 +124,14 @@ const SEARCH_OPTIONS: MiniSearchOptions = {
  */
 const tokenizeField = (text: string, field?: string): string[] => (field === 'name' ? tokenizeName(text) : splitWords(text));
 
+const INDEXED_FIELDS = ['name', 'description', 'functions', 'use_cases', 'category', 'schema'] as const;
+
+const MINISEARCH_OPTIONS = { fields: [...INDEXED_FIELDS], tokenize: tokenizeField, processTerm, searchOptions: SEARCH_OPTIONS };
+
 /** The distinct processed terms of a document, for document frequencies. */
 function documentTerms(doc: IndexedTool): string[] {
   const terms = new Set<string>();
-  for (const field of ['name', 'description', 'functions', 'use_cases', 'category'] as const) {
+  for (const field of INDEXED_FIELDS) {
     for (const token of tokenizeField(doc[field], field)) {
       const term = processTerm(token);
       if (term) terms.add(term);
@@ -155,46 +140,86 @@ function documentTerms(doc: IndexedTool): string[] {
   return [...terms];
 }
 
-/**
- * Lexical hits and semantic scores in one ranking. A lexical score counts in proportion to the
- * share of the query's terms the tool matched (a paraphrase's stray word matching some other
- * tool must not outweigh the tool it means), relative to the best lexical hit; the semantic score
- * is added with `weight`. Tools only the encoder found join the list.
- */
-function blend(hits: ReturnType<MiniSearch['search']>, semantic: ReadonlyMap<string, number>, own: ReadonlySet<string>, termCount: number, weight: number): SearchHit[] {
-  const top = hits[0]?.score ?? 0;
-  const scores = new Map<string, number>();
-  for (const hit of hits) {
-    const covered = hit.queryTerms.filter((t) => own.has(t)).length;
-    const coverage = Math.min(1, covered / Math.max(1, termCount));
-    scores.set(String(hit.id), top > 0 ? (hit.score / top) * coverage : 0);
-  }
-  for (const [id, s] of semantic) scores.set(id, (scores.get(id) ?? 0) + weight * s);
-  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
-}
-
 export class ToolSearchIndex {
-  readonly #mini: MiniSearch<IndexedTool>;
+  #mini: MiniSearch<IndexedTool>;
   /** Indexed ids and each one's distinct terms. */
   readonly #docTerms = new Map<string, string[]>();
   /** Document frequency of each term. */
   readonly #df = new Map<string, number>();
   /** Semantic re-ranking (embedding-index.ts); lexical only until its model and vectors are ready. */
   readonly #semantic: SemanticIndex;
+  /** The shipped word vectors' side (word-vector-index.ts); absent only when the data file is. */
+  readonly #vectors: WordVectorIndex | undefined;
+  readonly #weights: BlendWeights;
   #last: RankingInfo = { ranking: 'lexical', coverage: 0 };
+  /** Where the index's derived data is kept across restarts (search-snapshot.ts); none: not kept. */
+  readonly #snapshotFile: string | undefined;
+  #indexed = 0;
+  #snapshotWrite: Promise<void> = Promise.resolve();
 
   /**
    * `embedder`: the sentence encoder to use (default: the process's shared worker); `store`: where
-   * tool vectors are found and kept (default: none, every tool is embedded).
+   * tool vectors are found and kept (default: none, every tool is embedded); `tuning`: the word
+   * vectors and blend weights (default: the shipped file and the fitted weights; the fit script
+   * and tests pass others) and the snapshot file the derived data is kept in (default: none).
    */
-  constructor(embedder: () => Embedder = sharedEmbedder, store?: VectorStore, deferModel = false) {
+  constructor(embedder: () => Embedder = sharedEmbedder, store?: VectorStore, deferModel = false, tuning: { wordVectors?: WordVectors | null; weights?: BlendWeights; snapshotFile?: string } = {}) {
+    this.#snapshotFile = tuning.snapshotFile;
     this.#semantic = new SemanticIndex(embedder, store, deferModel);
-    this.#mini = new MiniSearch<IndexedTool>({
-      fields: ['name', 'description', 'functions', 'use_cases', 'category'],
-      tokenize: tokenizeField,
-      processTerm,
-      searchOptions: SEARCH_OPTIONS,
-    });
+    const wordVectors = tuning.wordVectors === undefined ? sharedWordVectors() : tuning.wordVectors;
+    this.#vectors = wordVectors ? new WordVectorIndex(wordVectors) : undefined;
+    this.#weights = tuning.weights ?? FITTED_BLEND;
+    this.#mini = new MiniSearch<IndexedTool>(MINISEARCH_OPTIONS);
+  }
+
+  /** Tools this index analysed itself (not read back from a snapshot): what a restart should not redo. */
+  get toolsIndexed(): number {
+    return this.#indexed;
+  }
+
+  /** Resolves when the last snapshot write has ended (written or failed). */
+  snapshotWritten(): Promise<void> {
+    return this.#snapshotWrite;
+  }
+
+  /**
+   * Adds or replaces entries. Into an empty index, with a snapshot file: the snapshot of exactly
+   * these entries is read back when there is one, and written after they are indexed when not.
+   */
+  addAll(entries: readonly ToolEntry[]): void {
+    if (entries.length === 0) return;
+    if (this.#snapshotFile === undefined || this.size > 0) {
+      for (const entry of entries) this.add(entry);
+      return;
+    }
+    const key = snapshotKey(entries, this.#vectors?.vectorsId ?? 'none');
+    const snapshot = readSnapshot(this.#snapshotFile, key);
+    if (snapshot && this.#restore(snapshot, entries)) return;
+    for (const entry of entries) this.add(entry);
+    const made: IndexSnapshot = {
+      format: SNAPSHOT_FORMAT,
+      key,
+      mini: this.#mini.toJSON(),
+      terms: [...this.#docTerms],
+      words: [...this.#docTerms.keys()].map((id) => [id, this.#vectors?.wordsOf(id) ?? []] as const),
+    };
+    const file = this.#snapshotFile;
+    // Written off the search path; a failed write only means the next start builds again.
+    this.#snapshotWrite = this.#snapshotWrite.then(() => writeSnapshot(file, made)).catch(() => undefined);
+  }
+
+  /** The snapshot's data in place of indexing `entries`; false (nothing changed) when it does not fit them. */
+  #restore(snapshot: IndexSnapshot, entries: readonly ToolEntry[]): boolean {
+    const byId = new Map(entries.map((e) => [entryId(e.category, e.name), e] as const));
+    if (snapshot.terms.length !== byId.size || !snapshot.terms.every(([id]) => byId.has(id))) return false;
+    this.#mini = MiniSearch.loadJS<IndexedTool>(snapshot.mini, MINISEARCH_OPTIONS);
+    for (const [id, terms] of snapshot.terms) {
+      this.#docTerms.set(id, [...terms]);
+      for (const term of terms) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
+    }
+    for (const [id, words] of snapshot.words) this.#vectors?.setWords(id, new Map(words));
+    for (const [id, entry] of byId) this.#semantic.set(id, embeddingText(entry.name, entry.description));
+    return true;
   }
 
   /** Starts a deferred sentence encoder (CatalogOptions.deferModel). */
@@ -227,9 +252,10 @@ export class ToolSearchIndex {
   }
 
   /** How search ranks now, for stats. */
-  get rankingStatus(): { mode: 'semantic' | 'lexical'; tools_without_vectors: number; why?: string } {
+  get rankingStatus(): { mode: SearchRanking; tools_without_vectors: number; why?: string } {
     const why = this.#semantic.why;
-    return { mode: why === '' ? 'semantic' : 'lexical', tools_without_vectors: this.#semantic.missing, ...(why !== '' ? { why } : {}) };
+    const mode = why === '' ? 'semantic' : this.#vectors ? 'vectors' : 'lexical';
+    return { mode, tools_without_vectors: this.#semantic.missing, ...(why !== '' ? { why } : {}) };
   }
 
   has(id: string): boolean {
@@ -237,12 +263,14 @@ export class ToolSearchIndex {
   }
 
   add(entry: ToolEntry): void {
+    this.#indexed++;
     const doc = toDocument(entry);
     this.remove(doc.id);
     this.#mini.add(doc);
     const terms = documentTerms(doc);
     this.#docTerms.set(doc.id, terms);
     this.#semantic.set(doc.id, embeddingText(entry.name, entry.description));
+    this.#vectors?.set(doc.id, entry);
     for (const term of terms) this.#df.set(term, (this.#df.get(term) ?? 0) + 1);
   }
 
@@ -252,6 +280,7 @@ export class ToolSearchIndex {
     this.#docTerms.delete(id);
     this.#mini.discard(id);
     this.#semantic.remove(id);
+    this.#vectors?.remove(id);
     for (const term of terms) {
       const n = (this.#df.get(term) ?? 1) - 1;
       if (n > 0) this.#df.set(term, n);
@@ -291,64 +320,39 @@ export class ToolSearchIndex {
     if (terms.length === 0) return [];
     const rare = terms.filter((t) => !this.#isCommon(t));
     const kept = rare.length > 0 ? rare : terms;
-    const expansion = this.#expand(query, new Set(terms));
+    const expansion = expandQuery(query, new Set(terms), { contains: (t) => this.#df.has(t), isTelling: (t) => this.#isTelling(t) });
     // A lone common term is looked for in names first; all fields only if no name has it.
     let results = this.#run(kept, category, true, expansion);
     if (results.length === 0 && rare.length === 0) results = this.#run(kept, category, false, expansion);
     const own = new Set([...terms, ...expansion.standIns]);
     const coverage = results[0] ? Math.min(1, results[0].queryTerms.filter((t) => own.has(t)).length / terms.length) : 0;
-    const semantic = this.#semantic.scores(query, category);
-    if (!semantic) {
+    const encoder = this.#semantic.scores(query, category);
+    const vectors = this.#vectors?.scores(terms, category);
+    if (!encoder && !vectors) {
       this.#last = { ranking: 'lexical', coverage };
       return results;
     }
     const typo = this.#hasLikelyTypo(query);
-    this.#last = { ranking: 'semantic', coverage, cosine: semantic.topCosine, typo };
-    return blend(results, semantic.scores, own, terms.length, typo ? SEMANTIC_WEIGHT * TYPO_SEMANTIC_SHARE : SEMANTIC_WEIGHT);
+    this.#last = encoder
+      ? { ranking: 'semantic', coverage, cosine: encoder.topCosine, typo }
+      : { ranking: 'vectors', coverage, cosine: (vectors as { topCosine: number }).topCosine, typo };
+    const best = results[0];
+    const nameHit = best !== undefined && terms.every((t) => best.match[t]?.includes('name') === true);
+    return blend({ hits: results, own, termCount: terms.length, vectors: vectors?.scores, encoder: encoder?.scores, typo, nameHit }, this.#weights);
   }
 
   /**
-   * Whether a query word looks misspelt: no tool contains it and WordNet does not know it (a
-   * word it knows is English said differently). The sentence encoder misreads such words.
+   * Whether a query word looks misspelt: no tool contains it and WordNet does not know it (a word
+   * it knows is English said differently); without WordNet, the word vectors do not know its stem
+   * (they know fewer misspellings' stems apart: 'scarpe' stems to 'scarp'). Semantic signals
+   * misread such words.
    */
   #hasLikelyTypo(query: string): boolean {
     return tokenizeQuery(query).some((word) => {
       const term = processTerm(word);
-      if (!term || term.length < FUZZY_MIN_CHARS || this.#df.has(term) || !/^[a-z]+$/i.test(word)) return false;
-      return !(expansionOn && (wordnet?.knows(word) ?? false));
+      if (!term || word.length < FUZZY_MIN_CHARS || this.#df.has(term) || !/^[a-z]+$/i.test(word)) return false;
+      return !(wordNetKnows(word) ?? this.#vectors?.knows(term) ?? false);
     });
-  }
-
-  /**
-   * Terms the query means without saying them: WordNet's related words of its words, kept when
-   * some tool contains them and the query does not already; weighted below the query's own.
-   */
-  #expand(query: string, own: ReadonlySet<string>): Expansion {
-    const expansion: Expansion = { nudges: [], standIns: [], replaced: new Set() };
-    if (!expansionOn) return expansion;
-    wordnet ??= new WordNet();
-    if (!wordnet.available) return expansion;
-    const seen = new Set<string>();
-    const words = [...new Set(tokenizeQuery(query).map((w) => w.toLowerCase()))].slice(0, EXPANDED_WORDS);
-    for (const word of words) {
-      const own_ = processTerm(word);
-      if (!own_) continue;
-      const known = this.#df.has(own_);
-      const taken: string[] = [];
-      for (const related of wordnet.related(word, known ? 'synonyms' : 'broad')) {
-        const term = processTerm(related);
-        if (!term || own.has(term) || seen.has(term) || !this.#isTelling(term)) continue;
-        seen.add(term);
-        taken.push(term);
-        if (taken.length >= EXPANSIONS_PER_WORD) break;
-      }
-      if (known) expansion.nudges.push(...taken);
-      else if (taken.length > 0) {
-        expansion.standIns.push(...taken);
-        expansion.replaced.add(own_);
-      }
-    }
-    return expansion;
   }
 
   #run(terms: readonly string[], category: string | undefined, narrowCommon: boolean, expansion?: Expansion): ReturnType<MiniSearch['search']> {
@@ -363,8 +367,8 @@ export class ToolSearchIndex {
     });
     const groups: Query[] = [];
     if (perTerm.length > 0) groups.push({ combineWith: 'OR', queries: perTerm });
-    if (expansion?.nudges.length) groups.push({ combineWith: 'OR', queries: expansion.nudges, fuzzy: false, prefix: false, boost: NUDGE_BOOSTS });
-    if (expansion?.standIns.length) groups.push({ combineWith: 'OR', queries: expansion.standIns, fuzzy: false, prefix: false, boost: STAND_IN_BOOSTS });
+    if (expansion?.nudges.length) groups.push({ combineWith: 'OR', queries: expansion.nudges, fuzzy: false, prefix: false, boost: scaledBoosts(NUDGE_SHARE) });
+    if (expansion?.standIns.length) groups.push({ combineWith: 'OR', queries: expansion.standIns, fuzzy: false, prefix: false, boost: scaledBoosts(STAND_IN_SHARE) });
     const query: Query = { combineWith: 'OR', queries: groups };
     return this.#mini.search(
       query,

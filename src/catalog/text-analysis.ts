@@ -3,7 +3,7 @@
 
 /** Words too common in tool descriptions to rank anything. */
 const STOP_WORDS = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'for', 'from', 'how', 'i',
+  'a', 'about', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'for', 'from', 'how', 'i',
   'if', 'in', 'into', 'is', 'it', 'its', 'me', 'my', 'of', 'on', 'or', 'so', 'some', 'that',
   'the', 'their', 'then', 'this', 'to', 'use', 'using', 'via', 'was', 'we', 'what', 'when',
   'which', 'with', 'you', 'your',

@@ -4,11 +4,11 @@
 //
 // The files are built for random access and read that way: an index file is sorted, so a word is
 // found by binary search over byte offsets; its synsets are lines at the byte offsets the index
-// gives. Nothing is loaded up front (no start-up cost, no resident memory beyond an LRU of
-// answers); a lookup reads a few dozen small slices of the files. If the package or a file is
-// missing, expansion is off and search is lexical, as before.
+// gives. Nothing is loaded up front: an index file is read whole when first needed (6.3 MB for
+// all four) and searched in memory; a synset is one small read of a data file. If the package or
+// a file is missing, expansion is off and search is lexical, as before.
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
@@ -19,12 +19,19 @@ const POS: readonly Pos[] = ['noun', 'verb', 'adj'];
 const SENSES = 3;
 /** Pointer symbols followed one step: hypernym, instance hypernym, derivationally related, similar to. */
 const RELATIONS = new Set(['@', '@i', '+', '&']);
-/** Bytes read per probe of the binary search; longer than any index line. */
-const PROBE_BYTES = 8 * 1024;
+/**
+ * Bytes read per probe of the binary search or synset line: most lines are far shorter, and a
+ * probe that finds no whole line is read again at LONG_PROBE_BYTES, longer than any line. (8 KB
+ * every time made a new query's look-ups cost tens of milliseconds on the event loop.)
+ */
+const PROBE_BYTES = 1024;
+const LONG_PROBE_BYTES = 16 * 1024;
 
 interface DictFile {
   fd: number;
   size: number;
+  /** The whole file, for the index files: a binary search then makes no system call. */
+  bytes?: Buffer;
 }
 
 function dictDir(): string | undefined {
@@ -39,6 +46,8 @@ export class WordNet {
   readonly #files = new Map<string, DictFile>();
   readonly #cache = new LRUCache<string, readonly string[]>({ max: 5_000 });
   readonly #dir: string | undefined;
+  /** One read buffer for every probe (reads are synchronous, so never shared by two). */
+  readonly #scratch = Buffer.allocUnsafe(LONG_PROBE_BYTES);
   #broken = false;
 
   constructor(dir: string | undefined = dictDir()) {
@@ -140,16 +149,20 @@ export class WordNet {
     let f = this.#files.get(name);
     if (!f) {
       const fd = openSync(path.join(this.#dir as string, name), 'r');
-      f = { fd, size: fstatSync(fd).size };
+      // The four index files (6.3 MB together) are read once: a word's look-up probes them some
+      // 20 times per part of speech and base form, and on a busy machine those reads made a new
+      // query word cost milliseconds on the event loop. The data files (22 MB) stay on disk.
+      f = { fd, size: fstatSync(fd).size, ...(name.startsWith('index.') ? { bytes: readFileSync(fd) } : {}) };
       this.#files.set(name, f);
     }
     return f;
   }
 
   #read(f: DictFile, at: number, bytes: number): string {
-    const buf = Buffer.alloc(Math.min(bytes, Math.max(0, f.size - at)));
-    const n = readSync(f.fd, buf, 0, buf.length, at);
-    return buf.toString('latin1', 0, n);
+    const length = Math.min(bytes, Math.max(0, f.size - at));
+    if (f.bytes) return f.bytes.toString('latin1', at, at + length);
+    const n = readSync(f.fd, this.#scratch, 0, length, at);
+    return this.#scratch.toString('latin1', 0, n);
   }
 
   /** Binary search of `index.POS` (sorted by lemma) for the line of `lemma`. */
@@ -159,7 +172,8 @@ export class WordNet {
     let hi = f.size;
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
-      const chunk = this.#read(f, mid, PROBE_BYTES);
+      let chunk = this.#read(f, mid, PROBE_BYTES);
+      if (chunk.indexOf('\n', chunk.indexOf('\n') + 1) < 0) chunk = this.#read(f, mid, LONG_PROBE_BYTES);
       // The first whole line at or after mid (mid itself starts one when it is 0).
       const nl = mid === 0 ? -1 : chunk.indexOf('\n');
       if (nl < 0 && mid !== 0) {
@@ -180,7 +194,8 @@ export class WordNet {
 
   #synset(pos: Pos, offset: string): { lemmas: string[]; pointers: [string, string, Pos][] } {
     const f = this.#file(`data.${pos}`);
-    const chunk = this.#read(f, Number(offset), PROBE_BYTES);
+    let chunk = this.#read(f, Number(offset), PROBE_BYTES);
+    if (chunk.indexOf('\n') < 0) chunk = this.#read(f, Number(offset), LONG_PROBE_BYTES);
     const line = chunk.slice(0, chunk.indexOf('\n') >= 0 ? chunk.indexOf('\n') : undefined);
     const parts = line.split(' ');
     // offset lex_filenum ss_type w_cnt(hex) [word lex_id]... p_cnt [symbol offset pos source/target]...

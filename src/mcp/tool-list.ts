@@ -85,18 +85,17 @@ export function listedHints(annotations: ToolAnnotations): ToolAnnotations {
 }
 
 /**
- * An output schema as a listing needs it: every top-level field with its type, nested objects and
- * arrays by their type only, and no `required` list (it repeats the field names, and a model reads
- * what a result holds from the result itself). Still a correct (looser) schema of the same results,
- * which the SDK's client validates structuredContent against; the full shapes are in docs/tools.md.
+ * An output schema as a listing needs it: the names of the top-level fields and nothing about
+ * them, no types and no `required` list (a model reads what a result holds from the result
+ * itself, which comes as JSON and as text; the field names say what to look for). Still a correct
+ * (looser) schema of the same results, which the SDK's client validates structuredContent
+ * against; the full shapes are in docs/tools.md. Types were 180 of the seed listing's tokens.
  */
 function shallowOutput(schema: unknown): unknown {
-  const s = schema as { properties?: Record<string, Record<string, unknown>>; required?: unknown };
+  const s = schema as { properties?: Record<string, unknown>; required?: unknown };
   if (!s.properties) return schema;
   const properties: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s.properties)) {
-    properties[k] = v.type === undefined ? {} : { type: v.type };
-  }
+  for (const k of Object.keys(s.properties)) properties[k] = {};
   const { required: _required, ...rest } = s;
   return { ...rest, properties };
 }

@@ -97,7 +97,7 @@ describe('semantic re-ranking', () => {
     const before = embedder.embeddedTexts;
     const first = catalogWith(cacheDir);
     // Asked at once: the vectors of these tools are not made yet.
-    expect(first.search({ query: 'draw a picture of a cat in space' }).ranking).toBe('lexical');
+    expect(first.search({ query: 'draw a picture of a cat in space' }).ranking).toBe('vectors');
     await embeddingsSettled();
     await first.prepareSearch('draw a picture of a cat in space');
     const semantic = first.search({ query: 'draw a picture of a cat in space', detail_level: 'name' });

@@ -120,6 +120,13 @@ describe('get_tool_definition', () => {
     expect(neither.text).toMatch(/tool_name is required/);
   });
 
+  it('a whole daemon lists its tools within the budgets: seed 2,000 tokens, minimal 650', async () => {
+    const { tools } = await seed.listTools();
+    expect(tools.length).toBeGreaterThanOrEqual(15);
+    expect(countTokens(JSON.stringify(tools))).toBeLessThanOrEqual(2_000);
+    expect(countTokens(JSON.stringify((await minimal.listTools()).tools))).toBeLessThanOrEqual(650);
+  });
+
   it('one discovery (summary search + one definition) stays small in the minimal profile', async () => {
     const search = await call(minimal, 'search_tools', { query: 'read a file from the workspace', limit: 5 });
     const def = await call(minimal, 'get_tool_definition', { tool_name: (search.json['tools'] as { name: string }[])[0]?.name });
