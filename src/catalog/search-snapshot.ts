@@ -13,8 +13,28 @@ import type { ToolEntry } from './catalog-types.js';
 import { processTerm } from './text-analysis.js';
 import { STEM_PROBE } from './word-vectors.js';
 
-/** Bumped whenever what the index derives from a tool changes (fields, tokenizing, weights). */
+/** Bumped when the snapshot's own layout changes. */
 export const SNAPSHOT_FORMAT = 1;
+
+/**
+ * The modules whose code decides what the index derives from a tool (fields, tokenizing, field
+ * weights, word lists): their built bytes are part of the key, so an upgrade that changes any of
+ * them never reads a snapshot made by the old code, with no version number to remember to bump.
+ */
+const ANALYSING_MODULES = ['search-index', 'text-analysis', 'word-vector-index', 'search-snapshot'];
+let codeId: string | undefined;
+
+/** A hash of the analysing modules' built files, read once per process. */
+function analysingCode(): string {
+  if (codeId === undefined) {
+    const hash = createHash('sha256');
+    // .js when built, .ts when the tests run the sources
+    const ext = path.extname(new URL(import.meta.url).pathname);
+    for (const name of ANALYSING_MODULES) hash.update(readFileSync(new URL(`./${name}${ext}`, import.meta.url)));
+    codeId = hash.digest('hex');
+  }
+  return codeId;
+}
 /** The snapshot's file name inside the cache folder (beside the sentence encoder's vectors). */
 export const SNAPSHOT_FILE = 'search-index.json';
 
@@ -30,12 +50,13 @@ export interface IndexSnapshot {
 }
 
 /**
- * The hash a snapshot is kept under: the tools as they are, the stemmer's answers and the
- * word-vector file's identity (`vectorsId`), so a snapshot made by other code is never read.
+ * The hash a snapshot is kept under: the tools as they are, the analysing code, the stemmer's
+ * answers and the word-vector file's identity (`vectorsId`), so a snapshot made by other code is
+ * never read.
  */
 export function snapshotKey(entries: readonly ToolEntry[], vectorsId: string): string {
   const hash = createHash('sha256');
-  hash.update(`${SNAPSHOT_FORMAT}\n${vectorsId}\n${STEM_PROBE.map((w) => processTerm(w)).join(' ')}\n`);
+  hash.update(`${SNAPSHOT_FORMAT}\n${analysingCode()}\n${vectorsId}\n${STEM_PROBE.map((w) => processTerm(w)).join(' ')}\n`);
   for (const entry of entries) hash.update(`${JSON.stringify([entry.category, entry.name, entry.mcp_server, entry.description, entry.functions, entry.use_cases, entry.input_schema])}\n`);
   return hash.digest('hex');
 }
