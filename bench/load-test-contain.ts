@@ -9,8 +9,9 @@
 //   1.8 GB after the answer, under memory_mb 32.
 // bench/contain-bench.ts and bench/load-test.ts run them; test/isolation/contain-load.test.ts too.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { descendants } from './stats.js';
 
 type Until = () => boolean;
 
@@ -134,23 +135,7 @@ export function processTreeRss(pid: number): { daemon: number; children: Map<num
       return 0;
     }
   };
-  const byParent = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      byParent.set(ppid, [...(byParent.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
   const children = new Map<number, number>();
-  const queue = [...(byParent.get(pid) ?? [])];
-  while (queue.length > 0) {
-    const p = queue.pop() as number;
-    children.set(p, rss(p));
-    queue.push(...(byParent.get(p) ?? []));
-  }
+  for (const p of descendants(pid)) children.set(p, rss(p));
   return { daemon: rss(pid), children };
 }
