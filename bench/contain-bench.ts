@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { BenchRow, BenchSection } from './bench-types.js';
-import { CONTAIN_LIMITS, processTreeRss, pythonFinalizers, saveLargeSkills, skillsListFlood, stripperTraps, vaultBytes } from './load-test-contain.js';
+import { CONTAIN_LIMITS, processTreeRss, pythonFinalizers, saveLargeSkills, skillsListFloodProcess, stripperTraps, vaultBytes } from './load-test-contain.js';
 import type { AttackCount } from './load-test-contain.js';
 import { percentile, round } from './stats.js';
 
@@ -120,7 +120,7 @@ export const containBench: BenchSection = {
           };
           run('stripper traps', (c) => stripperTraps(traps, until, c));
           run('vault bytes', (c) => vaultBytes(vault, until, c));
-          run('skills/list flood', (c) => skillsListFlood(daemon.url, tokenOf('attacker'), until, c));
+          run('skills/list flood', (c) => skillsListFloodProcess(daemon.url, tokenOf('attacker'), seconds / 2, c));
           run('python finalizers', (c) => pythonFinalizers(finalizers, until, c));
         }
         const phase = current;

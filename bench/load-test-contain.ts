@@ -9,6 +9,7 @@
 //   1.8 GB after the answer, under memory_mb 32.
 // bench/contain-bench.ts and bench/load-test.ts run them; test/isolation/contain-load.test.ts too.
 
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { descendants } from './stats.js';
@@ -111,6 +112,34 @@ export async function skillsListFlood(url: string, token: string, until: Until, 
     }),
   );
   await Promise.all(lanes);
+}
+
+/**
+ * skillsListFlood from a process of its own for `seconds`: 32 lanes of cheap answers would
+ * otherwise spend the measuring process's CPU, and the bystanders' timings would show the
+ * client's own event loop, not the daemon's.
+ */
+export function skillsListFloodProcess(url: string, token: string, seconds: number, count: AttackCount): Promise<void> {
+  // From source (vitest) the child takes the built module, as the sandbox workers are taken.
+  const built = import.meta.url.endsWith('.ts') ? new URL('../dist/bench/load-test-contain.js', import.meta.url).href : import.meta.url;
+  const script = `import { skillsListFlood } from ${JSON.stringify(built)};
+    const count = { calls: 0, refused: 0 };
+    const end = performance.now() + ${seconds * 1000};
+    await skillsListFlood(${JSON.stringify(url)}, ${JSON.stringify(token)}, () => performance.now() >= end, count);
+    process.stdout.write(JSON.stringify(count));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve) =>
+    child.once('exit', () => {
+      try {
+        Object.assign(count, JSON.parse(out) as AttackCount);
+      } catch {
+        // the child died: no count
+      }
+      resolve();
+    }),
+  );
 }
 
 const SPIN = ['import time', 'class Slow:', '    def __del__(self, _now=time.monotonic):', '        end = _now() + 1.0', '        while _now() < end:', '            pass', 'x = Slow()', 'x.me = x', 'del x', "result = 'answered'"].join('\n');

@@ -6,7 +6,8 @@
 import { readings } from './detect-reading.js';
 import type { Readings } from './detect-reading.js';
 import { parseWrapped, preprocess } from '../../workers/js/preprocess.js';
-import { NESTED_TOO_DEEPLY, tooDeepForStripper } from '../../workers/js/strip-types.js';
+import { tooDeepForStripper } from '../../workers/js/strip-types.js';
+import { isStripperTrap } from '../util/trap-strikes.js';
 import { WRAP_PREFIX } from '../../workers/kit/protocol.js';
 
 /** Characters the line heuristics read: a sample says enough, and keeps them cheap on the coordinator. */
@@ -125,7 +126,7 @@ export function typescriptDiagnosis(code: string): TypeScriptDiagnosis {
     if (pre.ok) return { verdict: 'parses' };
     const message = pre.error.message;
     if (!tooDeepForStripper(message)) return { verdict: 'fails' };
-    return { verdict: 'too-deep', tooDeep: message, trapped: message !== NESTED_TOO_DEEPLY };
+    return { verdict: 'too-deep', tooDeep: message, trapped: isStripperTrap(message) };
   } catch {
     return { verdict: 'fails' }; // nesting deeper than the compiler's recursion (RangeError): not for detection to decide
   }

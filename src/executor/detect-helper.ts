@@ -8,8 +8,8 @@
 
 import { HelperThreads } from '../util/helper-threads.js';
 import type { HelperThreadsStats } from '../util/helper-threads.js';
-import { stripperStrikes } from '../util/trap-strikes.js';
-import { NESTED_TOO_DEEPLY, stripperTrapped, tooDeepForStripper } from '../../workers/js/strip-types.js';
+import { isStripperTrap, stripperStrikes } from '../util/trap-strikes.js';
+import { stripperTrapped } from '../../workers/js/strip-types.js';
 import { codeFacts, parsesAs, typescriptDiagnosis } from './detect-facts.js';
 import type { CodeFacts, TypeScriptDiagnosis } from './detect-facts.js';
 import type { DetectTask } from './detect-worker.js';
@@ -83,5 +83,5 @@ export function typescriptRefusal(agent: string): string | undefined {
 
 /** Charges a trap of a sandbox thread's stripper, as the run's error reports it, to the agent that ran the code. */
 export function chargeRunTrap(agent: string, error: string | undefined): void {
-  if (error !== undefined && tooDeepForStripper(error) && !error.startsWith(NESTED_TOO_DEEPLY)) stripperStrikes.strike(agent);
+  if (error !== undefined && isStripperTrap(error)) stripperStrikes.strike(agent);
 }

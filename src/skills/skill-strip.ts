@@ -7,8 +7,8 @@
 // an agent that keeps trapping it is refused for a cool-down.
 
 import { HelperThreads } from '../util/helper-threads.js';
-import { stripperStrikes } from '../util/trap-strikes.js';
-import { NESTED_TOO_DEEPLY, stripperTrapped } from '../../workers/js/strip-types.js';
+import { isStripperTrap, stripperStrikes } from '../util/trap-strikes.js';
+import { stripperTrapped } from '../../workers/js/strip-types.js';
 import type { StripResult } from '../../workers/js/strip-types.js';
 import type { SkillStripAnswer } from './skill-strip-worker.js';
 
@@ -32,7 +32,7 @@ export async function stripSkillTypes(code: string, agent = ''): Promise<SkillSt
   const job = helper.run<SkillStripAnswer>(code, agent);
   if (job === undefined) throw new Error('the skill stripper thread is not built (npm run build)');
   const answer = await job.catch(() => THREAD_DIED);
-  if (answer !== 'missing' && !answer.ok && answer.diagnostic.trapped === true && answer.diagnostic.message !== NESTED_TOO_DEEPLY) stripperStrikes.strike(agent);
+  if (answer !== 'missing' && !answer.ok && isStripperTrap(answer.diagnostic.message)) stripperStrikes.strike(agent);
   return answer;
 }
 

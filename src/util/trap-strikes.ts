@@ -6,6 +6,8 @@
 // long, so its flood costs the shared threads nothing and cannot make them recycle for everyone.
 // One register per process (`stripperStrikes`), like the helper threads it protects.
 
+import { NESTED_TOO_DEEPLY, tooDeepForStripper } from '../../workers/js/strip-types.js';
+
 /** Strikes within STRIKE_WINDOW_MS that start a cool-down. */
 export const STRIKES_BEFORE_COOL_DOWN = 5;
 /** How long a strike counts, ms. */
@@ -86,3 +88,8 @@ export class TrapStrikes {
 
 /** The process's register for the TypeScript stripper: the executor, detection and skill saves charge and consult it. */
 export const stripperStrikes = new TrapStrikes('the type stripper');
+
+/** Whether a stripper's message says it trapped (a fresh instance was loaded): the nesting guard's refusal costs nothing and is no strike. */
+export function isStripperTrap(message: string): boolean {
+  return tooDeepForStripper(message) && !message.startsWith(NESTED_TOO_DEEPLY);
+}

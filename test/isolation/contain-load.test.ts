@@ -12,7 +12,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_RSS_BOUND_MB, SANDBOX_RSS_BOUND_MB } from '../../bench/contain-bench.js';
-import { CONTAIN_LIMITS, processTreeRss, pythonFinalizers, saveLargeSkills, skillsListFlood, stripperTraps, vaultBytes } from '../../bench/load-test-contain.js';
+import { CONTAIN_LIMITS, processTreeRss, pythonFinalizers, saveLargeSkills, skillsListFloodProcess, stripperTraps, vaultBytes } from '../../bench/load-test-contain.js';
 import type { AttackCount } from '../../bench/load-test-contain.js';
 import { percentile } from '../resilience/helpers.js';
 import { agent, PYTHON_START_MS, startIsolationDaemon } from './helpers.js';
@@ -75,7 +75,7 @@ describe('every issue-33 attacker at once', () => {
       await Promise.all([
         stripperTraps(traps, until, counts['traps'] as AttackCount),
         vaultBytes(vault, until, counts['vault'] as AttackCount),
-        skillsListFlood(d.daemon.url, ALPHA.token, until, counts['skills'] as AttackCount),
+        skillsListFloodProcess(d.daemon.url, ALPHA.token, ATTACK_MS / 1000, counts['skills'] as AttackCount),
         pythonFinalizers(finalizers, until, counts['finalizers'] as AttackCount),
         pace(await d.client('beta'), false, until, js, failures),
         pace(await d.client('gamma'), true, until, py, failures),
