@@ -6,9 +6,9 @@
 // and gamma (Python) make trivial calls meanwhile, and /healthz is fetched. Each of the shared
 // components alpha spends is contained: no bystander call fails, none waits past a generous
 // bound, and neither the daemon nor any sandbox process passes the RSS bounds
-// docs/shared-budgets.md states. With the skills extension's digest cache never remembering and
-// its per-agent limit lifted (a local edit of this build), beta's p99 was 6.0 s and /healthz's
-// 5.5 s (load 14).
+// docs/shared-budgets.md states. On main before this change alpha's trapping calls each trapped a
+// shared stripper (3 calls in 40 s, no strike count) and the daemon hashed every skill file per
+// skills/list answer (106 answers in 40 s; 1,700-2,300 here).
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +99,12 @@ describe('every issue-33 attacker at once', () => {
         `/healthz p99 ${percentile(health, 99).toFixed(0)} ms; daemon RSS max ${daemonMb.toFixed(0)} MB, sandbox max ${sandboxMb.toFixed(0)} MB`,
     );
     for (const c of Object.values(counts)) expect(c.calls).toBeGreaterThan(0);
+    // Alpha's trapping calls past its strikes are refused at once (stripper-strikes.test.ts), not
+    // run to trap a stripper every agent shares: hundreds in 40 s, where each trap takes seconds.
+    expect(counts['traps']?.calls, "alpha's trapping calls").toBeGreaterThan(40);
+    // Its skills/list answers come from the digests kept per file version, not 43 MB read and
+    // hashed per answer: about 2,300 in 40 s at load 11, where hashing each time allowed about 100.
+    expect(counts['skills']?.calls, "alpha's skills/list answers").toBeGreaterThan(500);
     expect(failures).toEqual([]);
     expect(js.length).toBeGreaterThan(10);
     expect(py.length).toBeGreaterThan(5);
