@@ -2,7 +2,9 @@
 // attacker sends the inputs that used to stall or corrupt it (token-counting bombs, slow-body
 // floods, runaway and process-killing code, session churn, a quota filler, and the issue-24
 // attackers of load-test-attackers.ts: a 16 MB upstream argument with pii.flows on, a PII-tool
-// flood, an SSE-buffer filler, a 600-connection holder on loopback). Reports calls,
+// flood, an SSE-buffer filler, a 600-connection holder on loopback; and issue 33's of
+// load-test-contain.ts: stripper traps with and without `language`, vault bytes, a stateless
+// skills/list flood, Python finalizers after the answer). Reports calls,
 // failures by kind, p50/p99 and /healthz p99 per phase, coordinator RSS over time and lost writes
 // (acknowledged versions not found afterwards: must be 0), as a table, bench/results/load-test.json
 // and a chart, bench/results/load-test.svg.
@@ -27,6 +29,7 @@ import { percentile, round } from './stats.js';
 import { loadTestChart } from './load-test-chart.js';
 import { skillSaveFlood } from './load-test-skill-flood.js';
 import { attackerConfig, connectionHolder, largeFlowCall, piiToolFlood, sseBufferFiller } from './load-test-attackers.js';
+import { CONTAIN_LIMITS, pythonFinalizers, saveLargeSkills, skillsListFlood, stripperTraps, vaultBytes } from './load-test-contain.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '..', '..');
@@ -54,13 +57,13 @@ const tokenOf = (name: string): string => `${name}-token-${'0123456789abcdef'.re
 async function startDaemon(home: string, agents: string[]): Promise<{ pid: number; url: string; base: string; port: number; stop(): Promise<void> }> {
   const config = path.join(home, 'config.json');
   const permissions = { workspace: 'read-write', skills: 'read-write', tools: ['*'], net: [] };
-  writeFileSync(config, JSON.stringify({ agents: agents.map((name) => ({ name, token: tokenOf(name), permissions })), ...attackerConfig() }));
+  writeFileSync(config, JSON.stringify({ agents: agents.map((name) => ({ name, token: tokenOf(name), permissions })), limits: CONTAIN_LIMITS, ...attackerConfig() }));
   const env = {
     PATH: process.env['PATH'] ?? '',
     HOME: home,
     CODE_EXEC_WORKSPACE_DIR: path.join(home, 'workspace'),
     CODE_EXEC_SKILLS_DIR: path.join(home, 'skills'),
-    CODE_EXEC_PYTHON_PROCESSES: '0',
+    CODE_EXEC_PYTHON_PROCESSES: '1',
     CODE_EXEC_LOG_LEVEL: 'warn',
     CODE_EXEC_WORKSPACE_QUOTA_BYTES: String(QUOTA_BYTES),
     CODE_EXEC_MAX_SESSIONS_PER_AGENT: '24',
@@ -169,6 +172,17 @@ function faults(url: string, port: number, until: () => boolean): Promise<unknow
   // sessions open before the session churn takes the attacker's remaining ones.
   const attacker = (): Promise<Client> => client(url, 'attacker');
   loops.push(largeFlowCall(attacker, until), piiToolFlood(attacker, until), sseBufferFiller(attacker, until), connectionHolder(port, tokenOf('attacker'), until));
+  // Issue 33: shared components that contain what a guest makes them do (load-test-contain.ts).
+  const count = { calls: 0, refused: 0 };
+  loops.push(
+    attacker().then((c) => stripperTraps(c, until, count)),
+    attacker().then((c) => vaultBytes(c, until, count)),
+    attacker().then(async (c) => {
+      await saveLargeSkills(c, 48);
+      await skillsListFlood(url, tokenOf('attacker'), until, count);
+    }),
+    attacker().then((c) => pythonFinalizers(c, until, count)),
+  );
   const guarded = async (fn: () => Promise<void>): Promise<void> => {
     while (!until()) await fn().catch(() => sleep(100));
   };

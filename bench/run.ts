@@ -21,6 +21,7 @@ const SECTION_FILES: Record<string, [string, string]> = {
   tokens: ['./token-bench.js', 'tokenBench'],
   cluster: ['./cluster-bench.js', 'clusterBench'],
   startup: ['./startup-bench.js', 'startupBench'],
+  contain: ['./contain-bench.js', 'containBench'],
 };
 const SECTIONS: Record<string, () => Promise<BenchSection>> = Object.fromEntries(
   Object.entries(SECTION_FILES).map(([name, [file, exported]]) => [

@@ -5,11 +5,11 @@
 // /tmp/old 7386e3f && cd /tmp/old && npm ci && npm run build`), so the rows carry a ratio.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchRow, BenchSection } from './bench-types.js';
-import { percentile, round } from './stats.js';
+import { descendants, percentile, round } from './stats.js';
 
 const RUNS = 3;
 /** After `listening`, how long the daemon is left alone before its RSS is read, ms. */
@@ -37,30 +37,6 @@ function rssBytes(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-/** The pids of `pid`'s descendants (from /proc; Linux only). */
-function descendants(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  const stack = [pid];
-  while (stack.length > 0) {
-    for (const child of parents.get(stack.pop() as number) ?? []) {
-      out.push(child);
-      stack.push(child);
-    }
-  }
-  return out;
 }
 
 async function measure(root: string): Promise<Sample> {

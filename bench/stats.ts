@@ -1,5 +1,7 @@
 // Small measurement helpers shared by the benchmark sections.
 
+import { readdirSync, readFileSync } from 'node:fs';
+
 /** Percentile (0-100) of a list of numbers, nearest-rank. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
@@ -61,4 +63,28 @@ export function prng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** The pids of `pid`'s descendants (from /proc; Linux only). */
+export function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const stack = [pid];
+  while (stack.length > 0) {
+    for (const child of parents.get(stack.pop() as number) ?? []) {
+      out.push(child);
+      stack.push(child);
+    }
+  }
+  return out;
 }

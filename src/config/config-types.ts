@@ -59,6 +59,8 @@ export interface UpstreamCommon {
   instances?: UpstreamInstances;
   /** Calls in flight to one instance at once; more wait their turn. Default: no limit. */
   max_concurrency?: number;
+  /** Resident memory of one per-agent or per-workspace instance (its process tree), MiB; past it the instance is closed and the call refused. Default 512. */
+  max_memory_mb?: number;
 }
 
 /** An upstream MCP server, in the shape MCP clients already use. */

@@ -193,7 +193,7 @@ export function checkMcpServers(raw: unknown, baseDir: string, problems: Problem
   return servers;
 }
 
-const COMMON_SERVER_KEYS = ['timeout_ms', 'instances', 'max_concurrency', 'type', 'disabled'] as const;
+const COMMON_SERVER_KEYS = ['timeout_ms', 'instances', 'max_concurrency', 'max_memory_mb', 'type', 'disabled'] as const;
 
 /** timeout_ms, instances and max_concurrency, checked (timeout_ms was checked by the caller). */
 function upstreamCommon(key: string, value: Record<string, unknown>, problems: Problems): UpstreamCommon {
@@ -208,6 +208,11 @@ function upstreamCommon(key: string, value: Record<string, unknown>, problems: P
   if (limit !== undefined) {
     if (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= 1024) out.max_concurrency = limit;
     else problems.push(`${key}.max_concurrency must be an integer between 1 and 1024; got ${JSON.stringify(limit)}`);
+  }
+  const memory = value['max_memory_mb'];
+  if (memory !== undefined) {
+    if (typeof memory === 'number' && Number.isInteger(memory) && memory >= 16 && memory <= 1_048_576) out.max_memory_mb = memory;
+    else problems.push(`${key}.max_memory_mb must be an integer between 16 and 1048576 (MiB); got ${JSON.stringify(memory)}`);
   }
   return out;
 }

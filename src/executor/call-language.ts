@@ -6,7 +6,7 @@
 
 import { DAEMON_AGENT_NAME } from '../config/identities.js';
 import { detectLanguage, otherLanguageHint } from './detect-language.js';
-import type { DetectOptions } from './detect-language.js';
+import type { Detection, DetectOptions } from './detect-language.js';
 import type { CallIdentity, ExecutionRequest, ExecutionResult, Language } from './executor-types.js';
 import { parseCheckRequest, PYTHON_RUNTIME, runtimeFor } from './runtimes.js';
 
@@ -52,9 +52,9 @@ export class CallLanguage {
     this.#python = PYTHON_RUNTIME.languages.some((l) => options.enabled.includes(l));
   }
 
-  /** The language to run `code` in, as `agent` would have it run (`names`: globals the call defines). */
-  async detect(code: string, names: readonly string[], agent: string): Promise<Language> {
-    return (await detectLanguage(code, { ...this.#detectOptions(agent), names })).language;
+  /** The language to run `code` in, as `agent` would have it run (`names`: globals the call defines), and why. */
+  detect(code: string, names: readonly string[], agent: string): Promise<Detection> {
+    return detectLanguage(code, { ...this.#detectOptions(agent), names });
   }
 
   /** The result names its language; a syntax error that another language accepts says which, and how to ask for it. */

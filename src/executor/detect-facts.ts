@@ -7,6 +7,7 @@ import { readings } from './detect-reading.js';
 import type { Readings } from './detect-reading.js';
 import { parseWrapped, preprocess } from '../../workers/js/preprocess.js';
 import { tooDeepForStripper } from '../../workers/js/strip-types.js';
+import { isStripperTrap } from '../util/trap-strikes.js';
 import { WRAP_PREFIX } from '../../workers/kit/protocol.js';
 
 /** Characters the line heuristics read: a sample says enough, and keeps them cheap on the coordinator. */
@@ -102,16 +103,32 @@ export function parsesAs(code: string, language: 'javascript' | 'typescript'): b
  * chains (strip-types.ts), where acorn costs a fraction of that.
  */
 export function typescriptVerdict(code: string): TypeScriptVerdict {
-  if (code.length > MAX_TYPESCRIPT_DETECT_CHARS) return 'fails';
+  return typescriptDiagnosis(code).verdict;
+}
+
+/** The verdict, with the stripper's refusal when it is 'too-deep' and whether the stripper trapped (a fresh one was loaded). */
+export interface TypeScriptDiagnosis {
+  verdict: TypeScriptVerdict;
+  /** The stripper's message for code too deep for it. */
+  tooDeep?: string;
+  /** It trapped (not only the nesting guard's refusal): a cost to charge to the caller. */
+  trapped?: boolean;
+}
+
+/** typescriptVerdict, with the refusal's words (what the run would say) and whether it trapped. */
+export function typescriptDiagnosis(code: string): TypeScriptDiagnosis {
+  if (code.length > MAX_TYPESCRIPT_DETECT_CHARS) return { verdict: 'fails' };
   const failure = jsFailure(code);
-  if (failure === undefined) return 'parses';
-  if (!typeScriptAt(code, failure)) return 'fails';
+  if (failure === undefined) return { verdict: 'parses' };
+  if (!typeScriptAt(code, failure)) return { verdict: 'fails' };
   try {
     const pre = preprocess(code, 'typescript');
-    if (pre.ok) return 'parses';
-    return tooDeepForStripper(pre.error.message) ? 'too-deep' : 'fails';
+    if (pre.ok) return { verdict: 'parses' };
+    const message = pre.error.message;
+    if (!tooDeepForStripper(message)) return { verdict: 'fails' };
+    return { verdict: 'too-deep', tooDeep: message, trapped: isStripperTrap(message) };
   } catch {
-    return 'fails'; // nesting deeper than the compiler's recursion (RangeError): not for detection to decide
+    return { verdict: 'fails' }; // nesting deeper than the compiler's recursion (RangeError): not for detection to decide
   }
 }
 

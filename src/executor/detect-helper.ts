@@ -8,8 +8,10 @@
 
 import { HelperThreads } from '../util/helper-threads.js';
 import type { HelperThreadsStats } from '../util/helper-threads.js';
-import { codeFacts, parsesAs, typescriptVerdict } from './detect-facts.js';
-import type { CodeFacts, TypeScriptVerdict } from './detect-facts.js';
+import { isStripperTrap, stripperStrikes } from '../util/trap-strikes.js';
+import { stripperTrapped } from '../../workers/js/strip-types.js';
+import { codeFacts, parsesAs, typescriptDiagnosis } from './detect-facts.js';
+import type { CodeFacts, TypeScriptDiagnosis } from './detect-facts.js';
 import type { DetectTask } from './detect-worker.js';
 
 /** Code up to this many characters is parsed as JavaScript on the calling thread (well under a millisecond). */
@@ -47,13 +49,21 @@ export async function parsesOffLoop(code: string, agent?: string): Promise<boole
   return off ?? parsesAs(code, 'javascript');
 }
 
+/** What a job that killed the helper thread (its heap bound) says: the code is too much for the stripper. */
+const THREAD_DIED: TypeScriptDiagnosis = { verdict: 'too-deep', tooDeep: stripperTrapped("detection's thread ran out of memory"), trapped: true };
+
 /**
  * The type stripper's verdict, always on the helper thread: a trap there (code too deep for it)
  * costs the thread a fresh stripper, loaded in the same job, so in the turn of the agent whose
- * code trapped it, never in the next agent's.
+ * code trapped it, never in the next agent's; and it is a strike against that agent
+ * (util/trap-strikes.ts), which while cooling down gets 'too-deep' with the refusal at once.
  */
-export async function typescriptOffLoop(code: string, agent?: string): Promise<TypeScriptVerdict> {
-  return (await onHelper<TypeScriptVerdict>({ kind: 'typescript', code }, agent, 'fails')) ?? typescriptVerdict(code);
+export async function typescriptOffLoop(code: string, agent = ''): Promise<TypeScriptDiagnosis> {
+  const refusal = stripperStrikes.refusal(agent);
+  if (refusal !== undefined) return { verdict: 'too-deep', tooDeep: refusal };
+  const diagnosis = (await onHelper<TypeScriptDiagnosis>({ kind: 'typescript', code }, agent, THREAD_DIED)) ?? typescriptDiagnosis(code);
+  if (diagnosis.trapped === true) stripperStrikes.strike(agent);
+  return diagnosis;
 }
 
 /** Ends the helper thread (daemon shutdown, tests); a later detection starts it again. */
@@ -64,4 +74,14 @@ export function closeDetectHelper(): Promise<void> {
 /** Figures for get_execution_stats: helper threads, queued and completed detections. */
 export function detectHelperStats(): HelperThreadsStats {
   return helper.stats();
+}
+
+/** Why `agent`'s TypeScript is refused now (it keeps trapping the stripper), or undefined. */
+export function typescriptRefusal(agent: string): string | undefined {
+  return stripperStrikes.refusal(agent);
+}
+
+/** Charges a trap of a sandbox thread's stripper, as the run's error reports it, to the agent that ran the code. */
+export function chargeRunTrap(agent: string, error: string | undefined): void {
+  if (error !== undefined && isStripperTrap(error)) stripperStrikes.strike(agent);
 }

@@ -29,6 +29,11 @@ export type DetectionReason =
 export interface Detection {
   language: Language;
   reason: DetectionReason;
+  /**
+   * With 'typescript-too-deep': the stripper's refusal, which is the call's answer. The code is not
+   * run, so it traps the stripper once (here), not a second time in the sandbox.
+   */
+  tooDeep?: string;
 }
 
 /** `{line, message}` of Python's first syntax error, null when it parses, undefined when unknown. */
@@ -74,8 +79,8 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
   }
   if (jsParses) return { language: 'javascript', reason: 'javascript-parses' };
   const typescript = await typescriptOffLoop(code, options.agent);
-  if (typescript === 'parses') return { language: 'typescript', reason: 'typescript-parses' };
-  if (typescript === 'too-deep') return { language: 'typescript', reason: 'typescript-too-deep' };
+  if (typescript.verdict === 'parses') return { language: 'typescript', reason: 'typescript-parses' };
+  if (typescript.verdict === 'too-deep') return { language: 'typescript', reason: 'typescript-too-deep', tooDeep: typescript.tooDeep };
   // Parses nowhere else: CPython has the last word (a conditional expression or a `#` comment
   // gives no line signal), then the signals say where the error should come from.
   if (options.python && !looksPython && (await options.checkPython?.(code)) === null) return { language: 'python', reason: 'python-parses' };
@@ -91,10 +96,10 @@ export async function detectLanguage(code: string, options: DetectOptions): Prom
 export async function otherLanguageHint(code: string, language: Language, options: DetectOptions): Promise<string | undefined> {
   if (language === 'python') {
     if (await parsesOffLoop(code, options.agent)) return 'this looks like JavaScript; pass language: "javascript"';
-    if ((await typescriptOffLoop(code, options.agent)) === 'parses') return 'this looks like TypeScript; pass language: "typescript"';
+    if ((await typescriptOffLoop(code, options.agent)).verdict === 'parses') return 'this looks like TypeScript; pass language: "typescript"';
     return undefined;
   }
-  if (language === 'javascript' && !(await parsesOffLoop(code, options.agent)) && (await typescriptOffLoop(code, options.agent)) === 'parses') {
+  if (language === 'javascript' && !(await parsesOffLoop(code, options.agent)) && (await typescriptOffLoop(code, options.agent)).verdict === 'parses') {
     return 'this looks like TypeScript; pass language: "typescript"';
   }
   const { signals } = await codeFactsOffLoop(code, [], options.agent);

@@ -3,8 +3,8 @@
 // loop. Pure computation on a copy of the code; what comes back is plain data.
 
 import { lowerThreadPriority } from '../util/helper-thread-priority.js';
-import { codeFacts, parsesAs, typescriptVerdict } from './detect-facts.js';
-import type { CodeFacts, TypeScriptVerdict } from './detect-facts.js';
+import { codeFacts, parsesAs, typescriptDiagnosis } from './detect-facts.js';
+import type { CodeFacts, TypeScriptDiagnosis } from './detect-facts.js';
 
 lowerThreadPriority();
 
@@ -13,7 +13,7 @@ export type DetectTask =
   | { kind: 'parses'; code: string }
   | { kind: 'typescript'; code: string };
 
-export default function detect(task: DetectTask): CodeFacts | boolean | TypeScriptVerdict {
+export default function detect(task: DetectTask): CodeFacts | boolean | TypeScriptDiagnosis {
   if (task.kind === 'facts') return codeFacts(task.code, task.names);
-  return task.kind === 'parses' ? parsesAs(task.code, 'javascript') : typescriptVerdict(task.code);
+  return task.kind === 'parses' ? parsesAs(task.code, 'javascript') : typescriptDiagnosis(task.code);
 }

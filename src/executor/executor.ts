@@ -20,6 +20,8 @@ import type { HostLinkServer } from './host-link-server.js';
 import { applyBudget } from './result-budget.js';
 import type { WorkspaceStore } from '../workspace/index.js';
 import { CallLanguage } from './call-language.js';
+import { chargeRunTrap, typescriptRefusal } from './detect-helper.js';
+import type { Detection } from './detect-language.js';
 import type { SyntaxVerdict } from './call-language.js';
 import type {
   CallIdentity,
@@ -133,8 +135,14 @@ export class PooledExecutor implements Executor {
     if (problem) return this.#finish(performance.now(), failure('ValidationError', problem), identity, NO_TOKENS);
     const names = typeof request.contextVars === 'object' && request.contextVars !== null ? Object.keys(request.contextVars) : [];
     // Detection's time (a CPython check may wait for the Python pool) is not the call's.
-    const language = request.language ?? (await this.#language.detect(request.code, names, identity.agent));
+    const detection = request.language === undefined ? await this.#language.detect(request.code, names, identity.agent) : undefined;
+    const language = request.language ?? (detection as Detection).language;
+    // TypeScript that trapped detection's stripper is answered with its refusal, not run to trap the
+    // sandbox's too; an agent that keeps trapping it cools down (detect-helper.ts).
+    const refused = language === 'typescript' ? (detection?.tooDeep ?? typescriptRefusal(identity.agent)) : undefined;
+    if (refused !== undefined) return { ...(await this.#finish(performance.now(), failure('SyntaxError', refused), identity, NO_TOKENS)), language };
     const result = await this.#run({ ...request, language }, identity, options);
+    if (language === 'typescript' && result.error_type === 'SyntaxError') chargeRunTrap(identity.agent, result.error);
     return this.#pools.find(language).row ? this.#language.named(result, request.code, language, identity.agent) : result;
   }
 

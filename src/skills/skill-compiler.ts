@@ -67,7 +67,7 @@ export class SkillCompiler {
       const exports = pythonExports(source.code);
       analysis = { exports, imports: [], docs: describePythonExports(source.code, exports) };
     } else {
-      const parsed = await parseSkillModule(source.code, source.language as EsModuleLanguage, label);
+      const parsed = await parseSkillModule(source.code, source.language as EsModuleLanguage, label, source.agent);
       const transformed = transformModule(parsed, label);
       analysis = {
         exports: transformed.exports,
@@ -97,7 +97,7 @@ export class SkillCompiler {
     if (skillFormat(source.language) === 'python-source') {
       compiled = { language: source.language, hash: source.hash, body: source.code, exports: pythonExports(source.code), imports: [] };
     } else {
-      const transformed = transformModule(await parseSkillModule(source.code, source.language as EsModuleLanguage, label), label, (skill) => references[skill] ?? skill);
+      const transformed = transformModule(await parseSkillModule(source.code, source.language as EsModuleLanguage, label, source.agent), label, (skill) => references[skill] ?? skill);
       compiled = { language: source.language, hash: source.hash, body: transformed.body, exports: transformed.exports, imports: transformed.imports };
     }
     this.#compiled.set(key, compiled);

@@ -40,9 +40,14 @@ export class SkillFileFacts<T> {
   readonly #known = new LRUCache<string, FileFacts<T>>({ max: SKILL_FILE_FACTS_ENTRIES });
   readonly #reading = new Map<string, Promise<FileFacts<T> | null>>();
 
-  constructor(derive: (bytes: Buffer, file: string) => T, now: () => number = Date.now) {
+  /**
+   * `wallClockMs`: epoch milliseconds (Date.now), compared with the files' change times. The
+   * daemon's own clock (performance.now(), ms since start) is not one: with it no version ever
+   * looked settled, nothing was remembered, and every skills/list read and hashed every file.
+   */
+  constructor(derive: (bytes: Buffer, file: string) => T, wallClockMs: () => number = Date.now) {
     this.#derive = derive;
-    this.#now = now;
+    this.#now = wallClockMs;
   }
 
   /** The facts of `file` as it is now, or null when it cannot be read (gone, not a file). */

@@ -4,8 +4,9 @@
 
 import { parse } from 'acorn';
 import type { Comment, Program } from 'acorn';
-import { TYPESCRIPT_MISSING, stripTypeScript } from '../../workers/js/strip-types.js';
+import { TYPESCRIPT_MISSING } from '../../workers/js/strip-types.js';
 import { SkillError } from './skill-error.js';
+import { stripSkillTypes } from './skill-strip.js';
 import type { PythonValidator, SkillLanguage } from './skill-types.js';
 
 export interface ParsedModule {
@@ -26,9 +27,12 @@ export function detectLanguage(code: string): SkillLanguage {
   return hasDef && !looksJs ? 'python' : 'javascript';
 }
 
-/** Parse JavaScript or TypeScript as a module; throws SkillError SYNTAX_ERROR with 1-based line:column. */
-export async function parseSkillModule(code: string, language: 'javascript' | 'typescript', label: string): Promise<ParsedModule> {
-  const js = language === 'typescript' ? stripTypes(code, label) : code;
+/**
+ * Parse JavaScript or TypeScript as a module; throws SkillError SYNTAX_ERROR with 1-based
+ * line:column. `agent`: whose save or import it is (TypeScript is stripped in that agent's turn).
+ */
+export async function parseSkillModule(code: string, language: 'javascript' | 'typescript', label: string, agent?: string): Promise<ParsedModule> {
+  const js = language === 'typescript' ? await stripTypes(code, label, agent) : code;
   const comments: Comment[] = [];
   try {
     const program = parse(js, {
@@ -61,18 +65,14 @@ export function syntaxError(label: string, message: string, line: number, column
 }
 
 /**
- * TypeScript → JavaScript with every type replaced by spaces (amaro's strip-only mode), so
- * positions are unchanged. What has no type-only erasure (enum, namespace, parameter properties)
- * is refused with its line: a skill's lines must stay where they were written.
+ * TypeScript → JavaScript with every type replaced by spaces (amaro's strip-only mode, on the
+ * skill stripper's thread: skill-strip.ts), so positions are unchanged. What has no type-only
+ * erasure (enum, namespace, parameter properties) is refused with its line: a skill's lines must
+ * stay where they were written.
  */
-export function stripTypes(code: string, label: string): string {
-  let stripped;
-  try {
-    stripped = stripTypeScript(code, 'strip-only');
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'TYPESCRIPT_MISSING') throw error;
-    throw new SkillError('INVALID_ARGUMENT', `${TYPESCRIPT_MISSING}; or write the skill in JavaScript or Python`);
-  }
+export async function stripTypes(code: string, label: string, agent?: string): Promise<string> {
+  const stripped = await stripSkillTypes(code, agent);
+  if (stripped === 'missing') throw new SkillError('INVALID_ARGUMENT', `${TYPESCRIPT_MISSING}; or write the skill in JavaScript or Python`);
   if (stripped.ok) return stripped.code;
   const { message, line, column, unsupported } = stripped.diagnostic;
   if (!unsupported) throw syntaxError(label, message, line, column);

@@ -8,6 +8,7 @@ import type { McpServerConfig, UpstreamInstances } from '../config/config-types.
 import { LOCAL_AGENT_NAME } from '../config/identities.js';
 import type { Logger } from '../util/logger.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
+import { processTreeRssMb } from './instance-memory.js';
 import type { LimitRefusals } from './concurrency-limit.js';
 import type { UpstreamConnection } from './connection.js';
 import { UpstreamError } from './upstream-error.js';
@@ -17,6 +18,10 @@ import type { UpstreamServerStatus } from './upstream-types.js';
 export const DEFAULT_INSTANCE_IDLE_MS = 10 * 60_000;
 /** Instances of one per-agent or per-workspace server kept at once. */
 export const DEFAULT_MAX_INSTANCES = 32;
+/** Resident memory one per-agent or per-workspace instance may hold (its process tree), MiB; a server's `max_memory_mb` overrides it. */
+export const DEFAULT_INSTANCE_MEMORY_MB = 512;
+/** How often an instance's memory is read at most, ms (a read walks /proc). */
+const MEMORY_CHECK_MS = 1_000;
 /** What `${agent}` and `${workspace}` become in the template instance's configuration. */
 const TEMPLATE_VALUE = '_template';
 
@@ -48,6 +53,8 @@ interface Instance {
   readonly limit: ConcurrencyLimit | undefined;
   inFlight: number;
   lastUsed: number;
+  /** When its memory was last read (performance.now()), to read /proc at most once per MEMORY_CHECK_MS. */
+  memoryCheckedAt: number;
 }
 
 /** A file-name-safe spelling of an agent name or namespace for `${agent}` / `${workspace}`. */
@@ -88,13 +95,16 @@ export class ServerInstances {
   /** A fresh limit for one instance, or undefined without `max_concurrency`. */
   readonly #limitOf: () => ConcurrencyLimit | undefined;
   readonly #instances = new Map<string, Instance>();
+  /** The bound on each per-caller instance's resident memory, MiB (`max_memory_mb`). */
+  readonly #maxMemoryMb: number;
   #sweep: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(options: ServerInstancesOptions) {
     this.name = options.name;
     this.#options = options;
-    const raw = options.config as { instances?: unknown; max_concurrency?: unknown };
+    const raw = options.config as { instances?: unknown; max_concurrency?: unknown; max_memory_mb?: unknown };
+    this.#maxMemoryMb = typeof raw.max_memory_mb === 'number' && raw.max_memory_mb > 0 ? raw.max_memory_mb : DEFAULT_INSTANCE_MEMORY_MB;
     this.mode = raw.instances === 'per-agent' || raw.instances === 'per-workspace' ? raw.instances : 'shared';
     const limit = typeof raw.max_concurrency === 'number' && Number.isInteger(raw.max_concurrency) && raw.max_concurrency >= 1 ? raw.max_concurrency : undefined;
     this.#limitOf = () => (limit === undefined ? undefined : new ConcurrencyLimit(limit));
@@ -145,6 +155,7 @@ export class ServerInstances {
         this.#drop(instance);
         throw error;
       }
+      this.#checkMemory(instance, tool);
       const release = instance.limit ? await instance.limit.acquire(signal, refuse) : () => undefined;
       let done = false;
       return {
@@ -179,11 +190,32 @@ export class ServerInstances {
     }
     const values = { agent: placeholderValue(caller.agent), workspace: placeholderValue(caller.workspaceNamespace) };
     const connection = this.#options.connect(configFor(this.#options.config, values), false);
-    const instance: Instance = { key, connection, started: connection.start(), limit: this.#limitOf(), inFlight: 0, lastUsed: this.#options.now() };
+    const instance: Instance = { key, connection, started: connection.start(), limit: this.#limitOf(), inFlight: 0, lastUsed: this.#options.now(), memoryCheckedAt: performance.now() };
     this.#instances.set(key, instance);
     this.#options.logger.info({ code: 'UPSTREAM_INSTANCE_STARTED', server: this.name, instances: this.mode, instance: key }, 'started an upstream instance for a caller');
     this.#armSweep();
     return instance;
+  }
+
+  /**
+   * Refuses the call when the caller's instance holds more than `max_memory_mb`: the instance is
+   * closed with what it held (the next call starts a fresh one), so what one agent stores in its
+   * instance cannot grow the host for the others. Read at most once per MEMORY_CHECK_MS.
+   */
+  #checkMemory(instance: Instance, tool: string): void {
+    const at = performance.now();
+    if (at - instance.memoryCheckedAt < MEMORY_CHECK_MS) return;
+    instance.memoryCheckedAt = at;
+    const pid = instance.connection.status().pid;
+    const mb = pid === undefined ? undefined : processTreeRssMb(pid);
+    if (mb === undefined || mb <= this.#maxMemoryMb) return;
+    this.#drop(instance);
+    this.#options.logger.warn({ code: 'UPSTREAM_INSTANCE_MEMORY', server: this.name, instance: instance.key, rss_mb: Math.round(mb), max_memory_mb: this.#maxMemoryMb }, 'closed an upstream instance over its memory bound');
+    throw new UpstreamError(
+      'SERVER_UNAVAILABLE',
+      `Upstream server "${this.name}": this caller's ${this.mode} instance held ${Math.round(mb)} MB, over its ${this.#maxMemoryMb} MB bound (mcpServers.${this.name}.max_memory_mb); it was closed with what it held in memory, and the next call starts a fresh one`,
+      { server: this.name, tool },
+    );
   }
 
   #drop(instance: Instance): void {

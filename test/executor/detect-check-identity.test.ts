@@ -28,7 +28,7 @@ describe("detection's Python check", () => {
   it('runs as the calling agent, each agent in its own share, with no powers', async () => {
     const seen: CallIdentity[] = [];
     const language = recording(seen);
-    for (const agent of ['alpha', 'beta']) expect(await language.detect(PYTHONISH, [], agent)).toBe('python');
+    for (const agent of ['alpha', 'beta']) expect((await language.detect(PYTHONISH, [], agent)).language).toBe('python');
     expect(seen.map((i) => i.agent)).toEqual(['alpha', 'beta']);
     expect(new Set(seen.map((i) => i.sessionId)).size).toBe(2);
     for (const identity of seen) expect(identity.permissions).toEqual(NO_POWERS);
@@ -45,7 +45,7 @@ describe("detection's Python check", () => {
     const seen: CallIdentity[] = [];
     const language = recording(seen, ['javascript', 'typescript']);
     expect(await language.checkSyntax('python', PYTHONISH, 'alpha')).toBeUndefined();
-    expect(await language.detect(PYTHONISH, [], 'alpha')).not.toBe('python');
+    expect((await language.detect(PYTHONISH, [], 'alpha')).language).not.toBe('python');
     expect(seen).toHaveLength(0);
   });
 });

@@ -93,7 +93,8 @@ describe('TypeScript that traps the type stripper', () => {
 
     for (const [i, r] of answers.entries()) {
       expect(r, `call ${i}`).toMatchObject({ success: false, language: 'typescript' });
-      expect(r.error, `call ${i}`).toMatch(/^TypeScript too deeply nested for the type stripper: .*pass language "javascript" if it has no types/);
+      // After its first traps alpha cools down (stripper-strikes.test.ts): refused at once, saying why.
+      expect(r.error, `call ${i}`).toMatch(/^TypeScript (too deeply nested for the type stripper|refused for this agent for \d+ s more): .*pass language "javascript" if (it|the code) has no types/);
     }
     expect(timings.failures).toEqual([]);
     expect(timings.calls.length).toBeGreaterThan(0);

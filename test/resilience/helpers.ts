@@ -8,12 +8,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export interface Timings {
   healthz: number[];
   calls: number[];
+  /** When each call started (Date.now()), index for index with `calls`. */
+  startedAt: number[];
   failures: string[];
 }
 
 /** Runs until `stop` resolves: a trivial execute_code and a GET /healthz, one after the other, timed. */
 export async function bystander(client: Client, base: string, stop: Promise<unknown>): Promise<Timings> {
-  const timings: Timings = { healthz: [], calls: [], failures: [] };
+  const timings: Timings = { healthz: [], calls: [], startedAt: [], failures: [] };
   let stopped = false;
   void stop.then(() => (stopped = true));
   while (!stopped) {
@@ -23,6 +25,7 @@ export async function bystander(client: Client, base: string, stop: Promise<unkn
     if (health instanceof Error || health.status !== 200) timings.failures.push(`healthz: ${health instanceof Error ? health.message : health.status}`);
     else await health.arrayBuffer();
     t = performance.now();
+    timings.startedAt.push(Date.now());
     const result = await client.callTool({ name: 'execute_code', arguments: { code: 'return 1 + 1' } });
     timings.calls.push(performance.now() - t);
     if ((result.structuredContent as { result?: unknown } | undefined)?.result !== 2) timings.failures.push(`call: ${JSON.stringify(result).slice(0, 200)}`);

@@ -54,7 +54,7 @@ function readerOf(services: McpServices): SkillsReader {
   let reader = readers.get(services);
   if (reader === undefined) {
     reader = {
-      facts: new SkillFileFacts((bytes, file) => (path.basename(file) === 'SKILL.md' ? frontMatterOf(bytes.toString('utf8')) : null), services.now),
+      facts: new SkillFileFacts((bytes, file) => (path.basename(file) === 'SKILL.md' ? frontMatterOf(bytes.toString('utf8')) : null)),
       limit: new PerKeyLimit(SKILLS_REQUESTS_PER_AGENT, SKILLS_REQUESTS_WAITING_PER_AGENT),
     };
     readers.set(services, reader);
