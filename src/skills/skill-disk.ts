@@ -33,8 +33,14 @@ const LANGUAGE_OF_FILE = new Map<string, SkillLanguage>(
 
 /** Temp folders older than this are debris of a crashed save, not a save in flight. */
 const STALE_TEMP_MS = 60_000;
-/** Reads retry this often while a folder is mid-swap or changes under them. */
-const READ_ATTEMPTS = 10;
+/**
+ * How long a read keeps retrying while its folder is mid-swap or changes under it, ms: a time, not
+ * a count, so a burst of saves by other writers (each swap takes milliseconds) cannot starve it.
+ */
+const READ_PATIENCE_MS = 3_000;
+
+/** A read that met a folder changing under it for longer than READ_PATIENCE_MS: try again later. */
+export class FolderBusyError extends Error {}
 /** Renames a save tries before giving up to other writers. */
 const SWAP_ATTEMPTS = 1_000;
 
@@ -63,13 +69,15 @@ export function isHiddenEntry(entry: string): boolean {
 /** Reads `DIR/NAME` as one version; null when there is no such folder. */
 export async function readSkillFolder(dir: string, name: string): Promise<SkillFolder | null> {
   const folder = join(dir, name);
+  const giveUpAt = Date.now() + READ_PATIENCE_MS;
   for (let attempt = 1; ; attempt++) {
+    const patient = Date.now() < giveUpAt;
     let before: Stats;
     try {
       before = await stat(folder);
     } catch (error) {
       if (!isMissing(error)) throw error;
-      if (attempt < READ_ATTEMPTS && (await saveInFlight(dir, name))) {
+      if (patient && (await saveInFlight(dir, name))) {
         await delay(backoffMs(attempt));
         continue;
       }
@@ -83,7 +91,7 @@ export async function readSkillFolder(dir: string, name: string): Promise<SkillF
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
-    if (attempt >= READ_ATTEMPTS) throw new Error(`skill folder "${name}" kept changing while it was read`);
+    if (!patient) throw new FolderBusyError(`skill folder "${name}" kept changing while it was read`);
     await delay(backoffMs(attempt));
   }
 }
