@@ -39,8 +39,13 @@ const STALE_TEMP_MS = 60_000;
  */
 const READ_PATIENCE_MS = 3_000;
 
-/** A read that met a folder changing under it for longer than READ_PATIENCE_MS: try again later. */
-export class FolderBusyError extends Error {}
+/** The code of a read that met its folder changing for longer than READ_PATIENCE_MS: busy, not broken. */
+export const FOLDER_BUSY = 'SKILL_FOLDER_BUSY';
+
+/** Whether a read failed only because other writers kept saving the folder. */
+export function isFolderBusy(error: unknown): boolean {
+  return errorCode(error) === FOLDER_BUSY;
+}
 /** Renames a save tries before giving up to other writers. */
 const SWAP_ATTEMPTS = 1_000;
 
@@ -91,7 +96,7 @@ export async function readSkillFolder(dir: string, name: string): Promise<SkillF
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
-    if (!patient) throw new FolderBusyError(`skill folder "${name}" kept changing while it was read`);
+    if (!patient) throw Object.assign(new Error(`skill folder "${name}" kept changing while it was read`), { code: FOLDER_BUSY });
     await delay(backoffMs(attempt));
   }
 }

@@ -15,7 +15,7 @@ import { caseClash, pinImports } from './save-checks.js';
 import { hashCode, SkillCompiler } from './skill-compiler.js';
 import { callerOwns, callerSees, notOwnerError, savedOwnership } from './skill-access.js';
 import type { SkillCaller } from './skill-access.js';
-import { CODE_FILES, FolderBusyError, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, saveSkillFolder, skillFolderNames } from './skill-disk.js';
+import { CODE_FILES, isFolderBusy, readSkillFolder, recoverInterruptedSaves, removeSkillFolder, saveSkillFolder, skillFolderNames } from './skill-disk.js';
 import { defaultDescription, renderSkillBody } from './skill-docs.js';
 import { SkillError } from './skill-error.js';
 import { checkReference, parseReference, referencesOf } from './skill-pins.js';
@@ -299,7 +299,7 @@ export class SkillStore implements SkillRepository {
       folder = await readSkillFolder(this.#dir, name);
     } catch (error) {
       // Busy with other writers' saves, not broken: what the index holds stays served.
-      if (error instanceof FolderBusyError) return this.#index.get(name) ?? null;
+      if (isFolderBusy(error)) return this.#index.get(name) ?? null;
       // Said to agents (SKILL_INVALID): the code of the error, never the host path in its message.
       this.#logger.warn({ code: 'SKILL_READ_FAILED', skill: name, err: error }, 'could not read a skill folder');
       const code = (error as { code?: unknown }).code;
