@@ -94,7 +94,7 @@ describe('one agent flooding the shared pool', () => {
     }
     expect(js.r).toMatchObject({ success: true, result: 'still here' });
     expect(js.ms, `JavaScript call took ${js.ms} ms`).toBeLessThan(JS_BOUND_MS);
-    expect(py.r).toMatchObject({ success: true, result: 'still here' });
+    expect(py.r, JSON.stringify(py.r)).toMatchObject({ success: true, result: "still here" });
     expect(py.ms, `Python call took ${py.ms} ms`).toBeLessThan(PYTHON_BOUND_MS);
   }, 180_000);
 });
